@@ -1,0 +1,104 @@
+// Package dataset reads and writes JSONL rows, identifies datasets by content
+// hash, and provides the deterministic shuffles, splits and de-duplication
+// that data builders and the runner share.
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// MaxLine bounds one JSONL row (E2 rows carry whole manifests).
+const MaxLine = 64 << 20
+
+// RowError names the file, line and field of a bad row and what to do.
+type RowError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *RowError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s: line %d", loc, e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: field %q %s", loc, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// FieldError builds a RowError for callers that know only the field; the
+// reader fills in file and line.
+func FieldError(field, format string, args ...any) error {
+	return &RowError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// EachLine calls fn for every non-blank line of a JSONL stream with its
+// 1-based line number. A RowError returned by fn gets file and line filled in;
+// any other error is wrapped with them.
+func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		if !json.Valid(raw) {
+			return &RowError{File: name, Line: line, Msg: "is not valid JSON (each line must be one JSON object)"}
+		}
+		if err := fn(line, raw); err != nil {
+			var re *RowError
+			if errors.As(err, &re) {
+				cp := *re
+				cp.File, cp.Line = name, line
+				return &cp
+			}
+			return fmt.Errorf("%s: line %d: %w", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &RowError{File: name, Line: line + 1, Msg: fmt.Sprintf("is longer than %d bytes", MaxLine)}
+		}
+		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return nil
+}
+
+// ReadFile reads a JSONL file, returning its revision alongside.
+func ReadFile(path string, fn func(line int, raw []byte) error) (revision string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open dataset: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if err := EachLine(io.TeeReader(f, h), path, fn); err != nil {
+		return "", err
+	}
+	return formatRevision(h.Sum(nil)), nil
+}
+
+// Revision is the reference's dataset_revision: "sha256:" + 16 hex digits of
+// the file's content hash.
+func Revision(content []byte) string {
+	sum := sha256.Sum256(content)
+	return formatRevision(sum[:])
+}
+
+func formatRevision(sum []byte) string {
+	return "sha256:" + hex.EncodeToString(sum)[:16]
+}

@@ -1,0 +1,24 @@
+package env
+
+import "context"
+
+// Policy is a built-in, in-process stand-in for a model: given the
+// conversation so far and the offered tools it writes the next assistant
+// message. It sees exactly what a model sees (never the answer), so a
+// built-in baseline's score is comparable with a model's.
+type Policy interface {
+	Act(ctx context.Context, conversation []Message, tools []Tool) (Message, error)
+}
+
+// PolicyFunc adapts a function to Policy.
+type PolicyFunc func(ctx context.Context, conversation []Message, tools []Tool) (Message, error)
+
+// Act calls f.
+func (f PolicyFunc) Act(ctx context.Context, conv []Message, tools []Tool) (Message, error) {
+	return f(ctx, conv, tools)
+}
+
+// PolicyProvider is implemented by environments that ship baselines.
+type PolicyProvider interface {
+	Policy(name string) (Policy, bool)
+}

@@ -1,0 +1,119 @@
+package env
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Options configure an environment instance. Zero values mean defaults.
+type Options struct {
+	// Judge answers yes/no questions for llm_judge and hybrid reward sources.
+	Judge Judge
+	// PolicyDirs hold user Rego policies (E2).
+	PolicyDirs []string
+	// Params carries environment-specific settings (tool budget, max turns,
+	// reward source, …) as strings from flags or config.
+	Params map[string]string
+}
+
+// Judge is a model asked for a verdict; it lives here so environments do not
+// depend on the model client package.
+type Judge interface {
+	Ask(ctx context.Context, system, prompt string) (string, error)
+}
+
+// Spec is how an environment joins the registry.
+type Spec struct {
+	ID      string
+	Aliases []string
+	New     func(Options) (Environment, error)
+}
+
+// Registry maps ids and aliases to environment constructors.
+type Registry struct {
+	mu    sync.RWMutex
+	specs map[string]Spec
+	names map[string]string
+}
+
+// NewRegistry returns an empty registry (tests build their own).
+func NewRegistry() *Registry {
+	return &Registry{specs: map[string]Spec{}, names: map[string]string{}}
+}
+
+// Default is the process-wide registry environments add themselves to from
+// init, as database/sql drivers do: one blank import enables an environment.
+var Default = NewRegistry()
+
+// Register adds an environment to the Default registry.
+func Register(s Spec) { Default.Register(s) }
+
+// Register adds an environment; a duplicate id or alias is a programming
+// error and panics at start-up.
+func (r *Registry) Register(s Spec) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s.ID == "" || s.New == nil {
+		panic("env: Register needs an ID and a constructor")
+	}
+	for _, n := range append([]string{s.ID}, s.Aliases...) {
+		k := normalise(n)
+		if prev, ok := r.names[k]; ok {
+			panic(fmt.Sprintf("env: name %q of %s already used by %s", n, s.ID, prev))
+		}
+		r.names[k] = s.ID
+	}
+	r.specs[s.ID] = s
+}
+
+// Resolve maps any accepted form of a name (`e1`, `network-logs`,
+// `sv-env-network-logs`, any case) to the canonical id.
+func (r *Registry) Resolve(name string) (string, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if id, ok := r.names[normalise(name)]; ok {
+		return id, nil
+	}
+	return "", fmt.Errorf("unknown environment %q (known: %s)", name, strings.Join(r.idsLocked(), ", "))
+}
+
+// New builds the named environment.
+func (r *Registry) New(name string, opts Options) (Environment, error) {
+	id, err := r.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.RLock()
+	s := r.specs[id]
+	r.mu.RUnlock()
+	e, err := s.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("environment %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// IDs lists canonical ids, sorted.
+func (r *Registry) IDs() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.idsLocked()
+}
+
+func (r *Registry) idsLocked() []string {
+	ids := make([]string, 0, len(r.specs))
+	for id := range r.specs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func normalise(name string) string {
+	n := strings.ToLower(strings.TrimSpace(name))
+	n = strings.TrimPrefix(n, "sv-env-")
+	return strings.ReplaceAll(n, "_", "-")
+}
