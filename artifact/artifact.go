@@ -1,0 +1,99 @@
+// Package artifact defines the files an evaluation run leaves behind
+// (results.jsonl rows and metadata.json) and reads them back. Runners write
+// them; reports, scoreboards, the merger and the dashboard only read them.
+package artifact
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/svbench/svbench/env"
+)
+
+// Result is one line of results.jsonl: one rollout of one example.
+type Result struct {
+	RunID     string `json:"run_id,omitempty"`
+	Index     int    `json:"index"`
+	ExampleID string `json:"example_id,omitempty"`
+	Rollout   int    `json:"rollout"`
+	Model     string `json:"model,omitempty"`
+
+	Prompt     []env.Message   `json:"prompt,omitempty"`
+	Answer     json.RawMessage `json:"answer,omitempty"`
+	Meta       map[string]any  `json:"meta,omitempty"`
+	Completion []env.Message   `json:"completion,omitempty"`
+	// FinalText is the last assistant message, the text the parsers read.
+	FinalText string `json:"final_text"`
+
+	Reward     float64            `json:"reward"`
+	Components map[string]float64 `json:"components,omitempty"`
+	Parsed     map[string]any     `json:"parsed,omitempty"`
+	Rubric     string             `json:"rubric,omitempty"`
+
+	ToolCalls  []env.ToolCallRecord `json:"tool_calls,omitempty"`
+	Turns      int                  `json:"turns"`
+	StopReason string               `json:"stop_reason,omitempty"`
+	Usage      env.Usage            `json:"usage"`
+	LatencyMS  float64              `json:"latency_ms"`
+	// Error is set when the model call failed (completion_error in the
+	// reference); such rows carry no reward and are retried on resume.
+	Error      string    `json:"error,omitempty"`
+	ScoreError string    `json:"score_error,omitempty"`
+	Time       time.Time `json:"time"`
+}
+
+// Key identifies a (example, rollout) pair within a run.
+type Key struct {
+	Index   int
+	Rollout int
+}
+
+// Key returns the row's pair.
+func (r *Result) Key() Key { return Key{r.Index, r.Rollout} }
+
+// Metadata is metadata.json: everything needed to reproduce and compare a
+// run. It never holds an API key.
+type Metadata struct {
+	RunID          string             `json:"run_id"`
+	Environment    string             `json:"environment"`
+	EnvVersion     string             `json:"env_version"`
+	Rubric         string             `json:"rubric"`
+	Model          string             `json:"model"`
+	EffectiveModel string             `json:"effective_model,omitempty"`
+	BaseURL        string             `json:"base_url,omitempty"`
+	Dataset        string             `json:"dataset"`
+	DatasetRev     string             `json:"dataset_revision"`
+	DatasetRows    int                `json:"dataset_rows"`
+	NumExamples    int                `json:"num_examples"`
+	Rollouts       int                `json:"rollouts_per_example"`
+	Seed           uint64             `json:"seed"`
+	Shard          string             `json:"shard,omitempty"`
+	Sampling       json.RawMessage    `json:"sampling,omitempty"`
+	Concurrency    int                `json:"concurrency"`
+	MaxConsecErr   int                `json:"max_consecutive_errors"`
+	Params         map[string]string  `json:"params,omitempty"`
+	Verifiers      map[string]string  `json:"verifiers,omitempty"`
+	GitCommit      string             `json:"git_commit,omitempty"`
+	SvbenchVersion string             `json:"svbench_version"`
+	GoVersion      string             `json:"go_version"`
+	Started        time.Time          `json:"started"`
+	Finished       *time.Time         `json:"finished,omitempty"`
+	DurationS      float64            `json:"duration_s"`
+	Status         string             `json:"status"`
+	StatusDetail   string             `json:"status_detail,omitempty"`
+	Completed      int                `json:"completed"`
+	Errors         int                `json:"errors"`
+	Usage          env.Usage          `json:"usage"`
+	AvgReward      float64            `json:"avg_reward"`
+	AvgComponents  map[string]float64 `json:"avg_components,omitempty"`
+	PassAtK        map[string]float64 `json:"pass_at_k,omitempty"`
+}
+
+// Run statuses.
+const (
+	StatusRunning     = "running"
+	StatusCompleted   = "completed"
+	StatusInterrupted = "interrupted"
+	StatusEarlyStop   = "stopped_consecutive_errors"
+	StatusFailed      = "failed"
+)

@@ -1,0 +1,119 @@
+package artifact
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Artifact file names inside a run directory.
+const (
+	ResultsFile  = "results.jsonl"
+	MetadataFile = "metadata.json"
+	SummaryFile  = "summary.json"
+	ReportFile   = "report.md"
+)
+
+// ResultsPath accepts a run directory or a results file and returns the file.
+func ResultsPath(p string) string {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return filepath.Join(p, ResultsFile)
+	}
+	return p
+}
+
+// EachResult streams the rows of a results file. A final line without its
+// newline is the trace of a killed writer and is ignored (it will be redone
+// on resume); a malformed line anywhere else is an error naming the line.
+func EachResult(path string, fn func(r *Result) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	line := 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			// Unterminated tail: a partial write from a killed run.
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, line+1, err)
+		}
+		line++
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			continue
+		}
+		var r Result
+		if err := json.Unmarshal(b, &r); err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+}
+
+// ReadResults loads every row (reports need them all; runs are at most a
+// few hundred thousand rows).
+func ReadResults(path string) ([]Result, error) {
+	var out []Result
+	err := EachResult(path, func(r *Result) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
+}
+
+// ReadMetadata loads metadata.json from a run directory.
+func ReadMetadata(dir string) (*Metadata, error) {
+	b, err := os.ReadFile(filepath.Join(dir, MetadataFile))
+	if err != nil {
+		return nil, fmt.Errorf("read metadata: %w", err)
+	}
+	var m Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+	}
+	return &m, nil
+}
+
+// WriteJSONAtomic writes v as indented JSON via a temp file and rename, so a
+// reader never sees half a file and a crash never leaves one.
+func WriteJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes data via a temp file in the same directory, fsync
+// and rename.
+func WriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,72 @@
+// Package cli builds svbench's command tree. Each subcommand lives in its own
+// file; this file only assembles them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/internal/version"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitOK       = 0
+	ExitError    = 1 // the command failed (bad input, I/O, …)
+	ExitUsage    = 2 // wrong flags or arguments
+	ExitFindings = 1 // `svbench verify` found something
+)
+
+// usageError marks errors caused by how the command was called.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitError carries a specific exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// Execute runs svbench with args and returns the process exit code.
+func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "svbench:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	return ExitError
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "svbench",
+		Short:         "Security environments scored by real verifiers: evaluate models, serve rewards",
+		Version:       version.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	// Each subcommand file contributes one constructor here.
+	root.AddCommand(
+		newEnvsCmd(),
+	)
+	return root
+}

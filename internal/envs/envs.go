@@ -1,0 +1,3 @@
+// Package envs links every built-in environment into the binary: adding an
+// environment is one import line here.
+package envs

@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+)
+
+// EpisodeConfig says which model plays an episode and how.
+type EpisodeConfig struct {
+	Model    string
+	Sampling llm.Sampling
+	// MaxTurns caps assistant turns; 0 takes the environment's own limit.
+	MaxTurns int
+}
+
+// ModelError marks a rollout that failed because the model endpoint did, as
+// opposed to the model answering badly (which is scored, not an error).
+type ModelError struct{ Err error }
+
+func (e *ModelError) Error() string { return "model call: " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// RunEpisode plays one episode to the end: the prompt goes to the model,
+// every assistant message goes to the episode, and its replies go back to the
+// model, until the episode is done or the turn limit is reached. The rollout
+// is returned even on error, with Error set, so nothing that happened is lost.
+func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex env.Example, cfg EpisodeConfig) (*env.Rollout, error) {
+	ro := &env.Rollout{Started: time.Now()}
+	defer func() { ro.Duration = time.Since(ro.Started) }()
+
+	ep, err := e.Start(ctx, ex)
+	if err != nil {
+		ro.Error = err.Error()
+		return ro, fmt.Errorf("start episode %s: %w", ex.ID, err)
+	}
+	maxTurns := cfg.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = e.Info().MaxTurns
+	}
+	if maxTurns <= 0 {
+		maxTurns = 1
+	}
+	conv := append([]env.Message(nil), ep.Prompt()...)
+	tools := ep.Tools()
+	for ro.Turns < maxTurns {
+		resp, err := client.Chat(ctx, llm.Request{Model: cfg.Model, Messages: conv, Tools: tools, Sampling: cfg.Sampling})
+		if err != nil {
+			ro.Error = err.Error()
+			return ro, &ModelError{Err: err}
+		}
+		ro.Turns++
+		ro.Usage.Add(resp.Usage)
+		msg := resp.Message
+		msg.Role = env.RoleAssistant
+		conv = append(conv, msg)
+		ro.Completion = append(ro.Completion, msg)
+
+		step, err := ep.Step(ctx, msg)
+		if err != nil {
+			ro.Error = err.Error()
+			return ro, fmt.Errorf("episode %s turn %d: %w", ex.ID, ro.Turns, err)
+		}
+		for i := range step.ToolCalls {
+			step.ToolCalls[i].Turn = ro.Turns
+		}
+		ro.ToolCalls = append(ro.ToolCalls, step.ToolCalls...)
+		conv = append(conv, step.Messages...)
+		ro.Completion = append(ro.Completion, step.Messages...)
+		if step.Done {
+			ro.StopReason = step.Reason
+			return ro, nil
+		}
+	}
+	ro.StopReason = "max_turns"
+	return ro, nil
+}
