@@ -196,10 +196,10 @@ func TestWriteSplitsAndCommitment(t *testing.T) {
 		Name: "e1-test", Env: "e1", Version: "1", Created: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
 		Importer: &Producer{Name: "svbench data import e1", Version: "dev", Params: map[string]any{"format": "iot23"}},
 		Seed:     3, Licence: "CC BY 4.0",
-		Sources:  []Source{{Path: "a|b.log", SHA256: "00", Rows: 10, BadRows: 1}},
-		Counts:   Counts{Labels: map[string]int{"Malicious": 2, "Benign": 1}},
-		Dedup:    &Dedup{Key: "5-tuple", Seen: 10, Dropped: 2},
-		Notes:    []string{"tiny"},
+		Sources: []Source{{Path: "a|b.log", SHA256: "00", Rows: 10, BadRows: 1}},
+		Counts:  Counts{Labels: map[string]int{"Malicious": 2, "Benign": 1}},
+		Dedup:   &Dedup{Key: "5-tuple", Seen: 10, Dropped: 2},
+		Notes:   []string{"tiny"},
 	}
 	type row struct {
 		Q string `json:"question"`
