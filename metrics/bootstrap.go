@@ -1,0 +1,103 @@
+package metrics
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// CI is a point estimate with a percentile bootstrap interval.
+type CI struct {
+	Point float64 `json:"point"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+}
+
+// DefaultReps is the number of bootstrap resamples reports use.
+const DefaultReps = 1000
+
+// Stat computes a statistic over the rows named by idx (indices into the
+// caller's data, with repeats). It must not keep idx: the slice is reused.
+type Stat func(idx []int) float64
+
+// Bootstrap returns the statistic on all n rows and its 95% percentile
+// interval over reps resamples of n rows drawn with replacement.
+func Bootstrap(n int, stat func(idx []int) float64, reps int, seed uint64) CI {
+	return BootstrapMulti(n, []Stat{stat}, reps, seed)[0]
+}
+
+// BootstrapMulti evaluates several statistics on the same resamples, so
+// their intervals come from one set of draws and the draws are paid once.
+//
+// Resample r is drawn from a PCG generator seeded with (seed, r): results
+// depend only on the seed, not on how many workers ran. Workers each own
+// one index buffer, so a resample allocates nothing.
+func BootstrapMulti(n int, stats []Stat, reps int, seed uint64) []CI {
+	out := make([]CI, len(stats))
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for s, f := range stats {
+		out[s].Point = f(all)
+		out[s].Lo, out[s].Hi = out[s].Point, out[s].Point
+	}
+	if n == 0 || reps <= 0 || len(stats) == 0 {
+		return out
+	}
+	vals := make([][]float64, len(stats))
+	for s := range vals {
+		vals[s] = make([]float64, reps)
+	}
+	workers := min(runtime.GOMAXPROCS(0), reps)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			idx := make([]int, n)
+			src := rand.NewPCG(0, 0)
+			for r := w; r < reps; r += workers {
+				src.Seed(seed, uint64(r)^0x9e3779b97f4a7c15)
+				for i := range idx {
+					// Multiply-shift maps a 64-bit draw onto [0, n) with
+					// a bias below n/2^64, far beneath bootstrap noise.
+					hi, _ := bits.Mul64(src.Uint64(), uint64(n))
+					idx[i] = int(hi)
+				}
+				for s, f := range stats {
+					vals[s][r] = f(idx)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for s := range stats {
+		v := vals[s]
+		slices.Sort(v)
+		out[s].Lo = Percentile(v, 2.5)
+		out[s].Hi = Percentile(v, 97.5)
+	}
+	return out
+}
+
+// Percentile of sorted values with linear interpolation between closest
+// ranks (numpy's default), p in [0, 100]. NaN for no values.
+func Percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	pos := p / 100 * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	if lo >= len(sorted)-1 {
+		return sorted[len(sorted)-1]
+	}
+	if lo < 0 {
+		return sorted[0]
+	}
+	frac := pos - float64(lo)
+	return sorted[lo] + frac*(sorted[lo+1]-sorted[lo])
+}
