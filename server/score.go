@@ -1,0 +1,291 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/svbench/svbench/env"
+)
+
+// ScoreRequest is the body of POST /v1/score. Items stay raw until a worker
+// decodes them, so one malformed item fails alone and decoding runs in
+// parallel.
+type ScoreRequest struct {
+	Items []json.RawMessage `json:"items"`
+}
+
+// ScoreItem is one completion to score. Exactly one of ExampleID, Example
+// and Answer names the task: a dataset example id, a full dataset row in the
+// environment's format, or only the gold answer (for environments whose row
+// format needs nothing else).
+type ScoreItem struct {
+	Env        string          `json:"env"`
+	ExampleID  json.RawMessage `json:"example_id,omitempty"`
+	Example    json.RawMessage `json:"example,omitempty"`
+	Answer     json.RawMessage `json:"answer,omitempty"`
+	Completion *env.Completion `json:"completion"`
+	Rubric     string          `json:"rubric,omitempty"`
+}
+
+// ScoreResult is one item's verdict, in request order. On error Reward is 0
+// and Error says why.
+type ScoreResult struct {
+	Reward     float64            `json:"reward"`
+	Components map[string]float64 `json:"components"`
+	Parsed     map[string]any     `json:"parsed,omitempty"`
+	Rubric     string             `json:"rubric,omitempty"`
+	Error      *APIError          `json:"error,omitempty"`
+
+	env string
+	dur time.Duration
+}
+
+// ScoreResponse is the body of a successful POST /v1/score.
+type ScoreResponse struct {
+	Results []ScoreResult `json:"results"`
+}
+
+func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
+	var req ScoreRequest
+	if status, aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, r, status, aerr)
+		return
+	}
+	if req.Items == nil {
+		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "items" missing: send {"items": [{"env": ..., "example_id": ..., "completion": ...}]}`))
+		return
+	}
+	if len(req.Items) > s.cfg.MaxBatch {
+		writeError(w, r, http.StatusRequestEntityTooLarge, apiErrorf(CodeBatchTooLarge, "%d items exceed the batch limit of %d: split the batch or raise --max-batch", len(req.Items), s.cfg.MaxBatch))
+		return
+	}
+	results := make([]ScoreResult, len(req.Items))
+	err := s.forEach(r.Context(), len(req.Items), func(i int) {
+		start := time.Now()
+		results[i] = s.scoreRaw(r.Context(), req.Items[i])
+		results[i].dur = time.Since(start)
+	})
+	s.recordItems("/v1/score", results)
+	if err != nil {
+		status, aerr := contextError(r.Context())
+		writeError(w, r, status, aerr)
+		return
+	}
+	writeJSON(w, http.StatusOK, ScoreResponse{Results: results})
+}
+
+func (s *Server) recordItems(endpoint string, results []ScoreResult) {
+	b := newBatchStats(endpoint)
+	for i := range results {
+		code := ""
+		if results[i].Error != nil {
+			code = results[i].Error.Code
+		}
+		envID := results[i].env
+		if envID == "" {
+			envID = "unknown"
+		}
+		b.observe(envID, results[i].dur, code)
+	}
+	s.metrics.addBatch(b)
+}
+
+// forEach runs fn(0..n-1) on at most Workers goroutines per request, each
+// call holding one of the server-wide worker slots, so concurrent batches
+// share the cores instead of multiplying goroutines. It stops early and
+// returns the context's error when ctx ends; calls already running finish.
+func (s *Server) forEach(ctx context.Context, n int, fn func(i int)) error {
+	workers := min(s.cfg.Workers, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				select {
+				case s.sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				if ctx.Err() != nil {
+					<-s.sem
+					return
+				}
+				fn(i)
+				<-s.sem
+			}
+		})
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+func (s *Server) scoreRaw(ctx context.Context, raw json.RawMessage) ScoreResult {
+	var it ScoreItem
+	if err := json.Unmarshal(raw, &it); err != nil {
+		_, aerr := decodeError(err)
+		aerr.Code = CodeInvalidItem
+		return ScoreResult{Error: aerr}
+	}
+	return s.scoreItem(ctx, &it)
+}
+
+// scoreItem resolves the item's environment and example and scores it. It
+// never panics: an environment that does is reported as this item's error.
+func (s *Server) scoreItem(ctx context.Context, it *ScoreItem) (res ScoreResult) {
+	st, aerr := s.lookupEnv(it.Env)
+	if aerr != nil {
+		return ScoreResult{Error: aerr}
+	}
+	res.env = st.id
+	fail := func(e *APIError) ScoreResult { return ScoreResult{Error: e, env: st.id} }
+	if it.Completion == nil {
+		return fail(apiErrorf(CodeInvalidItem, `field "completion" missing: send the model's output as a string or a list of messages`))
+	}
+	if aerr := s.checkCompletion(it.Completion.Messages); aerr != nil {
+		return fail(aerr)
+	}
+	ex, aerr := s.resolveExample(st, it.ExampleID, it.Example, it.Answer)
+	if aerr != nil {
+		return fail(aerr)
+	}
+	ro := &env.Rollout{Completion: it.Completion.Messages, Turns: countAssistant(it.Completion.Messages)}
+	sc, aerr := s.safeScore(ctx, st, ex, ro, it.Rubric)
+	if aerr != nil {
+		return fail(aerr)
+	}
+	return ScoreResult{Reward: sc.Total, Components: sc.Components, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id}
+}
+
+func countAssistant(msgs []env.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == env.RoleAssistant {
+			n++
+		}
+	}
+	return n
+}
+
+// checkCompletion bounds what a scorer is handed: model output is hostile
+// and a verifier should never see a 100 MB answer.
+func (s *Server) checkCompletion(msgs []env.Message) *APIError {
+	if len(msgs) > s.cfg.MaxMessages {
+		return apiErrorf(CodeCompletionSize, "completion has %d messages; the limit is %d", len(msgs), s.cfg.MaxMessages)
+	}
+	total := 0
+	for _, m := range msgs {
+		total += len(m.Content)
+		for _, tc := range m.ToolCalls {
+			total += len(tc.Arguments) + len(tc.Name)
+		}
+	}
+	if total > s.cfg.MaxCompletionBytes {
+		return apiErrorf(CodeCompletionSize, "completion holds %d bytes of text; the limit is %d (truncate the generation or raise --max-completion)", total, s.cfg.MaxCompletionBytes)
+	}
+	return nil
+}
+
+// resolveExample turns an item's task reference into an Example.
+func (s *Server) resolveExample(st *envState, id, row, answer json.RawMessage) (env.Example, *APIError) {
+	given := 0
+	for _, f := range []json.RawMessage{id, row, answer} {
+		if len(f) > 0 && !bytes.Equal(bytes.TrimSpace(f), []byte("null")) {
+			given++
+		}
+	}
+	if given != 1 {
+		return env.Example{}, apiErrorf(CodeInvalidItem, `give exactly one of "example_id", "example" (a dataset row) or "answer" (got %d)`, given)
+	}
+	switch {
+	case len(id) > 0 && string(id) != "null":
+		key, err := exampleIDString(id)
+		if err != nil {
+			return env.Example{}, apiErrorf(CodeInvalidItem, `field "example_id": %v`, err)
+		}
+		return st.example(key)
+	case len(row) > 0 && string(row) != "null":
+		return parseRow(st, row, `field "example"`)
+	default:
+		// The answer-only form builds the smallest row; environments whose
+		// rows need more (a fixture, a file) reject it and the message says
+		// to send the whole row.
+		synth, _ := json.Marshal(map[string]json.RawMessage{"id": json.RawMessage(`"inline"`), "answer": answer})
+		ex, aerr := parseRow(st, synth, `field "answer"`)
+		if aerr != nil {
+			aerr.Message += `; this environment needs more than the answer: send the full dataset row as "example"`
+		}
+		return ex, aerr
+	}
+}
+
+func parseRow(st *envState, row json.RawMessage, what string) (ex env.Example, aerr *APIError) {
+	defer func() {
+		if p := recover(); p != nil {
+			aerr = apiErrorf(CodeInvalidItem, "%s: environment %s could not parse the row: %v", what, st.id, p)
+		}
+	}()
+	ex, err := st.env.ParseExample(row)
+	if err != nil {
+		return env.Example{}, apiErrorf(CodeInvalidItem, "%s is not a valid %s dataset row: %v", what, st.id, err)
+	}
+	return ex, nil
+}
+
+// exampleIDString accepts ids as JSON strings or integers (datasets written
+// by other tools often number their rows).
+func exampleIDString(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&n); err == nil {
+		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+			return n.String(), nil
+		}
+	}
+	return "", fmt.Errorf("must be a string or an integer, got %s", truncate(string(raw), 40))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// safeScore calls the environment's Score with panic recovery: a verifier bug
+// fails one item, not the request or the process.
+func (s *Server) safeScore(ctx context.Context, st *envState, ex env.Example, ro *env.Rollout, rubric string) (sc env.Score, aerr *APIError) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in environment Score", "env", st.id, "example", ex.ID, "panic", fmt.Sprint(p))
+			aerr = apiErrorf(CodeScoreFailed, "environment %s failed while scoring example %q (internal error, logged)", st.id, ex.ID)
+		}
+	}()
+	sc, err := st.env.Score(ctx, ex, ro, rubric)
+	if err != nil {
+		if ctx.Err() != nil {
+			_, aerr := contextError(ctx)
+			return env.Score{}, aerr
+		}
+		return env.Score{}, apiErrorf(CodeScoreFailed, "%s: %v", st.id, err)
+	}
+	if sc.Components == nil {
+		sc.Components = map[string]float64{}
+	}
+	return sc, nil
+}

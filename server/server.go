@@ -1,0 +1,511 @@
+// Package server is svbench's HTTP environment and reward service for RL
+// trainers: it lists environments, hands out prompts, scores completions in
+// batches (svbench's own API and OpenRLHF's remote reward protocol) and runs
+// whole tool-using episodes against a trainer's inference endpoint. Scoring
+// goes through the same env.Environment code as `svbench eval`, so a reward
+// means the same thing in training and in evaluation. See README.md for the
+// wire protocol.
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultMaxBody            = 8 << 20
+	DefaultMaxBatch           = 1024
+	DefaultMaxCompletionBytes = 1 << 20
+	DefaultMaxMessages        = 256
+	DefaultTimeout            = 30 * time.Second
+	DefaultRolloutTimeout     = 10 * time.Minute
+	DefaultReadHeaderTimeout  = 5 * time.Second
+	DefaultDrainTimeout       = 30 * time.Second
+	DefaultMaxRollouts        = 64
+	DefaultMaxExamples        = 1000
+)
+
+// ModelClientFunc builds the client a rollout talks to. The server supplies
+// an HTTP client whose dialer only reaches allow-listed addresses; an
+// implementation must send every request through it.
+type ModelClientFunc func(baseURL, apiKey string, hc *http.Client) (llm.Client, error)
+
+// Config configures a Server. Zero values take the defaults above.
+type Config struct {
+	// Registry supplies the environments; nil means env.Default.
+	Registry *env.Registry
+	// Envs restricts the served environments (any accepted name form);
+	// empty serves every registered one.
+	Envs []string
+	// Datasets maps an environment name to a JSONL file served instead of
+	// its embedded mini set.
+	Datasets map[string]string
+	// EnvOptions is passed to every environment constructor.
+	EnvOptions env.Options
+	// DefaultEnv is the environment a bare /get_reward label refers to;
+	// empty means the only served environment, if there is exactly one.
+	DefaultEnv string
+
+	// Token, when set, must arrive as "Authorization: Bearer <token>" on
+	// every endpoint except /healthz and /readyz.
+	Token string
+
+	MaxBody            int64
+	MaxBatch           int
+	MaxCompletionBytes int
+	MaxMessages        int
+	MaxExamples        int
+	Timeout            time.Duration
+	RolloutTimeout     time.Duration
+	ReadHeaderTimeout  time.Duration
+	DrainTimeout       time.Duration
+	// Workers bounds concurrent scoring across all requests; 0 = GOMAXPROCS.
+	Workers int
+	// MaxRollouts bounds concurrent /v1/rollout episodes; more get 429.
+	MaxRollouts int
+
+	// RolloutAllow lists the model endpoints /v1/rollout may reach, as
+	// "host:port" or "host" (any port). Empty allows loopback only.
+	RolloutAllow []string
+	// RolloutKeyEnvs lists the environment variables a rollout request may
+	// name in api_key_env; any other name is refused so a caller cannot have
+	// arbitrary server secrets sent to an endpoint.
+	RolloutKeyEnvs []string
+	// ModelClient builds rollout model clients; nil uses llm.NewOpenAI.
+	ModelClient ModelClientFunc
+
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.Registry == nil {
+		c.Registry = env.Default
+	}
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	defd := func(p *time.Duration, v time.Duration) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = DefaultMaxBody
+	}
+	def(&c.MaxBatch, DefaultMaxBatch)
+	def(&c.MaxCompletionBytes, DefaultMaxCompletionBytes)
+	def(&c.MaxMessages, DefaultMaxMessages)
+	def(&c.MaxExamples, DefaultMaxExamples)
+	def(&c.Workers, runtime.GOMAXPROCS(0))
+	def(&c.MaxRollouts, DefaultMaxRollouts)
+	defd(&c.Timeout, DefaultTimeout)
+	defd(&c.RolloutTimeout, DefaultRolloutTimeout)
+	defd(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	defd(&c.DrainTimeout, DefaultDrainTimeout)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// Server serves environments over HTTP. Create it with New.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	envs    map[string]*envState
+	order   []string
+	def     string
+	tokenH  [32]byte
+	metrics *metrics
+	sem     chan struct{}
+	rollSem chan struct{}
+	allow   *allowList
+	modelHC *http.Client
+	handler http.Handler
+
+	loadOnce sync.Once
+	loadErr  error
+	loadMsg  atomic.Pointer[string] // set when loading failed, for /readyz
+	ready    atomic.Bool
+}
+
+// New builds a server: it constructs every served environment (a bad name is
+// an error here, not at the first request) but loads no dataset yet; Load or
+// Serve does that.
+func New(cfg Config) (*Server, error) {
+	cfg.setDefaults()
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		envs:    map[string]*envState{},
+		metrics: newMetrics(),
+		sem:     make(chan struct{}, cfg.Workers),
+		rollSem: make(chan struct{}, cfg.MaxRollouts),
+	}
+	names := cfg.Envs
+	if len(names) == 0 {
+		names = cfg.Registry.IDs()
+	}
+	if len(names) == 0 {
+		return nil, errors.New("no environments to serve: the registry is empty")
+	}
+	for _, n := range names {
+		id, err := cfg.Registry.Resolve(n)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := s.envs[id]; dup {
+			continue
+		}
+		e, err := cfg.Registry.New(id, cfg.EnvOptions)
+		if err != nil {
+			return nil, err
+		}
+		s.envs[id] = newEnvState(id, e)
+		s.order = append(s.order, id)
+	}
+	for name, path := range cfg.Datasets {
+		id, err := cfg.Registry.Resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("--dataset %s=%s: %w", name, path, err)
+		}
+		st, ok := s.envs[id]
+		if !ok {
+			return nil, fmt.Errorf("--dataset %s=%s: environment %s is not served (add it to --envs)", name, path, id)
+		}
+		st.datasetPath = path
+	}
+	switch {
+	case cfg.DefaultEnv != "":
+		id, err := cfg.Registry.Resolve(cfg.DefaultEnv)
+		if err != nil {
+			return nil, fmt.Errorf("default environment: %w", err)
+		}
+		if _, ok := s.envs[id]; !ok {
+			return nil, fmt.Errorf("default environment %s is not served", id)
+		}
+		s.def = id
+	case len(s.order) == 1:
+		s.def = s.order[0]
+	}
+	if cfg.Token != "" {
+		s.tokenH = sha256.Sum256([]byte(cfg.Token))
+	}
+	allow, err := parseAllowList(cfg.RolloutAllow)
+	if err != nil {
+		return nil, err
+	}
+	s.allow = allow
+	s.modelHC = allow.httpClient()
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's root handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Ready reports whether every dataset has loaded.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// Load reads every served environment's dataset once, concurrently. Later
+// calls return the first call's result.
+func (s *Server) Load(ctx context.Context) error {
+	s.loadOnce.Do(func() {
+		errs := make([]error, len(s.order))
+		var wg sync.WaitGroup
+		for i, id := range s.order {
+			wg.Go(func() {
+				start := time.Now()
+				if err := s.envs[id].load(ctx); err != nil {
+					errs[i] = err
+					return
+				}
+				st := s.envs[id]
+				s.log.Info("dataset loaded", "env", id, "dataset", st.ds.Info.ID, "revision", st.ds.Info.Revision,
+					"rows", len(st.ds.Examples), "took", time.Since(start).Round(time.Millisecond))
+			})
+		}
+		wg.Wait()
+		s.loadErr = errors.Join(errs...)
+		if s.loadErr != nil {
+			msg := s.loadErr.Error()
+			s.loadMsg.Store(&msg)
+		} else {
+			s.ready.Store(true)
+			s.metrics.ready.Store(true)
+		}
+	})
+	return s.loadErr
+}
+
+// Serve accepts connections on ln until ctx is cancelled, loading datasets
+// in the background (/readyz turns 200 when done). On cancellation it stops
+// accepting, lets in-flight requests finish for up to DrainTimeout, then
+// cancels what is left and closes. A dataset that fails to load stops the
+// server with that error.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		// A body must arrive within the request timeout; rollouts have small
+		// bodies, so the score timeout bounds both.
+		ReadTimeout:    s.cfg.Timeout + s.cfg.ReadHeaderTimeout,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		BaseContext:    func(net.Listener) context.Context { return reqCtx },
+		ErrorLog:       slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	loadErr := make(chan error, 1)
+	go func() { loadErr <- s.Load(reqCtx) }()
+	s.log.Info("serving", "addr", ln.Addr().String(), "envs", strings.Join(s.order, ","), "auth", s.cfg.Token != "")
+
+	var first error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case err := <-loadErr:
+		if err != nil {
+			first = fmt.Errorf("load datasets: %w", err)
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case err := <-serveErr:
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
+	s.log.Info("shutting down: draining in-flight requests", "timeout", s.cfg.DrainTimeout)
+	drainCtx, cancel := context.WithTimeout(context.Background(), s.cfg.DrainTimeout)
+	defer cancel()
+	if err := hs.Shutdown(drainCtx); err != nil {
+		// Drain time is over: cancel the stragglers so their handlers answer
+		// 503 and return, then drop the connections.
+		cancelReqs()
+		time.Sleep(100 * time.Millisecond)
+		_ = hs.Close()
+		s.log.Warn("drain timeout: remaining requests cancelled", "err", err)
+	}
+	<-serveErr
+	return first
+}
+
+// ListenAndServe listens on addr and calls Serve.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// route is one path's handlers by method, with a fixed endpoint label.
+type route struct {
+	endpoint string
+	methods  map[string]http.HandlerFunc
+	public   bool // no token needed (probes)
+	needData bool // 503 until datasets load
+	timeout  time.Duration
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	add := func(pattern string, rt route) {
+		mux.Handle(pattern, s.wrap(rt))
+	}
+	add("/healthz", route{endpoint: "/healthz", public: true, methods: map[string]http.HandlerFunc{"GET": s.handleHealthz}})
+	add("/readyz", route{endpoint: "/readyz", public: true, methods: map[string]http.HandlerFunc{"GET": s.handleReadyz}})
+	add("/metrics", route{endpoint: "/metrics", methods: map[string]http.HandlerFunc{"GET": s.handleMetrics}})
+	add("/v1/environments", route{endpoint: "/v1/environments", methods: map[string]http.HandlerFunc{"GET": s.handleEnvironments}})
+	add("/v1/environments/{env}/examples", route{endpoint: "/v1/environments/{env}/examples", needData: true,
+		methods: map[string]http.HandlerFunc{"GET": s.handleExamples}})
+	add("/v1/score", route{endpoint: "/v1/score", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleScore}})
+	add("/get_reward", route{endpoint: "/get_reward", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleGetReward}})
+	add("/v1/rollout", route{endpoint: "/v1/rollout", needData: true, timeout: s.cfg.RolloutTimeout,
+		methods: map[string]http.HandlerFunc{"POST": s.handleRollout}})
+	add("/", route{endpoint: "other", public: true, methods: nil})
+	return mux
+}
+
+// statusRecorder remembers the status and error code for metrics and logs.
+type statusRecorder struct {
+	http.ResponseWriter
+	status  int
+	errCode string
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// wrap applies, in order: request id, panic recovery, metrics and access log,
+// method check, auth, readiness, body limit and per-request timeout.
+func (s *Server) wrap(rt route) http.Handler {
+	timeout := rt.timeout
+	if timeout <= 0 {
+		timeout = s.cfg.Timeout
+	}
+	allowed := make([]string, 0, len(rt.methods))
+	for m := range rt.methods {
+		allowed = append(allowed, m)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		rec := &statusRecorder{ResponseWriter: w}
+		s.metrics.inflight.Add(1)
+		defer func() {
+			s.metrics.inflight.Add(-1)
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic serving request", "request_id", id, "endpoint", rt.endpoint, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					writeError(rec, r, http.StatusInternalServerError, apiErrorf(CodeInternal, "internal error; quote request id %s when reporting it", id))
+				}
+			}
+			if rec.status == 0 {
+				rec.status = http.StatusOK
+			}
+			d := time.Since(start)
+			s.metrics.request(rt.endpoint, rec.status, d)
+			level := slog.LevelDebug
+			if rec.status >= 500 {
+				level = slog.LevelWarn
+			}
+			s.log.Log(r.Context(), level, "request", "request_id", id, "method", r.Method, "endpoint", rt.endpoint,
+				"status", rec.status, "error_code", rec.errCode, "took", d)
+		}()
+
+		if rt.methods == nil {
+			writeError(rec, r, http.StatusNotFound, apiErrorf(CodeNotFound, "no such endpoint %s; see GET /v1/environments and server/README.md", r.URL.Path))
+			return
+		}
+		if !rt.public && !s.authorized(r) {
+			rec.Header().Set("WWW-Authenticate", `Bearer realm="svbench"`)
+			writeError(rec, r, http.StatusUnauthorized, apiErrorf(CodeUnauthorized, "missing or wrong bearer token: send \"Authorization: Bearer <token>\""))
+			return
+		}
+		h, ok := rt.methods[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = rt.methods[http.MethodGet]
+		}
+		if !ok {
+			rec.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(rec, r, http.StatusMethodNotAllowed, apiErrorf(CodeMethodNotAllowed, "%s does not accept %s; use %s", rt.endpoint, r.Method, strings.Join(allowed, ", ")))
+			return
+		}
+		if rt.needData && !s.ready.Load() {
+			rec.Header().Set("Retry-After", "1")
+			writeError(rec, r, http.StatusServiceUnavailable, apiErrorf(CodeNotReady, "datasets are still loading; retry when /readyz returns 200"))
+			return
+		}
+		if r.ContentLength > s.cfg.MaxBody {
+			// Refuse before reading a byte; closing the connection stops a
+			// client that ignores the answer from pushing the rest.
+			rec.Header().Set("Connection", "close")
+			writeError(rec, r, http.StatusRequestEntityTooLarge, apiErrorf(CodeBodyTooLarge,
+				"request body of %d bytes exceeds %d: send smaller batches or raise --max-body", r.ContentLength, s.cfg.MaxBody))
+			return
+		}
+		r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
+		defer cancel()
+		h(rec, r.WithContext(ctx))
+	})
+}
+
+// authorized compares hashes so the comparison's time depends on neither
+// the token's content nor its length.
+func (s *Server) authorized(r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	auth := r.Header.Get("Authorization")
+	const prefix = "bearer "
+	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(auth[len(prefix):])))
+	return subtle.ConstantTimeCompare(got[:], s.tokenH[:]) == 1
+}
+
+// contextError maps a finished request context to a response.
+func contextError(ctx context.Context) (int, *APIError) {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return http.StatusGatewayTimeout, apiErrorf(CodeTimeout, "request did not finish within the server's timeout; send smaller batches or raise --timeout")
+	}
+	return http.StatusServiceUnavailable, apiErrorf(CodeCanceled, "request cancelled: the client went away or the server is shutting down")
+}
+
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
+}
+
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	if s.ready.Load() {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "environments": s.order})
+		return
+	}
+	msg := "datasets are loading"
+	if m := s.loadMsg.Load(); m != nil {
+		msg = "dataset load failed: " + *m
+	}
+	writeError(w, r, http.StatusServiceUnavailable, apiErrorf(CodeNotReady, "%s", msg))
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	if err := s.metrics.write(w); err != nil {
+		s.log.Warn("write metrics", "err", err)
+	}
+}
