@@ -68,6 +68,8 @@ type Finding struct {
 	Line        int      `json:"line,omitempty"`
 	// Resource is the Terraform resource address (e.g. aws_s3_bucket.logs).
 	Resource string `json:"resource,omitempty"`
+	// Remediation is the tool's advice for fixing the finding, when it has one.
+	Remediation string `json:"remediation,omitempty"`
 }
 
 // ID is the tool-qualified rule id rubrics compare, e.g.
