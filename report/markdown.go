@@ -1,0 +1,160 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/metrics"
+)
+
+// Table renders a Markdown table. Cells are escaped so model-controlled
+// text (scenario names, ids) cannot break the layout.
+func Table(header []string, rows [][]string) string {
+	var b strings.Builder
+	writeRow := func(cells []string) {
+		b.WriteString("|")
+		for i := range header {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			b.WriteString(" ")
+			b.WriteString(EscapeCell(c))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	writeRow(header)
+	b.WriteString("|")
+	for range header {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		writeRow(r)
+	}
+	return b.String()
+}
+
+// EscapeCell makes text safe inside a Markdown table cell.
+func EscapeCell(s string) string {
+	s = strings.NewReplacer("\\", "\\\\", "|", "\\|", "\r", " ", "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+	const max = 200
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}
+
+// F formats a metric with 4 decimals ("n/a" for NaN).
+func F(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f", x)
+}
+
+// Pct formats a share as a percentage with one decimal.
+func Pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// FCI formats a point with its interval: "0.5610 [0.4512, 0.6650]".
+func FCI(c metrics.CI) string {
+	return fmt.Sprintf("%s [%s, %s]", F(c.Point), F(c.Lo), F(c.Hi))
+}
+
+// ChartRef is the Markdown image line for a chart written by WriteDir.
+func ChartRef(c Chart) string {
+	return fmt.Sprintf("![%s](%s.svg)\n", EscapeCell(c.Title), c.Name)
+}
+
+// RunTable renders the run metadata block of report.md.
+func RunTable(meta *artifact.Metadata) string {
+	if meta == nil {
+		return "_No metadata.json: model, dataset and seed are unknown._\n"
+	}
+	dash := func(s string) string {
+		if s == "" {
+			return "—"
+		}
+		return s
+	}
+	date := "—"
+	if !meta.Started.IsZero() {
+		date = meta.Started.UTC().Format(time.RFC3339)
+	}
+	ds := dash(meta.Dataset)
+	if meta.DatasetRev != "" {
+		ds += " (" + meta.DatasetRev + ")"
+	}
+	rows := [][]string{
+		{"run", dash(meta.RunID)},
+		{"environment", dash(strings.TrimSpace(meta.Environment + " " + meta.EnvVersion))},
+		{"model", dash(meta.Model)},
+		{"dataset", ds},
+		{"examples × rollouts", fmt.Sprintf("%d × %d", meta.NumExamples, max(meta.Rollouts, 1))},
+		{"seed", fmt.Sprint(meta.Seed)},
+		{"commit", dash(meta.GitCommit)},
+		{"date", date},
+		{"status", dash(meta.Status)},
+	}
+	if meta.EffectiveModel != "" && meta.EffectiveModel != meta.Model {
+		rows = append(rows[:3], append([][]string{{"effective model", meta.EffectiveModel}}, rows[3:]...)...)
+	}
+	return Table([]string{"field", "value"}, rows)
+}
+
+// GroupBy partitions row positions by a meta field's value; rows without
+// it go under "(none)". Groups come back sorted by name.
+func GroupBy(rows []artifact.Result, positions []int, field string) (names []string, groups map[string][]int) {
+	groups = map[string][]int{}
+	seen := false
+	for _, p := range positions {
+		v, ok := rows[p].Meta[field]
+		name := "(none)"
+		if ok && v != nil {
+			name = fmt.Sprint(v)
+			seen = true
+		}
+		groups[name] = append(groups[name], p)
+	}
+	if !seen {
+		return nil, nil
+	}
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names, groups
+}
+
+// RewardStats averages reward and each component over row positions.
+func RewardStats(rows []artifact.Result, positions []int) (mean float64, comps map[string]float64) {
+	comps = map[string]float64{}
+	counts := map[string]int{}
+	for _, p := range positions {
+		mean += rows[p].Reward
+		for k, v := range rows[p].Components {
+			comps[k] += v
+			counts[k]++
+		}
+	}
+	mean = metrics.Div(mean, float64(len(positions)))
+	for k := range comps {
+		comps[k] /= float64(counts[k])
+	}
+	return mean, comps
+}
+
+// SortedKeys returns a map's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

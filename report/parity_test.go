@@ -1,0 +1,145 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/svbench/svbench/artifact"
+)
+
+// sharedDir locates ../shared next to the repository root, or skips.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("../shared not found: parity vectors are only available in the development checkout")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(filepath.Join(shared, "parity")); err != nil {
+		t.Skip("../shared not found: parity vectors are only available in the development checkout")
+	}
+	return shared
+}
+
+// TestE1Parity reproduces every case of the reference's E1 metrics from
+// its own result rows: once as reference-format rows read through the
+// loader, once as svbench rows.
+func TestE1Parity(t *testing.T) {
+	path := filepath.Join(sharedDir(t), "parity", "e1_metrics.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	cases := 0
+	for line := 1; sc.Scan(); line++ {
+		var c struct {
+			Results []json.RawMessage `json:"results"`
+			Metrics map[string]any    `json:"metrics"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		cases++
+
+		// Reference rows, through the format detection of the loader.
+		dir := t.TempDir()
+		var data []byte
+		for _, r := range c.Results {
+			data = append(append(data, r...), '\n')
+		}
+		if err := os.WriteFile(filepath.Join(dir, "results.jsonl"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := FromRun(dir, "e1", Options{BootstrapReps: -1})
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		compareBlock(t, line, "reference rows", rep.Summary["metrics"], c.Metrics)
+
+		// The same rows as svbench writes them.
+		var rows []artifact.Result
+		for _, raw := range c.Results {
+			var ref struct {
+				Index          int             `json:"index"`
+				PredictedLabel string          `json:"predicted_label"`
+				Confidence     float64         `json:"confidence"`
+				Answer         json.RawMessage `json:"answer"`
+			}
+			if err := json.Unmarshal(raw, &ref); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, artifact.Result{Index: ref.Index, Answer: ref.Answer,
+				Parsed: map[string]any{"predicted_label": ref.PredictedLabel, "confidence": ref.Confidence}})
+		}
+		rep, err = Build("network-logs", rows, nil, Options{BootstrapReps: -1})
+		if err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		compareBlock(t, line, "svbench rows", rep.Summary["metrics"], c.Metrics)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if cases == 0 {
+		t.Fatal("no parity cases read")
+	}
+}
+
+// compareBlock checks every key of want (the reference block) against got
+// after a JSON round trip: same keys, floats within 1e-9, counts exact.
+func compareBlock(t *testing.T, line int, what string, got any, want map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g map[string]any
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	for section, wv := range want {
+		ws := wv.(map[string]any)
+		gs, ok := g[section].(map[string]any)
+		if !ok {
+			t.Errorf("line %d %s: section %q missing", line, what, section)
+			continue
+		}
+		if !reflect.DeepEqual(sortedKeys(ws), sortedKeys(gs)) {
+			t.Errorf("line %d %s: %s keys %v, want %v", line, what, section, sortedKeys(gs), sortedKeys(ws))
+		}
+		for k, w := range ws {
+			gf, _ := gs[k].(float64)
+			wf := w.(float64)
+			tol := 1e-9
+			if section == "confusion_matrix" {
+				tol = 0
+			}
+			if math.Abs(gf-wf) > tol {
+				t.Errorf("line %d %s: %s.%s = %v, want %v", line, what, section, k, gf, wf)
+			}
+		}
+	}
+	if !reflect.DeepEqual(sortedKeys(want), sortedKeys(g)) {
+		t.Errorf("line %d %s: sections %v, want %v", line, what, sortedKeys(g), sortedKeys(want))
+	}
+}
+
+func sortedKeys(m map[string]any) []string { return SortedKeys(m) }

@@ -1,0 +1,304 @@
+// Package report turns a run's artifacts (results.jsonl, metadata.json)
+// into summary.json, report.md and SVG charts, and collects many runs into
+// a scoreboard. Each environment contributes one Builder; the framework
+// handles loading, strict mode, writing and the shared formatting.
+//
+// Conventions every Builder follows so the scoreboard and other tools can
+// read any env's summary.json without knowing the env:
+//   - Report.Key lists the scoreboard metrics, the main one first; Build
+//     copies it into Summary["key_metrics"].
+//   - Summary["env"], Summary["n_rows"] and Summary["run"] are set by Build.
+//   - Report.Problems lists error rows and rows whose output could not be
+//     parsed; Build refuses to report them when Options.Strict is set.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/metrics"
+)
+
+// Canonical environment ids of the builders svbench ships.
+const (
+	EnvNetworkLogs        = "network-logs"
+	EnvConfigVerification = "config-verification"
+	EnvPhishingDetection  = "phishing-detection"
+)
+
+// Stat is one line of the terminal headline.
+type Stat struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// KeyMetric is a scoreboard column.
+type KeyMetric struct {
+	Name           string  `json:"name"`
+	Value          float64 `json:"value"`
+	HigherIsBetter bool    `json:"higher_is_better"`
+}
+
+// Chart is an SVG written next to report.md as Name+".svg"; the Markdown
+// refers to it by that file name (see ChartRef).
+type Chart struct {
+	Name  string
+	Title string
+	SVG   []byte
+}
+
+// Problem kinds.
+const (
+	ProblemError      = "error"       // the model call failed
+	ProblemScoreError = "score_error" // scoring failed
+	ProblemUnparsed   = "unparsed"    // no valid answer could be read
+)
+
+// Problem is a row a strict report refuses.
+type Problem struct {
+	Row     int    `json:"row"` // position in the rows given to the builder
+	Line    int    `json:"line,omitempty"`
+	Index   int    `json:"index"`
+	Rollout int    `json:"rollout"`
+	Kind    string `json:"kind"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Report is everything `svbench report` writes for one run.
+type Report struct {
+	EnvID    string
+	Summary  map[string]any // summary.json
+	Markdown string         // report.md
+	Headline []Stat         // one-screen terminal summary
+	Key      []KeyMetric
+	Charts   []Chart
+	Problems []Problem
+}
+
+// Options tune report building. The zero value gives the default report.
+type Options struct {
+	// Strict makes Build fail with a *StrictError when any row is an
+	// error or could not be parsed.
+	Strict bool
+	// BootstrapReps is the number of bootstrap resamples for confidence
+	// intervals: 0 means metrics.DefaultReps, negative disables them.
+	BootstrapReps int
+	// Seed seeds the bootstrap; 0 uses the run's seed from metadata (so a
+	// report is reproducible from its artifacts alone).
+	Seed uint64
+}
+
+// Reps resolves BootstrapReps.
+func (o Options) Reps() int {
+	switch {
+	case o.BootstrapReps == 0:
+		return metrics.DefaultReps
+	case o.BootstrapReps < 0:
+		return 0
+	}
+	return o.BootstrapReps
+}
+
+// BootstrapSeed resolves Seed against the run metadata.
+func (o Options) BootstrapSeed(meta *artifact.Metadata) uint64 {
+	if o.Seed != 0 {
+		return o.Seed
+	}
+	if meta != nil && meta.Seed != 0 {
+		return meta.Seed
+	}
+	return 1
+}
+
+// Builder computes one environment's report from its rows. meta may be nil
+// (a bare results file). It must not keep rows.
+type Builder func(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Report, error)
+
+var (
+	mu       sync.RWMutex
+	builders = map[string]Builder{}
+)
+
+// Register adds the builder of a canonical env id, from the builder file's
+// init. Registering an id twice is a programming error.
+func Register(envID string, b Builder) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := builders[envID]; dup || envID == "" || b == nil {
+		panic(fmt.Sprintf("report: bad or duplicate Register(%q)", envID))
+	}
+	builders[envID] = b
+}
+
+// EnvIDs lists the env ids that have a builder, sorted.
+func EnvIDs() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	ids := make([]string, 0, len(builders))
+	for id := range builders {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// shortNames are the reference's experiment numbers; they let reports run
+// even in a binary that links no environment package.
+var shortNames = map[string]string{
+	"e1": EnvNetworkLogs, "e2": EnvConfigVerification, "e4": EnvPhishingDetection,
+}
+
+// Resolve maps e1, network-logs, sv-env-network-logs (any case) to the
+// canonical id of a registered builder. The CLI prefers env.Default.Resolve
+// and falls back to this.
+func Resolve(name string) (string, error) {
+	n := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(name)), "sv-env-"), "_", "-")
+	if id, ok := shortNames[n]; ok {
+		n = id
+	}
+	mu.RLock()
+	_, ok := builders[n]
+	mu.RUnlock()
+	if !ok {
+		return "", fmt.Errorf("no report for environment %q (reports exist for: %s)", name, strings.Join(EnvIDs(), ", "))
+	}
+	return n, nil
+}
+
+// StrictError lists the rows a strict report refused.
+type StrictError struct {
+	Problems []Problem
+}
+
+func (e *StrictError) Error() string {
+	const show = 20
+	var b strings.Builder
+	fmt.Fprintf(&b, "strict: %d row(s) are API errors or unparsed; fix or re-run them (svbench eval resumes error rows), or drop --strict:", len(e.Problems))
+	for i, p := range e.Problems {
+		if i == show {
+			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-show)
+			break
+		}
+		where := fmt.Sprintf("row %d", p.Row+1)
+		if p.Line > 0 {
+			where = fmt.Sprintf("line %d", p.Line)
+		}
+		fmt.Fprintf(&b, "\n  %s (index %d, rollout %d): %s", where, p.Index, p.Rollout, p.Kind)
+		if p.Detail != "" {
+			fmt.Fprintf(&b, ": %s", p.Detail)
+		}
+	}
+	return b.String()
+}
+
+// Build runs the builder of envID (canonical id or any name Resolve
+// accepts) and fills the shared summary fields.
+func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Report, error) {
+	id, err := Resolve(envID)
+	if err != nil {
+		return nil, err
+	}
+	mu.RLock()
+	b := builders[id]
+	mu.RUnlock()
+	r, err := b(rows, meta, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s report: %w", id, err)
+	}
+	r.EnvID = id
+	if r.Summary == nil {
+		r.Summary = map[string]any{}
+	}
+	r.Summary["env"] = id
+	r.Summary["n_rows"] = len(rows)
+	r.Summary["key_metrics"] = r.Key
+	if meta != nil {
+		r.Summary["run"] = RunInfo(meta)
+	}
+	if opts.Strict && len(r.Problems) > 0 {
+		return r, &StrictError{Problems: r.Problems}
+	}
+	return r, nil
+}
+
+// RunInfo is the part of the metadata a summary repeats so it stands alone.
+func RunInfo(m *artifact.Metadata) map[string]any {
+	info := map[string]any{
+		"run_id": m.RunID, "environment": m.Environment, "env_version": m.EnvVersion,
+		"model": m.Model, "dataset": m.Dataset, "dataset_revision": m.DatasetRev,
+		"seed": m.Seed, "git_commit": m.GitCommit, "status": m.Status, "rubric": m.Rubric,
+	}
+	if !m.Started.IsZero() {
+		info["started"] = m.Started
+	}
+	return info
+}
+
+// WriteDir writes summary.json, report.md and the charts into dir, each
+// atomically, so a crashed report never leaves half a file.
+func WriteDir(dir string, r *Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report dir: %w", err)
+	}
+	for _, c := range r.Charts {
+		if err := artifact.WriteFileAtomic(filepath.Join(dir, c.Name+".svg"), c.SVG); err != nil {
+			return fmt.Errorf("write chart %s: %w", c.Name, err)
+		}
+	}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.SummaryFile), r.Summary); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	if err := artifact.WriteFileAtomic(filepath.Join(dir, artifact.ReportFile), []byte(r.Markdown)); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// FromRun loads a run directory or a results file (metadata.json beside it
+// is optional) and builds its report. envID "" takes the environment from
+// the metadata. Strict failures come back as *StrictError with file lines.
+func FromRun(runDirOrResults string, envID string, opts Options) (*Report, error) {
+	path := artifact.ResultsPath(runDirOrResults)
+	dir := filepath.Dir(path)
+	var meta *artifact.Metadata
+	if _, err := os.Stat(filepath.Join(dir, artifact.MetadataFile)); err == nil {
+		m, err := artifact.ReadMetadata(dir)
+		if err != nil {
+			return nil, err
+		}
+		meta = m
+	}
+	if envID == "" {
+		if meta == nil || meta.Environment == "" {
+			return nil, fmt.Errorf("%s: no metadata.json naming the environment; pass the environment (e.g. --env e1)", dir)
+		}
+		envID = meta.Environment
+	}
+	rows, lines, err := LoadResults(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Build(envID, rows, meta, opts)
+	var se *StrictError
+	if errors.As(err, &se) {
+		for i := range se.Problems {
+			if p := se.Problems[i].Row; p >= 0 && p < len(lines) {
+				se.Problems[i].Line = lines[p]
+			}
+		}
+	}
+	if r != nil {
+		for i := range r.Problems {
+			if p := r.Problems[i].Row; p >= 0 && p < len(lines) {
+				r.Problems[i].Line = lines[p]
+			}
+		}
+	}
+	return r, err
+}
