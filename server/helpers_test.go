@@ -1,0 +1,150 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+)
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// liveServer is a Server on a real loopback listener.
+type liveServer struct {
+	*Server
+	URL    string
+	client *http.Client
+	stop   context.CancelFunc
+	done   chan error
+}
+
+func toyConfig() Config {
+	return Config{Registry: toyRegistry(), Logger: quietLog}
+}
+
+// startServer serves cfg on 127.0.0.1:0 and waits for /readyz.
+func startServer(t testing.TB, cfg Config) *liveServer {
+	t.Helper()
+	if cfg.Logger == nil {
+		cfg.Logger = quietLog
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ls := &liveServer{Server: s, URL: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	go func() { ls.done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() { ls.shutdown(t) })
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("server never became ready")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return ls
+}
+
+func (ls *liveServer) shutdown(t testing.TB) error {
+	ls.stop()
+	ls.client.CloseIdleConnections()
+	select {
+	case err, ok := <-ls.done:
+		if ok {
+			close(ls.done)
+		}
+		return err
+	case <-time.After(30 * time.Second):
+		t.Error("server did not shut down within 30 s")
+		return nil
+	}
+}
+
+// do sends a request with an optional JSON body and decodes the JSON reply.
+func (ls *liveServer) do(t testing.TB, method, path string, body any, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, ls.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := ls.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if len(raw) > 0 && resp.Header.Get("Content-Type") == "application/json" {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("%s %s: response is not JSON: %v: %q", method, path, err, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+// errCode returns error.code of an error body, checking its shape.
+func errCode(t testing.TB, body map[string]any) string {
+	t.Helper()
+	e, ok := body["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("body has no error object: %v", body)
+	}
+	if msg, _ := e["message"].(string); msg == "" {
+		t.Errorf("error without message: %v", body)
+	}
+	if id, _ := body["request_id"].(string); id == "" {
+		t.Errorf("error without request_id: %v", body)
+	}
+	code, _ := e["code"].(string)
+	return code
+}
+
+// waitGoroutines fails unless the goroutine count returns to at most base.
+func waitGoroutines(t testing.TB, base int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= base {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("goroutines: %d, baseline %d\n%s", n, base, buf)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
