@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
+	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+	"github.com/svbench/svbench/report"
+)
+
+func newReportCmd() *cobra.Command {
+	var (
+		envName, input, out string
+		strict              bool
+		reps                int
+		seed                uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Compute summary.json, report.md and charts for a run",
+		Long: `Reads a run directory (results.jsonl + metadata.json) or a bare results file, in
+svbench's format or the reference harness's, and writes summary.json, report.md and
+SVG charts (default: next to the results). --env may be omitted when metadata.json
+names the environment. --strict fails (exit 1) when any row is an API error or
+could not be parsed, listing the lines.`,
+		Example: "  svbench report --input outputs/evals/network-logs--gpt-5-mini/20250101-120000\n" +
+			"  svbench report --env e1 --input results.jsonl --strict --out /tmp/report",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if input == "" {
+				return usagef("--input is required: a run directory or a results.jsonl file")
+			}
+			path := artifact.ResultsPath(input)
+			if _, err := os.Stat(path); err != nil {
+				return usagef("--input %s: %v", input, err)
+			}
+			id := ""
+			if envName != "" {
+				var err error
+				if id, err = resolveReportEnv(envName); err != nil {
+					return usagef("--env: %v", err)
+				}
+			} else if meta, err := artifact.ReadMetadata(filepath.Dir(path)); err == nil && meta.Environment != "" {
+				if id, err = resolveReportEnv(meta.Environment); err != nil {
+					return fmt.Errorf("metadata.json: %w", err)
+				}
+			} else {
+				return usagef("--env is required: %s has no metadata.json naming the environment", filepath.Dir(path))
+			}
+			rep, err := report.FromRun(input, id, report.Options{Strict: strict, BootstrapReps: reps, Seed: seed})
+			var se *report.StrictError
+			if errors.As(err, &se) {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if err != nil {
+				return err
+			}
+			dir := out
+			if dir == "" {
+				dir = filepath.Dir(path)
+			}
+			if err := report.WriteDir(dir, rep); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%s report for %s\n", rep.EnvID, path)
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			for _, s := range rep.Headline {
+				fmt.Fprintf(tw, "  %s\t%s\n", s.Name, s.Value)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "wrote %s, %s and %d chart(s) to %s\n", artifact.SummaryFile, artifact.ReportFile, len(rep.Charts), dir)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&envName, "env", "", "environment (e1, network-logs, sv-env-network-logs, …); default: from metadata.json")
+	f.StringVar(&input, "input", "", "run directory or results.jsonl (required)")
+	f.StringVar(&out, "out", "", "output directory (default: the run directory / the results file's directory)")
+	f.BoolVar(&strict, "strict", false, "fail when any row is an API error or unparsed instead of reporting")
+	f.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
+	f.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = the run's seed)")
+	return cmd
+}
+
+// resolveReportEnv maps a user's env name to a canonical id with a report
+// builder. The environment registry is the authority on names; the report
+// package's own table covers binaries or tests that link no environment.
+func resolveReportEnv(name string) (string, error) {
+	if id, err := env.Default.Resolve(name); err == nil {
+		if rid, err := report.Resolve(id); err == nil {
+			return rid, nil
+		}
+	}
+	return report.Resolve(name)
+}

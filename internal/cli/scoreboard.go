@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/report"
+)
+
+func newScoreboardCmd() *cobra.Command {
+	var (
+		root, out, envName string
+		all                bool
+	)
+	cmd := &cobra.Command{
+		Use:   "scoreboard",
+		Short: "Rank evaluation runs by each environment's main metric",
+		Long: `Walks ROOT for run directories (metadata.json + summary.json; a missing or stale
+summary is computed in memory) and writes scoreboard.md and scoreboard.json: one row per
+run with its key metrics, sorted by the environment's main metric. By default only the
+latest run per (environment, model, dataset) is kept; --all keeps every run.`,
+		Example: "  svbench scoreboard\n  svbench scoreboard --root outputs/evals --env e1 --all --out /tmp/sb",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if st, err := os.Stat(root); err != nil || !st.IsDir() {
+				return usagef("--root %s: not a directory", root)
+			}
+			id := ""
+			if envName != "" {
+				var err error
+				if id, err = resolveReportEnv(envName); err != nil {
+					return usagef("--env: %v", err)
+				}
+			}
+			sb, err := report.CollectScoreboard(root, report.ScoreboardOptions{Env: id, All: all})
+			if err != nil {
+				return err
+			}
+			dir := out
+			if dir == "" {
+				dir = root
+			}
+			if err := report.WriteScoreboard(dir, sb); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, s := range sb.Skipped {
+				fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s\n", s)
+			}
+			fmt.Fprintf(w, "%d run(s) ranked; wrote %s and %s\n", len(sb.Runs),
+				filepath.Join(dir, "scoreboard.md"), filepath.Join(dir, "scoreboard.json"))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&root, "root", "outputs/evals", "directory holding run directories")
+	f.StringVar(&out, "out", "", "output directory (default: --root)")
+	f.StringVar(&envName, "env", "", "only this environment (e1, network-logs, …)")
+	f.BoolVar(&all, "all", false, "keep every run, not only the latest per (env, model, dataset)")
+	return cmd
+}

@@ -1,0 +1,284 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+)
+
+// ScoreRow is one run on the scoreboard.
+type ScoreRow struct {
+	Env         string             `json:"env"`
+	Model       string             `json:"model"`
+	Dataset     string             `json:"dataset"`
+	DatasetRev  string             `json:"dataset_revision"`
+	RunID       string             `json:"run_id"`
+	Dir         string             `json:"dir"`
+	N           int                `json:"n"`
+	Status      string             `json:"status"`
+	Date        time.Time          `json:"date"`
+	MainMetric  string             `json:"main_metric,omitempty"`
+	Metrics     map[string]float64 `json:"metrics"`
+	Order       []KeyMetric        `json:"-"`
+	SummaryNote string             `json:"summary_note,omitempty"`
+}
+
+// Scoreboard is scoreboard.json.
+type Scoreboard struct {
+	Root    string     `json:"root"`
+	Runs    []ScoreRow `json:"runs"`
+	Skipped []string   `json:"skipped,omitempty"`
+}
+
+// ScoreboardOptions select runs.
+type ScoreboardOptions struct {
+	Env string // canonical id; "" = every env
+	All bool   // keep every run, not only the latest per (env, model, dataset)
+}
+
+// CollectScoreboard walks root for run directories (those holding
+// metadata.json). A run's summary.json is used when it is at least as new
+// as its results; otherwise the summary is computed in memory (run
+// directories are never written). Runs that cannot be read are listed in
+// Skipped with the reason, not fatal: one broken run must not hide the rest.
+func CollectScoreboard(root string, opts ScoreboardOptions) (*Scoreboard, error) {
+	sb := &Scoreboard{Root: root}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Name() != artifact.MetadataFile {
+			return nil
+		}
+		dir := filepath.Dir(p)
+		row, err := scoreRun(dir)
+		if err != nil {
+			sb.Skipped = append(sb.Skipped, fmt.Sprintf("%s: %v", dir, err))
+			return nil
+		}
+		if opts.Env == "" || row.Env == opts.Env {
+			sb.Runs = append(sb.Runs, *row)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s: %w", root, err)
+	}
+	if !opts.All {
+		sb.Runs = latestRuns(sb.Runs)
+	}
+	sortScoreRows(sb.Runs)
+	return sb, nil
+}
+
+func scoreRun(dir string) (*ScoreRow, error) {
+	meta, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		return nil, err
+	}
+	env, err := Resolve(meta.Environment)
+	if err != nil {
+		return nil, err
+	}
+	row := &ScoreRow{
+		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
+		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
+	}
+	summary, err := freshSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	if summary == nil {
+		rep, err := FromRun(dir, env, Options{BootstrapReps: -1})
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(rep.Summary)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(b, &summary); err != nil {
+			return nil, err
+		}
+		row.SummaryNote = "computed (no up-to-date summary.json)"
+	}
+	var keys struct {
+		N      int         `json:"n_rows"`
+		Key    []KeyMetric `json:"key_metrics"`
+		Counts struct {
+			Scored *int `json:"scored"`
+		} `json:"counts"`
+	}
+	if err := json.Unmarshal(summary, &keys); err != nil {
+		return nil, fmt.Errorf("summary.json: %w", err)
+	}
+	row.N = keys.N
+	if keys.Counts.Scored != nil {
+		row.N = *keys.Counts.Scored
+	}
+	row.Order = keys.Key
+	if len(keys.Key) > 0 {
+		row.MainMetric = keys.Key[0].Name
+	}
+	for _, k := range keys.Key {
+		row.Metrics[k.Name] = k.Value
+	}
+	return row, nil
+}
+
+// freshSummary returns summary.json when it exists and is not older than
+// results.jsonl, nil otherwise.
+func freshSummary(dir string) (json.RawMessage, error) {
+	sp := filepath.Join(dir, artifact.SummaryFile)
+	st, err := os.Stat(sp)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rt, err := os.Stat(filepath.Join(dir, artifact.ResultsFile)); err == nil && rt.ModTime().After(st.ModTime()) {
+		return nil, nil
+	}
+	b, err := os.ReadFile(sp)
+	if err != nil {
+		return nil, err
+	}
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(b, &probe) != nil || probe["key_metrics"] == nil {
+		return nil, nil // foreign or older summary: recompute
+	}
+	return b, nil
+}
+
+func latestRuns(rows []ScoreRow) []ScoreRow {
+	type key struct{ env, model, ds string }
+	best := map[key]int{}
+	for i, r := range rows {
+		ds := r.DatasetRev
+		if ds == "" {
+			ds = r.Dataset
+		}
+		k := key{r.Env, r.Model, ds}
+		if j, ok := best[k]; !ok || r.Date.After(rows[j].Date) || (r.Date.Equal(rows[j].Date) && r.Dir > rows[j].Dir) {
+			best[k] = i
+		}
+	}
+	out := make([]ScoreRow, 0, len(best))
+	for _, i := range best {
+		out = append(out, rows[i])
+	}
+	return out
+}
+
+// sortScoreRows groups by env and orders each env by its main metric (the
+// first key metric), best first; ties by model, then newest.
+func sortScoreRows(rows []ScoreRow) {
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Env != b.Env {
+			return a.Env < b.Env
+		}
+		if len(a.Order) > 0 && len(b.Order) > 0 {
+			m := a.Order[0]
+			va, vb := a.Metrics[m.Name], b.Metrics[m.Name]
+			if va != vb {
+				if m.HigherIsBetter {
+					return va > vb
+				}
+				return va < vb
+			}
+		}
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		return a.Date.After(b.Date)
+	})
+}
+
+// Markdown renders scoreboard.md: one table per environment.
+func (sb *Scoreboard) Markdown() string {
+	var b strings.Builder
+	b.WriteString("# svbench scoreboard\n\n")
+	if len(sb.Runs) == 0 {
+		b.WriteString("_No runs found._\n")
+	}
+	for i := 0; i < len(sb.Runs); {
+		env := sb.Runs[i].Env
+		j := i
+		for j < len(sb.Runs) && sb.Runs[j].Env == env {
+			j++
+		}
+		group := sb.Runs[i:j]
+		var cols []KeyMetric
+		for _, r := range group {
+			if len(r.Order) > len(cols) {
+				cols = r.Order
+			}
+		}
+		header := []string{"#", "model", "dataset", "n", "status", "date"}
+		for k, c := range cols {
+			name := c.Name
+			if k == 0 {
+				name = "**" + name + "**"
+			}
+			if !c.HigherIsBetter {
+				name += " ↓"
+			}
+			header = append(header, name)
+		}
+		var rows [][]string
+		for rank, r := range group {
+			ds := r.Dataset
+			if r.DatasetRev != "" {
+				ds += " (" + r.DatasetRev + ")"
+			}
+			date := "—"
+			if !r.Date.IsZero() {
+				date = r.Date.UTC().Format("2006-01-02 15:04")
+			}
+			cells := []string{fmt.Sprint(rank + 1), r.Model, ds, fmt.Sprint(r.N), r.Status, date}
+			for _, c := range cols {
+				v, ok := r.Metrics[c.Name]
+				if !ok {
+					cells = append(cells, "—")
+					continue
+				}
+				cells = append(cells, F(v))
+			}
+			rows = append(rows, cells)
+		}
+		fmt.Fprintf(&b, "## %s\n\n%s\n", env, Table(header, rows))
+		i = j
+	}
+	b.WriteString("Metrics marked ↓ are better when lower. Rows are sorted by the first (bold) metric.\n")
+	if len(sb.Skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n")
+		for _, s := range sb.Skipped {
+			fmt.Fprintf(&b, "- %s\n", EscapeCell(s))
+		}
+	}
+	return b.String()
+}
+
+// WriteScoreboard writes scoreboard.md and scoreboard.json into dir.
+func WriteScoreboard(dir string, sb *Scoreboard) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, "scoreboard.json"), sb); err != nil {
+		return fmt.Errorf("write scoreboard.json: %w", err)
+	}
+	if err := artifact.WriteFileAtomic(filepath.Join(dir, "scoreboard.md"), []byte(sb.Markdown())); err != nil {
+		return fmt.Errorf("write scoreboard.md: %w", err)
+	}
+	return nil
+}
