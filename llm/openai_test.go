@@ -44,15 +44,13 @@ func TestChatRetriesTransientFaults(t *testing.T) {
 	}
 	for _, tc := range faults {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := llmtest.New(false)
-			defer srv.Close()
-			srv.HangFor = 3 * time.Second
-			srv.Schedule = func(n int64) llmtest.Fault {
+			srv := llmtest.New(llmtest.Options{HangFor: 3 * time.Second, Schedule: func(n int64) llmtest.Fault {
 				if n < 2 {
 					return tc.fault
 				}
 				return llmtest.OK
-			}
+			}})
+			defer srv.Close()
 			c := fastClient(t, srv, func(c *Config) { c.Timeout = 200 * time.Millisecond })
 			resp, err := c.Chat(context.Background(), userReq("m"))
 			if err != nil {
@@ -69,9 +67,8 @@ func TestChatRetriesTransientFaults(t *testing.T) {
 }
 
 func TestChatGivesUpAfterMaxRetries(t *testing.T) {
-	srv := llmtest.New(false)
+	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.ServerError }})
 	defer srv.Close()
-	srv.Schedule = func(int64) llmtest.Fault { return llmtest.ServerError }
 	c := fastClient(t, srv, func(c *Config) { c.MaxRetries = 2 })
 	_, err := c.Chat(context.Background(), userReq("m"))
 	if err == nil || !strings.Contains(err.Error(), "after 3 attempts") {
@@ -83,9 +80,8 @@ func TestChatGivesUpAfterMaxRetries(t *testing.T) {
 }
 
 func TestChatDoesNotRetryClientErrors(t *testing.T) {
-	srv := llmtest.New(false)
+	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.Unauthorized }})
 	defer srv.Close()
-	srv.Schedule = func(int64) llmtest.Fault { return llmtest.Unauthorized }
 	c := fastClient(t, srv, nil)
 	if _, err := c.Chat(context.Background(), userReq("m")); err == nil {
 		t.Fatal("want error")
@@ -96,15 +92,13 @@ func TestChatDoesNotRetryClientErrors(t *testing.T) {
 }
 
 func TestRetryAfterIsHonoured(t *testing.T) {
-	srv := llmtest.New(false)
-	defer srv.Close()
-	srv.RetryAfter = "0.3"
-	srv.Schedule = func(n int64) llmtest.Fault {
+	srv := llmtest.New(llmtest.Options{RetryAfter: "0.3", Schedule: func(n int64) llmtest.Fault {
 		if n == 0 {
 			return llmtest.RateLimited
 		}
 		return llmtest.OK
-	}
+	}})
+	defer srv.Close()
 	c := fastClient(t, srv, nil)
 	start := time.Now()
 	if _, err := c.Chat(context.Background(), userReq("m")); err != nil {
@@ -160,7 +154,7 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := llmtest.New(true)
+			srv := llmtest.New(llmtest.Options{KeepLog: true})
 			defer srv.Close()
 			c := fastClient(t, srv, nil)
 			req := userReq(tc.model)
@@ -204,11 +198,9 @@ func jsonEqual(a, b any) bool {
 }
 
 func TestToolCallsRoundTrip(t *testing.T) {
-	srv := llmtest.New(true)
-	defer srv.Close()
-	srv.Respond = func(req llmtest.ChatRequest) llmtest.Reply {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(req llmtest.ChatRequest) llmtest.Reply {
 		return llmtest.Reply{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "run_opa", Arguments: `{"paths":["a.yaml"]}`}}}
-	}
+	}})
 	c := fastClient(t, srv, nil)
 	req := Request{Model: "m",
 		Messages: []env.Message{
@@ -243,9 +235,8 @@ func TestToolCallsRoundTrip(t *testing.T) {
 }
 
 func TestResponseBodyIsBounded(t *testing.T) {
-	srv := llmtest.New(false)
+	srv := llmtest.New(llmtest.Options{Respond: func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Content: strings.Repeat("x", 1<<20)} }})
 	defer srv.Close()
-	srv.Respond = func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Content: strings.Repeat("x", 1<<20)} }
 	c := fastClient(t, srv, func(c *Config) { c.MaxResponseBytes = 64 << 10 })
 	_, err := c.Chat(context.Background(), userReq("m"))
 	var tooBig *bodyTooLargeError
@@ -258,9 +249,8 @@ func TestResponseBodyIsBounded(t *testing.T) {
 }
 
 func TestInFlightBound(t *testing.T) {
-	srv := llmtest.New(false)
+	srv := llmtest.New(llmtest.Options{Latency: 50 * time.Millisecond})
 	defer srv.Close()
-	srv.Latency = 50 * time.Millisecond
 	c := fastClient(t, srv, func(c *Config) { c.MaxInFlight = 2 })
 	start := time.Now()
 	errs := make(chan error, 6)

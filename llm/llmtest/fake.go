@@ -45,9 +45,8 @@ type Reply struct {
 // ToolCall is a function call the fake model makes.
 type ToolCall struct{ ID, Name, Arguments string }
 
-// Server is a fake endpoint. Configure fields before the first request.
-type Server struct {
-	*httptest.Server
+// Options script the fake endpoint's behaviour.
+type Options struct {
 	// Respond produces the assistant reply (default: a fixed JSON answer).
 	Respond func(req ChatRequest) Reply
 	// Schedule picks a fault for the n-th request (0-based); default OK.
@@ -58,19 +57,41 @@ type Server struct {
 	RetryAfter string
 	// HangFor is how long Hang sleeps (default 10 s) unless the client leaves.
 	HangFor time.Duration
+	// KeepLog records every request body and Authorization header.
+	KeepLog bool
+}
+
+// Server is a fake endpoint.
+type Server struct {
+	*httptest.Server
+
+	optsMu sync.RWMutex
+	opts   Options
 
 	requests atomic.Int64
 	mu       sync.Mutex
 	bodies   []map[string]any
-	keepLog  bool
 	auth     []string
 }
 
-// New starts a server; KeepLog records every request body and auth header.
-func New(keepLog bool) *Server {
-	s := &Server{keepLog: keepLog, RetryAfter: "0", HangFor: 10 * time.Second}
+// New starts a server.
+func New(opts Options) *Server {
+	if opts.RetryAfter == "" {
+		opts.RetryAfter = "0"
+	}
+	if opts.HangFor == 0 {
+		opts.HangFor = 10 * time.Second
+	}
+	s := &Server{opts: opts}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	return s
+}
+
+// Update changes the script while the server runs.
+func (s *Server) Update(fn func(*Options)) {
+	s.optsMu.Lock()
+	defer s.optsMu.Unlock()
+	fn(&s.opts)
 }
 
 // URL for llm.Config.BaseURL.
@@ -95,6 +116,9 @@ func (s *Server) AuthHeaders() []string {
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.requests.Add(1) - 1
+	s.optsMu.RLock()
+	o := s.opts
+	s.optsMu.RUnlock()
 	if r.URL.Path != "/v1/chat/completions" {
 		http.Error(w, `{"error":{"message":"not found"}}`, http.StatusNotFound)
 		return
@@ -106,19 +130,19 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error"}}`, err.Error())
 		return
 	}
-	if s.keepLog {
+	if o.KeepLog {
 		s.mu.Lock()
 		s.bodies = append(s.bodies, raw)
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
 		s.mu.Unlock()
 	}
 	fault := OK
-	if s.Schedule != nil {
-		fault = s.Schedule(n)
+	if o.Schedule != nil {
+		fault = o.Schedule(n)
 	}
-	if s.Latency > 0 {
+	if o.Latency > 0 {
 		select {
-		case <-time.After(s.Latency):
+		case <-time.After(o.Latency):
 		case <-r.Context().Done():
 			return
 		}
@@ -126,7 +150,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch fault {
 	case RateLimited:
-		w.Header().Set("Retry-After", s.RetryAfter)
+		w.Header().Set("Retry-After", o.RetryAfter)
 		w.WriteHeader(http.StatusTooManyRequests)
 		io.WriteString(w, `{"error":{"message":"rate limited","type":"rate_limit_error"}}`)
 		return
@@ -140,7 +164,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	case Hang:
 		select {
-		case <-time.After(s.HangFor):
+		case <-time.After(o.HangFor):
 		case <-r.Context().Done():
 		}
 		return
@@ -162,8 +186,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	req := ChatRequest{Raw: raw}
 	_ = json.Unmarshal(body, &req)
 	reply := Reply{Content: `{"label": "Benign", "confidence": 0.5}`}
-	if s.Respond != nil {
-		reply = s.Respond(req)
+	if o.Respond != nil {
+		reply = o.Respond(req)
 	}
 	msg := map[string]any{"role": "assistant", "content": reply.Content}
 	finish := "stop"

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+)
+
+// Merge joins the run directories of a sharded evaluation into one run in
+// outDir. It refuses shards whose configuration differs, a missing or
+// repeated shard, and duplicate (example, rollout) pairs.
+func Merge(shardDirs []string, outDir string) (*artifact.Metadata, error) {
+	if len(shardDirs) == 0 {
+		return nil, fmt.Errorf("merge: no shard directories given")
+	}
+	metas := make([]*artifact.Metadata, len(shardDirs))
+	for i, d := range shardDirs {
+		m, err := artifact.ReadMetadata(d)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		metas[i] = m
+	}
+	first := metas[0]
+	seen := map[int]string{}
+	count := 0
+	for i, m := range metas {
+		if diff := configDiff(first, m); diff != "" {
+			return nil, fmt.Errorf("merge: %s differs from %s: %s", shardDirs[i], shardDirs[0], diff)
+		}
+		sh, err := ParseShard(m.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %s: %w", shardDirs[i], err)
+		}
+		if sh.Count <= 1 {
+			return nil, fmt.Errorf("merge: %s is not a shard (no --shard in its metadata)", shardDirs[i])
+		}
+		if count == 0 {
+			count = sh.Count
+		} else if sh.Count != count {
+			return nil, fmt.Errorf("merge: %s is shard %s but others are of %d", shardDirs[i], m.Shard, count)
+		}
+		if prev, dup := seen[sh.Index]; dup {
+			return nil, fmt.Errorf("merge: shard %d given twice (%s and %s)", sh.Index, prev, shardDirs[i])
+		}
+		seen[sh.Index] = shardDirs[i]
+		if m.Status != artifact.StatusCompleted {
+			return nil, fmt.Errorf("merge: %s has status %q; resume it to completion first", shardDirs[i], m.Status)
+		}
+	}
+	if len(seen) != count {
+		var missing []string
+		for i := range count {
+			if _, ok := seen[i]; !ok {
+				missing = append(missing, fmt.Sprint(i))
+			}
+		}
+		return nil, fmt.Errorf("merge: missing shard(s) %s of %d", strings.Join(missing, ","), count)
+	}
+
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, err
+	}
+	var rows []artifact.Result
+	keys := map[artifact.Key]string{}
+	agg := newAggregate()
+	for _, d := range shardDirs {
+		err := artifact.EachResult(filepath.Join(d, artifact.ResultsFile), func(r *artifact.Result) error {
+			if prev, dup := keys[r.Key()]; dup {
+				return fmt.Errorf("example %d rollout %d appears in %s and %s", r.Index, r.Rollout, prev, d)
+			}
+			keys[r.Key()] = d
+			rows = append(rows, *r)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+	}
+	// Canonical order, so a merged run is byte-comparable with others.
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].Index != rows[j].Index {
+			return rows[i].Index < rows[j].Index
+		}
+		return rows[i].Rollout < rows[j].Rollout
+	})
+	var sb strings.Builder
+	merged := *first
+	merged.RunID = NewRunID(time.Now())
+	merged.Shard = ""
+	merged.DurationS = 0
+	for i := range rows {
+		rows[i].RunID = merged.RunID
+		b, err := json.Marshal(rows[i])
+		if err != nil {
+			return nil, err
+		}
+		sb.Write(b)
+		sb.WriteByte('\n')
+		agg.add(&rows[i])
+	}
+	for _, m := range metas {
+		merged.DurationS += m.DurationS
+		if m.Started.Before(merged.Started) {
+			merged.Started = m.Started
+		}
+	}
+	merged.Status = artifact.StatusCompleted
+	merged.StatusDetail = fmt.Sprintf("merged from %d shards", count)
+	agg.fill(&merged)
+	if err := artifact.WriteFileAtomic(filepath.Join(outDir, artifact.ResultsFile), []byte(sb.String())); err != nil {
+		return nil, err
+	}
+	if err := artifact.WriteJSONAtomic(filepath.Join(outDir, artifact.MetadataFile), &merged); err != nil {
+		return nil, err
+	}
+	return &merged, nil
+}
+
+// configDiff names the first setting in which two shard runs differ.
+func configDiff(a, b *artifact.Metadata) string {
+	checks := []struct {
+		name string
+		x, y any
+	}{
+		{"environment", a.Environment, b.Environment},
+		{"env_version", a.EnvVersion, b.EnvVersion},
+		{"rubric", a.Rubric, b.Rubric},
+		{"model", a.Model, b.Model},
+		{"effective_model", a.EffectiveModel, b.EffectiveModel},
+		{"dataset_revision", a.DatasetRev, b.DatasetRev},
+		{"num_examples", a.NumExamples, b.NumExamples},
+		{"rollouts_per_example", a.Rollouts, b.Rollouts},
+		{"seed", a.Seed, b.Seed},
+		{"sampling", string(a.Sampling), string(b.Sampling)},
+	}
+	for _, c := range checks {
+		if c.x != c.y {
+			return fmt.Sprintf("%s %v ≠ %v", c.name, c.x, c.y)
+		}
+	}
+	return ""
+}

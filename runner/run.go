@@ -1,0 +1,617 @@
+// Package runner evaluates a model on an environment: it schedules
+// (example, rollout) jobs over a bounded pool of workers, appends every result
+// to results.jsonl as soon as it is scored, keeps metadata.json current, and
+// resumes a stopped run without duplicating or dropping a pair.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/internal/version"
+	"github.com/svbench/svbench/llm"
+)
+
+// Shard selects a deterministic slice of a run: every Count-th selected
+// example starting at Index.
+type Shard struct {
+	Index, Count int
+}
+
+// String renders "i/n", or "" for an unsharded run.
+func (s Shard) String() string {
+	if s.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{}, nil
+	}
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
+		return Shard{}, fmt.Errorf("--shard %q: want i/n with 0 <= i < n", s)
+	}
+	return sh, nil
+}
+
+// Config is one evaluation.
+type Config struct {
+	Env     env.Environment
+	Dataset *env.Dataset
+	Client  llm.Client
+	// Model is the name the user gave (alias or builtin:<name>);
+	// EffectiveModel is what the endpoint is asked for.
+	Model          string
+	EffectiveModel string
+	BaseURL        string
+	Sampling       llm.Sampling
+	Rubric         string
+	MaxTurns       int
+	Params         map[string]string
+
+	// N examples (0 = all; more than the dataset is clamped with a warning).
+	N           int
+	Rollouts    int
+	Concurrency int
+	Seed        uint64
+	Shard       Shard
+	// MaxConsecutiveErrors stops the run after that many model-call failures
+	// in a row; 0 disables.
+	MaxConsecutiveErrors int
+
+	// OutDir is the root for new runs (runs go to OutDir/evals/<env>--<model>/<id>).
+	OutDir string
+	// ResumeDir continues an existing run instead of starting one.
+	ResumeDir string
+
+	Progress Progress
+	Log      *slog.Logger
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Dir      string
+	Metadata *artifact.Metadata
+}
+
+// ErrInterrupted is returned when the context was cancelled; the run is
+// resumable.
+var ErrInterrupted = errors.New("run interrupted")
+
+// job is one (example, rollout) pair.
+type job struct {
+	index   int
+	rollout int
+}
+
+// Run executes (or resumes) an evaluation.
+func Run(ctx context.Context, cfg Config) (*Outcome, error) {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Rollouts <= 0 {
+		cfg.Rollouts = 1
+	}
+	if cfg.Concurrency <= 0 {
+		cfg.Concurrency = 1
+	}
+	info := cfg.Env.Info()
+	rubric := cfg.Rubric
+	if rubric == "" {
+		rubric = info.DefaultRubric
+	}
+
+	var (
+		dir  string
+		meta *artifact.Metadata
+		err  error
+	)
+	if cfg.ResumeDir != "" {
+		dir = cfg.ResumeDir
+		meta, err = artifact.ReadMetadata(dir)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkResumable(meta, cfg, info, rubric); err != nil {
+			return nil, err
+		}
+		cfg.N, cfg.Seed, cfg.Rollouts = meta.NumExamples, meta.Seed, meta.Rollouts
+		if cfg.Shard, err = ParseShard(meta.Shard); err != nil {
+			return nil, err
+		}
+	} else {
+		meta = newMetadata(cfg, info, rubric)
+		dir = filepath.Join(cfg.OutDir, "evals", info.ID+"--"+safeName(cfg.Model), meta.RunID)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create run dir: %w", err)
+		}
+	}
+
+	selected := selectExamples(len(cfg.Dataset.Examples), cfg.N, cfg.Seed, cfg.Shard, cfg.Log)
+	if cfg.ResumeDir == "" {
+		meta.NumExamples = cfg.N
+		if cfg.N <= 0 || cfg.N > len(cfg.Dataset.Examples) {
+			meta.NumExamples = len(cfg.Dataset.Examples)
+		}
+	}
+
+	agg := newAggregate()
+	done, err := compactResults(filepath.Join(dir, artifact.ResultsFile), agg)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, idx := range selected {
+		for r := range cfg.Rollouts {
+			if !done[artifact.Key{Index: idx, Rollout: r}] {
+				jobs = append(jobs, job{idx, r})
+			}
+		}
+	}
+	total := len(selected) * cfg.Rollouts
+
+	f, err := os.OpenFile(filepath.Join(dir, artifact.ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+
+	meta.Status = artifact.StatusRunning
+	meta.StatusDetail = ""
+	meta.Finished = nil
+	agg.fill(meta)
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
+		return nil, err
+	}
+
+	r := &run{cfg: cfg, meta: meta, dir: dir, out: f, agg: agg, rubric: rubric}
+	status, detail, runErr := r.execute(ctx, jobs, total, total-len(jobs))
+
+	now := time.Now().UTC()
+	meta.Finished = &now
+	meta.DurationS += now.Sub(r.started).Seconds()
+	meta.Status, meta.StatusDetail = status, detail
+	agg.fill(meta)
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
+		return nil, err
+	}
+	return &Outcome{Dir: dir, Metadata: meta}, runErr
+}
+
+type run struct {
+	cfg     Config
+	meta    *artifact.Metadata
+	dir     string
+	out     *os.File
+	agg     *aggregate
+	rubric  string
+	started time.Time
+
+	mu          sync.Mutex
+	consecutive int
+	writeErr    error
+}
+
+func (r *run) execute(ctx context.Context, jobs []job, total, already int) (status, detail string, err error) {
+	r.started = time.Now()
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	prog := r.cfg.Progress
+	if prog == nil {
+		prog = nopProgress{}
+	}
+	prog.Start(total, already)
+	defer prog.Finish()
+
+	queue := make(chan job)
+	var wg sync.WaitGroup
+	for range min(r.cfg.Concurrency, max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				res, modelFailed := r.one(runCtx, j)
+				if runCtx.Err() != nil && res.Error != "" {
+					// Cancelled mid-flight: not a result, redone on resume.
+					continue
+				}
+				r.record(res, modelFailed, cancel)
+				prog.Add(res.Reward, res.Error != "")
+			}
+		}()
+	}
+
+	stopCheckpoints := make(chan struct{})
+	var cpWG sync.WaitGroup
+	cpWG.Add(1)
+	go func() {
+		defer cpWG.Done()
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopCheckpoints:
+				return
+			case <-t.C:
+				r.checkpoint()
+			}
+		}
+	}()
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-runCtx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	close(stopCheckpoints)
+	cpWG.Wait()
+
+	cause := context.Cause(runCtx)
+	switch {
+	case r.writeErr != nil:
+		return artifact.StatusFailed, r.writeErr.Error(), r.writeErr
+	case errors.Is(cause, errTooManyErrors):
+		d := fmt.Sprintf("stopped after %d consecutive model errors", r.cfg.MaxConsecutiveErrors)
+		return artifact.StatusEarlyStop, d, fmt.Errorf("%s; fix the endpoint and resume with --resume %s", d, r.dir)
+	case ctx.Err() != nil:
+		return artifact.StatusInterrupted, "interrupted", fmt.Errorf("%w; resume with --resume %s", ErrInterrupted, r.dir)
+	}
+	return artifact.StatusCompleted, "", nil
+}
+
+var errTooManyErrors = errors.New("too many consecutive model errors")
+
+// one plays and scores one (example, rollout) pair.
+func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
+	ex := r.cfg.Dataset.Examples[j.index]
+	res := artifact.Result{
+		RunID: r.meta.RunID, Index: j.index, ExampleID: ex.ID, Rollout: j.rollout, Model: r.cfg.Model,
+		Prompt: ex.Prompt, Answer: ex.Answer, Meta: ex.Meta, Rubric: r.rubric, Time: time.Now().UTC(),
+	}
+	ro, err := RunEpisode(ctx, r.cfg.Client, r.cfg.Env, ex, EpisodeConfig{Model: r.cfg.EffectiveModel, Sampling: r.cfg.Sampling, MaxTurns: r.cfg.MaxTurns})
+	res.Completion = ro.Completion
+	res.FinalText = ro.FinalText()
+	res.ToolCalls = ro.ToolCalls
+	res.Turns = ro.Turns
+	res.StopReason = ro.StopReason
+	res.Usage = ro.Usage
+	res.LatencyMS = float64(ro.Duration.Microseconds()) / 1000
+	var me *ModelError
+	if errors.As(err, &me) {
+		res.Error = err.Error()
+		return res, true
+	}
+	if err != nil {
+		// The environment failed (bad fixture, verifier error): the row is
+		// kept and scored as far as possible, and the run goes on.
+		res.ScoreError = err.Error()
+	}
+	sc, serr := r.cfg.Env.Score(ctx, ex, ro, r.rubric)
+	if serr != nil {
+		res.ScoreError = strings.TrimPrefix(res.ScoreError+"; "+serr.Error(), "; ")
+	}
+	res.Reward, res.Components, res.Parsed = sc.Total, sc.Components, sc.Parsed
+	return res, false
+}
+
+func (r *run) record(res artifact.Result, modelFailed bool, cancel context.CancelCauseFunc) {
+	b, err := json.Marshal(res)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		// One write per row: a killed process loses at most the row being
+		// written, and the reader ignores an unterminated tail.
+		_, err = r.out.Write(append(b, '\n'))
+	}
+	if err != nil && r.writeErr == nil {
+		r.writeErr = fmt.Errorf("write results: %w", err)
+		cancel(r.writeErr)
+		return
+	}
+	r.agg.add(&res)
+	if modelFailed {
+		r.consecutive++
+		if r.cfg.MaxConsecutiveErrors > 0 && r.consecutive >= r.cfg.MaxConsecutiveErrors {
+			cancel(errTooManyErrors)
+		}
+	} else {
+		r.consecutive = 0
+	}
+}
+
+// checkpoint refreshes metadata.json so a watcher (or a crash) sees progress.
+func (r *run) checkpoint() {
+	r.mu.Lock()
+	r.agg.fill(r.meta)
+	r.meta.DurationS = time.Since(r.started).Seconds()
+	cp := *r.meta
+	r.mu.Unlock()
+	if err := artifact.WriteJSONAtomic(filepath.Join(r.dir, artifact.MetadataFile), &cp); err != nil {
+		r.cfg.Log.Warn("metadata checkpoint failed", "err", err)
+	}
+}
+
+// selectExamples shuffles dataset indices with the seed, keeps the first n
+// and then this shard's share of them.
+func selectExamples(rows, n int, seed uint64, sh Shard, log *slog.Logger) []int {
+	perm := dataset.Permutation(rows, seed)
+	if n > rows {
+		log.Warn("fewer examples than requested; using all", "requested", n, "available", rows)
+		fmt.Fprintf(os.Stderr, "warning: -n %d is larger than the dataset (%d rows); evaluating all %d\n", n, rows, rows)
+	}
+	if n > 0 && n < rows {
+		perm = perm[:n]
+	}
+	if sh.Count <= 1 {
+		return perm
+	}
+	var out []int
+	for i, idx := range perm {
+		if i%sh.Count == sh.Index {
+			out = append(out, idx)
+		}
+	}
+	return out
+}
+
+// compactResults rewrites results.jsonl keeping the last successful row of
+// each pair (failed rows are retried, a torn last line is dropped), and
+// returns the pairs already done.
+func compactResults(path string, agg *aggregate) (map[artifact.Key]bool, error) {
+	done := map[artifact.Key]bool{}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	keep := map[artifact.Key]artifact.Result{}
+	var order []artifact.Key
+	err := artifact.EachResult(path, func(res *artifact.Result) error {
+		if res.Error != "" {
+			return nil
+		}
+		k := res.Key()
+		if _, seen := keep[k]; !seen {
+			order = append(order, k)
+		}
+		keep[k] = *res
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resume: %w", err)
+	}
+	var sb strings.Builder
+	for _, k := range order {
+		res := keep[k]
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		sb.Write(b)
+		sb.WriteByte('\n')
+		done[k] = true
+		agg.add(&res)
+	}
+	if err := artifact.WriteFileAtomic(path, []byte(sb.String())); err != nil {
+		return nil, fmt.Errorf("resume: rewrite results: %w", err)
+	}
+	return done, nil
+}
+
+func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric string) error {
+	var diffs []string
+	if meta.Environment != info.ID {
+		diffs = append(diffs, fmt.Sprintf("environment %s ≠ %s", meta.Environment, info.ID))
+	}
+	if meta.Model != cfg.Model {
+		diffs = append(diffs, fmt.Sprintf("model %s ≠ %s", meta.Model, cfg.Model))
+	}
+	if meta.DatasetRev != cfg.Dataset.Info.Revision {
+		diffs = append(diffs, fmt.Sprintf("dataset revision %s ≠ %s", meta.DatasetRev, cfg.Dataset.Info.Revision))
+	}
+	if meta.Rubric != rubric {
+		diffs = append(diffs, fmt.Sprintf("rubric %s ≠ %s", meta.Rubric, rubric))
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("cannot resume %s: %s (pass the same --env, --model, --dataset and --rubric as the original run)", meta.RunID, strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
+	sampling, _ := json.Marshal(cfg.Sampling)
+	eff := cfg.EffectiveModel
+	if eff == "" {
+		eff = cfg.Model
+	}
+	return &artifact.Metadata{
+		RunID:          NewRunID(time.Now()),
+		Environment:    info.ID,
+		EnvVersion:     info.Version,
+		Rubric:         rubric,
+		Model:          cfg.Model,
+		EffectiveModel: eff,
+		BaseURL:        redactURL(cfg.BaseURL),
+		Dataset:        cfg.Dataset.Info.ID,
+		DatasetRev:     cfg.Dataset.Info.Revision,
+		DatasetRows:    len(cfg.Dataset.Examples),
+		Rollouts:       cfg.Rollouts,
+		Seed:           cfg.Seed,
+		Shard:          cfg.Shard.String(),
+		Sampling:       sampling,
+		Concurrency:    cfg.Concurrency,
+		MaxConsecErr:   cfg.MaxConsecutiveErrors,
+		Params:         maps.Clone(cfg.Params),
+		Verifiers:      maps.Clone(info.Verifiers),
+		GitCommit:      version.GitCommit(),
+		SvbenchVersion: version.Version,
+		GoVersion:      version.Go(),
+		Started:        time.Now().UTC(),
+	}
+}
+
+// NewRunID is a sortable, collision-resistant run id.
+func NewRunID(t time.Time) string {
+	return fmt.Sprintf("%s-%04x", t.UTC().Format("20060102T150405Z"), rand.IntN(1<<16))
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeName turns a model name into a directory name.
+func safeName(s string) string {
+	s = strings.ReplaceAll(s, "/", "_")
+	s = unsafeChars.ReplaceAllString(s, "-")
+	if s == "" {
+		return "model"
+	}
+	return s
+}
+
+// redactURL drops user info and query strings, where keys sometimes hide.
+func redactURL(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
+			rest = rest[at+1:]
+		}
+		u = u[:i+3] + rest
+	}
+	if q := strings.IndexAny(u, "?#"); q >= 0 {
+		u = u[:q]
+	}
+	return u
+}
+
+// aggregate keeps running totals for metadata without holding rows.
+type aggregate struct {
+	completed, errors int
+	rewardSum         float64
+	compSum           map[string]float64
+	compN             map[string]int
+	usage             env.Usage
+	// perExample[index] = (rollouts, passes) for pass@k.
+	perExample map[int]*[2]int
+}
+
+func newAggregate() *aggregate {
+	return &aggregate{compSum: map[string]float64{}, compN: map[string]int{}, perExample: map[int]*[2]int{}}
+}
+
+func (a *aggregate) add(r *artifact.Result) {
+	a.usage.Add(r.Usage)
+	if r.Error != "" {
+		a.errors++
+		return
+	}
+	a.completed++
+	a.rewardSum += r.Reward
+	for k, v := range r.Components {
+		a.compSum[k] += v
+		a.compN[k]++
+	}
+	pe := a.perExample[r.Index]
+	if pe == nil {
+		pe = &[2]int{}
+		a.perExample[r.Index] = pe
+	}
+	pe[0]++
+	if Passed(r) {
+		pe[1]++
+	}
+}
+
+// Passed decides whether a rollout solved its example, for pass@k: the
+// accuracy component when the environment has one, else a positive reward.
+func Passed(r *artifact.Result) bool {
+	if acc, ok := r.Components["accuracy"]; ok {
+		return acc >= 1
+	}
+	return r.Reward > 0
+}
+
+func (a *aggregate) fill(m *artifact.Metadata) {
+	m.Completed, m.Errors, m.Usage = a.completed, a.errors, a.usage
+	m.AvgReward = 0
+	if a.completed > 0 {
+		m.AvgReward = a.rewardSum / float64(a.completed)
+	}
+	m.AvgComponents = map[string]float64{}
+	for k, s := range a.compSum {
+		m.AvgComponents[k] = s / float64(a.compN[k])
+	}
+	m.PassAtK = nil
+	if m.Rollouts > 1 {
+		m.PassAtK = passAtK(a.perExample, m.Rollouts)
+	}
+}
+
+// passAtK uses the unbiased estimator 1 - C(n-c, k)/C(n, k) averaged over
+// examples, for k = 1, 2, 4, … up to the rollouts per example.
+func passAtK(per map[int]*[2]int, rollouts int) map[string]float64 {
+	var ks []int
+	for k := 1; k < rollouts; k *= 2 {
+		ks = append(ks, k)
+	}
+	ks = append(ks, rollouts)
+	out := map[string]float64{}
+	for _, k := range ks {
+		sum, n := 0.0, 0
+		for _, pe := range per {
+			total, pass := pe[0], pe[1]
+			if total < k {
+				continue
+			}
+			sum += 1 - comboRatio(total-pass, total, k)
+			n++
+		}
+		if n > 0 {
+			out[fmt.Sprintf("pass@%d", k)] = sum / float64(n)
+		}
+	}
+	return out
+}
+
+// comboRatio is C(a, k)/C(n, k) computed as a product to stay in range.
+func comboRatio(a, n, k int) float64 {
+	if a < k {
+		return 0
+	}
+	r := 1.0
+	for i := range k {
+		r *= float64(a-i) / float64(n-i)
+	}
+	return r
+}
+
+// SortedKeys is a helper for deterministic output of component maps.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,353 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/llm"
+	"github.com/svbench/svbench/llm/llmtest"
+)
+
+// answerEcho answers the toy task correctly for even examples.
+func answerEcho(req llmtest.ChatRequest) llmtest.Reply {
+	last, _ := req.Messages[len(req.Messages)-1]["content"].(string)
+	var word string
+	var n int
+	_, _ = fmt.Sscan(last, &word, &n)
+	if n%2 == 0 {
+		return llmtest.Reply{Content: "alpha"}
+	}
+	return llmtest.Reply{Content: "gamma"}
+}
+
+func newClient(t testing.TB, srv *llmtest.Server, key string) *llm.OpenAI {
+	t.Helper()
+	c, err := llm.NewOpenAI(llm.Config{BaseURL: srv.BaseURL(), APIKey: key, Timeout: 300 * time.Millisecond,
+		MaxRetries: 6, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxInFlight: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func baseConfig(t testing.TB, client llm.Client, rows int) Config {
+	e := toyEnv{rows: rows}
+	return Config{Env: e, Dataset: e.dataset(), Client: client, Model: "fake/model-1", BaseURL: "http://user:pw@127.0.0.1/v1?key=x",
+		Rollouts: 1, Concurrency: 8, Seed: 7, MaxConsecutiveErrors: 3, OutDir: t.TempDir()}
+}
+
+func readRows(t *testing.T, dir string) []artifact.Result {
+	t.Helper()
+	rows, err := artifact.ReadResults(filepath.Join(dir, artifact.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func uniquePairs(rows []artifact.Result) int {
+	m := map[artifact.Key]bool{}
+	for _, r := range rows {
+		m[r.Key()] = true
+	}
+	return len(m)
+}
+
+func TestRunSurvivesInjectedFaults(t *testing.T) {
+	faults := []llmtest.Fault{llmtest.RateLimited, llmtest.ServerError, llmtest.Hang, llmtest.MalformedJSON, llmtest.EmptyChoices, llmtest.ConnectionReset}
+	// Every third request fails in a rotating way; retries recover them all.
+	srv := llmtest.New(llmtest.Options{HangFor: time.Second, Respond: answerEcho, Schedule: func(n int64) llmtest.Fault {
+		if n%3 == 0 {
+			return faults[(n/3)%int64(len(faults))]
+		}
+		return llmtest.OK
+	}})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 60)
+	cfg.Rollouts = 2
+	out, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, out.Dir)
+	if len(rows) != 120 || uniquePairs(rows) != 120 {
+		t.Fatalf("rows = %d unique = %d, want 120", len(rows), uniquePairs(rows))
+	}
+	for _, r := range rows {
+		if r.Error != "" {
+			t.Fatalf("row %d failed: %s", r.Index, r.Error)
+		}
+		want := 0.0
+		if r.Index%2 == 0 {
+			want = 1
+		}
+		if r.Reward != want {
+			t.Fatalf("row %d reward %v want %v (final %q)", r.Index, r.Reward, want, r.FinalText)
+		}
+	}
+	m := out.Metadata
+	if m.Status != artifact.StatusCompleted || m.Completed != 120 || m.AvgReward != 0.5 {
+		t.Fatalf("metadata = %+v", m)
+	}
+	if m.PassAtK["pass@1"] != 0.5 || m.PassAtK["pass@2"] != 0.5 {
+		t.Fatalf("pass@k = %v", m.PassAtK)
+	}
+	if strings.Contains(m.BaseURL, "pw") || strings.Contains(m.BaseURL, "key=") {
+		t.Fatalf("base url not redacted: %s", m.BaseURL)
+	}
+}
+
+func TestEarlyStopAfterConsecutiveErrors(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.Unauthorized }})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 50)
+	cfg.Concurrency = 1
+	out, err := Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "consecutive") {
+		t.Fatalf("err = %v", err)
+	}
+	if out.Metadata.Status != artifact.StatusEarlyStop {
+		t.Fatalf("status = %s", out.Metadata.Status)
+	}
+	if got := srv.Requests(); got != 3 {
+		t.Fatalf("requests = %d, want 3", got)
+	}
+	// Fix the endpoint and resume: the failed rows are redone, none doubled.
+	srv.Update(func(o *llmtest.Options) { o.Schedule, o.Respond = nil, answerEcho })
+	cfg.ResumeDir = out.Dir
+	out, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, out.Dir)
+	if len(rows) != 50 || uniquePairs(rows) != 50 {
+		t.Fatalf("after resume rows = %d unique = %d", len(rows), uniquePairs(rows))
+	}
+}
+
+func TestInterruptThenResume(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: answerEcho, Latency: 5 * time.Millisecond})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int64
+	cfg.Progress = progressFunc(func() {
+		if n.Add(1) == 40 {
+			cancel()
+		}
+	})
+	out, err := Run(ctx, cfg)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	if out.Metadata.Status != artifact.StatusInterrupted {
+		t.Fatalf("status %s", out.Metadata.Status)
+	}
+	partial := readRows(t, out.Dir)
+	if len(partial) >= 200 || len(partial) < 40 {
+		t.Fatalf("partial rows = %d", len(partial))
+	}
+	cfg.ResumeDir, cfg.Progress = out.Dir, nil
+	out, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, out.Dir)
+	if len(rows) != 200 || uniquePairs(rows) != 200 {
+		t.Fatalf("rows = %d unique = %d", len(rows), uniquePairs(rows))
+	}
+}
+
+type progressFunc func()
+
+func (p progressFunc) Start(int, int)    {}
+func (p progressFunc) Add(float64, bool) { p() }
+func (p progressFunc) Finish()           {}
+
+// TestKilledRunResumes SIGKILLs a child process mid-run (a real kill: no
+// deferred cleanup, possibly a torn last line) and resumes it here.
+func TestKilledRunResumes(t *testing.T) {
+	if os.Getenv("SVBENCH_KILL_CHILD") != "" {
+		t.Skip("child mode is driven by TestMain")
+	}
+	srv := llmtest.New(llmtest.Options{Respond: answerEcho, Latency: 2 * time.Millisecond})
+	defer srv.Close()
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SVBENCH_KILL_CHILD=1", "SVBENCH_KILL_URL="+srv.BaseURL(), "SVBENCH_KILL_OUT="+out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the child has written some rows, then kill it hard.
+	deadline := time.Now().Add(20 * time.Second)
+	var resultsPath string
+	for time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(filepath.Join(out, "evals", "*", "*", artifact.ResultsFile))
+		if len(matches) == 1 {
+			if st, err := os.Stat(matches[0]); err == nil && st.Size() > 20_000 {
+				resultsPath = matches[0]
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if resultsPath == "" {
+		t.Fatalf("child wrote no results; stderr: %s", stderr.String())
+	}
+	dir := filepath.Dir(resultsPath)
+	before := readRows(t, dir)
+	if len(before) >= 400 {
+		t.Skip("child finished before it could be killed; machine too fast for this test's timing")
+	}
+	cfg := baseConfig(t, newClient(t, srv, "k"), 400)
+	cfg.ResumeDir = dir
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	rows := readRows(t, dir)
+	if len(rows) != 400 || uniquePairs(rows) != 400 {
+		t.Fatalf("killed after %d rows; after resume rows = %d unique = %d, want 400", len(before), len(rows), uniquePairs(rows))
+	}
+}
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SVBENCH_KILL_CHILD") != "" {
+		// Child: run slowly until killed.
+		c, _ := llm.NewOpenAI(llm.Config{BaseURL: os.Getenv("SVBENCH_KILL_URL"), APIKey: "k"})
+		e := toyEnv{rows: 400}
+		_, _ = Run(context.Background(), Config{Env: e, Dataset: e.dataset(), Client: c, Model: "fake/model-1",
+			Rollouts: 1, Concurrency: 4, Seed: 7, OutDir: os.Getenv("SVBENCH_KILL_OUT")})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestAPIKeyNeverReachesArtifacts(t *testing.T) {
+	const key = "sk-svbench-test-SECRET-0123456789abcdef"
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: answerEcho})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, key), 20)
+	cfg.Params = map[string]string{"note": "x"}
+	out, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.AuthHeaders()[0]; got != "Bearer "+key {
+		t.Fatalf("key was not sent: %q", got)
+	}
+	err = filepath.Walk(cfg.OutDir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(key)) || bytes.Contains(b, []byte("SECRET-0123")) {
+			t.Errorf("API key found in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = out
+}
+
+func TestShardsMergeToUnshardedRun(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: answerEcho})
+	defer srv.Close()
+	client := newClient(t, srv, "k")
+
+	full := baseConfig(t, client, 37)
+	full.N, full.Rollouts = 30, 2
+	fullOut, err := Run(context.Background(), full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shardDirs []string
+	for i := range 3 {
+		cfg := full
+		cfg.Shard = Shard{Index: i, Count: 3}
+		out, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shardDirs = append(shardDirs, out.Dir)
+	}
+	mergedDir := filepath.Join(t.TempDir(), "merged")
+	merged, err := Merge(shardDirs, mergedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readRows(t, fullOut.Dir)
+	got := readRows(t, mergedDir)
+	if len(got) != len(want) {
+		t.Fatalf("merged %d rows, unsharded %d", len(got), len(want))
+	}
+	byKey := map[artifact.Key]artifact.Result{}
+	for _, r := range want {
+		byKey[r.Key()] = r
+	}
+	for _, r := range got {
+		w, ok := byKey[r.Key()]
+		if !ok || w.Reward != r.Reward || w.FinalText != r.FinalText || w.ExampleID != r.ExampleID {
+			t.Fatalf("pair %v differs: merged %+v vs unsharded %+v", r.Key(), r, w)
+		}
+	}
+	if merged.AvgReward != fullOut.Metadata.AvgReward || merged.Completed != fullOut.Metadata.Completed {
+		t.Fatalf("merged metadata %v/%d vs %v/%d", merged.AvgReward, merged.Completed, fullOut.Metadata.AvgReward, fullOut.Metadata.Completed)
+	}
+
+	// Refusals: a missing shard, and a shard from another configuration.
+	if _, err := Merge(shardDirs[:2], filepath.Join(t.TempDir(), "m2")); err == nil || !strings.Contains(err.Error(), "missing shard") {
+		t.Fatalf("missing shard: err = %v", err)
+	}
+	other := full
+	other.Seed = 99
+	other.Shard = Shard{Index: 2, Count: 3}
+	odd, err := Run(context.Background(), other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Merge([]string{shardDirs[0], shardDirs[1], odd.Dir}, filepath.Join(t.TempDir(), "m3")); err == nil || !strings.Contains(err.Error(), "seed") {
+		t.Fatalf("mismatched seed: err = %v", err)
+	}
+}
+
+func TestClampNWithWarning(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 10)
+	cfg.N = 500
+	out, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Metadata.NumExamples != 10 || len(readRows(t, out.Dir)) != 10 {
+		t.Fatalf("n = %d", out.Metadata.NumExamples)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for in, ok := range map[string]bool{"": true, "0/1": true, "2/3": true, "3/3": false, "-1/2": false, "a/b": false, "1/0": false} {
+		if _, err := ParseShard(in); (err == nil) != ok {
+			t.Errorf("%q: err = %v", in, err)
+		}
+	}
+}
