@@ -1,3 +1,7 @@
 // Package envs links every built-in environment into the binary: adding an
 // environment is one import line here.
 package envs
+
+import (
+	_ "github.com/svbench/svbench/envs/netlogs"
+)

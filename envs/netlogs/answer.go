@@ -1,0 +1,52 @@
+package netlogs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// parseAnswer reads a gold answer: "Malicious"/"Benign" in any case, or the
+// reference's integer form 1/0 (also as a JSON bool or the strings "1"/"0").
+func parseAnswer(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", fmt.Errorf("is missing (want \"Malicious\" or \"Benign\", or 1/0)")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("is not valid JSON: %v", err)
+	}
+	switch x := v.(type) {
+	case string:
+		return answerString(x)
+	case json.Number:
+		return answerString(x.String())
+	case bool:
+		if x {
+			return LabelMalicious, nil
+		}
+		return LabelBenign, nil
+	}
+	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %s", truncate(string(raw), 40))
+}
+
+func answerString(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "malicious", "1", "1.0":
+		return LabelMalicious, nil
+	case "benign", "0", "0.0":
+		return LabelBenign, nil
+	}
+	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %q", truncate(s, 40))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,213 @@
+package netlogs
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+)
+
+// ID is the canonical environment id.
+const ID = "network-logs"
+
+// Version changes whenever prompts, parsing or scoring change in a way that
+// moves numbers.
+const Version = "1.0.0"
+
+// SystemPrompt keeps the reference's answer schema (so reference-mode
+// numbers stay comparable) and states the semantics the default rubric
+// scores: confidence is the probability the label is right, misses cost
+// more than false alarms, and Abstain is for flows that cannot be decided.
+const SystemPrompt = `You are a network security analyst triaging network flow records (Zeek conn.log fields, sometimes with counters summarising the source's recent activity).
+
+Classify the flow as "Malicious" or "Benign", or "Abstain" if the record does not contain enough evidence to decide.
+
+Respond with only a JSON object:
+{"label": "Benign|Malicious|Abstain", "confidence": 0.0-1.0, "rationale": "optional, one sentence"}
+
+- "confidence" is your probability (a JSON number between 0 and 1) that your label is correct. Be calibrated: 0.9 should be right nine times out of ten.
+- A missed attack (calling a malicious flow Benign) costs ten times more than a false alarm.
+- Abstain is better than a wrong answer but worth far less than a right one; use it only when the evidence is genuinely balanced.
+- "-" in a record means the sensor did not record that field; it is not evidence either way.`
+
+// outputSchema documents the expected answer for tooling (structured output).
+var outputSchema = json.RawMessage(`{"type":"object","required":["label","confidence"],"properties":{"label":{"type":"string","enum":["Benign","Malicious","Abstain"]},"confidence":{"type":"number","minimum":0,"maximum":1},"rationale":{"type":"string"}}}`)
+
+//go:generate go test -run TestMiniSetReproducible -update .
+
+//go:embed data/mini.jsonl
+var miniSet []byte
+
+// Environment is E1. It holds no mutable state and is safe for concurrent use.
+type Environment struct{}
+
+func init() {
+	env.Register(env.Spec{
+		ID: ID,
+		// "sv-env-network-logs" needs no registration: the registry strips
+		// the reference's sv-env- prefix when resolving names.
+		Aliases: []string{"e1"},
+		New:     func(env.Options) (env.Environment, error) { return New(), nil },
+	})
+}
+
+// New returns the environment.
+func New() *Environment { return &Environment{} }
+
+// Info describes E1.
+func (e *Environment) Info() env.Info {
+	return env.Info{
+		ID:            ID,
+		Aliases:       []string{"e1", "sv-env-network-logs"},
+		Version:       Version,
+		Description:   "Network-log anomaly detection: classify one Zeek conn-style flow as Malicious, Benign or Abstain with a calibrated confidence.",
+		Rubrics:       []string{RubricDefault, RubricReference},
+		DefaultRubric: RubricDefault,
+		SystemPrompt:  SystemPrompt,
+		OutputSchema:  outputSchema,
+		MaxTurns:      1,
+		Policies:      []string{PolicyHeuristic, PolicyFeatures},
+	}
+}
+
+// payload is the decoded view of a row the scorer needs.
+type payload struct {
+	answer string
+}
+
+// Load reads a JSONL dataset in the reference row format; "" loads the
+// embedded public mini set.
+func (e *Environment) Load(ctx context.Context, path string) (*env.Dataset, error) {
+	ds := &env.Dataset{}
+	fn := func(line int, raw []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ex, err := parseRow(raw, true)
+		if err != nil {
+			return err
+		}
+		if ex.ID == "" {
+			ex.ID = "line-" + strconv.Itoa(line)
+		}
+		ds.Examples = append(ds.Examples, ex)
+		return nil
+	}
+	if path == "" {
+		const name = "embedded:e1-mini"
+		if err := dataset.EachLine(bytes.NewReader(miniSet), name, fn); err != nil {
+			return nil, err
+		}
+		ds.Info = env.DatasetInfo{ID: name, Revision: dataset.Revision(miniSet)}
+	} else {
+		rev, err := dataset.ReadFile(path, fn)
+		if err != nil {
+			return nil, err
+		}
+		ds.Info = env.DatasetInfo{ID: path, Revision: rev}
+	}
+	if len(ds.Examples) == 0 {
+		return nil, fmt.Errorf("dataset %s has no rows", ds.Info.ID)
+	}
+	ds.Info.Rows = len(ds.Examples)
+	return ds, nil
+}
+
+// ParseExample reads one row. Only "answer" is required: scoring rows from
+// trainers ({completion, answer, …}) need not carry the question.
+func (e *Environment) ParseExample(row json.RawMessage) (env.Example, error) {
+	return parseRow(row, false)
+}
+
+func parseRow(raw []byte, needQuestion bool) (env.Example, error) {
+	var r struct {
+		ID       json.RawMessage `json:"id"`
+		Question json.RawMessage `json:"question"`
+		Answer   json.RawMessage `json:"answer"`
+		Meta     json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return env.Example{}, dataset.FieldError("", "is not a JSON object: %v", err)
+	}
+	answer, err := parseAnswer(r.Answer)
+	if err != nil {
+		return env.Example{}, dataset.FieldError("answer", "%v", err)
+	}
+	var question string
+	if len(r.Question) > 0 && string(r.Question) != "null" {
+		if err := json.Unmarshal(r.Question, &question); err != nil {
+			return env.Example{}, dataset.FieldError("question", "must be a string (the flow text shown to the model)")
+		}
+	}
+	if needQuestion && question == "" {
+		return env.Example{}, dataset.FieldError("question", "is missing or empty; each row needs the flow text shown to the model")
+	}
+	var meta map[string]any
+	if len(r.Meta) > 0 && string(r.Meta) != "null" {
+		if err := json.Unmarshal(r.Meta, &meta); err != nil {
+			return env.Example{}, dataset.FieldError("meta", "must be a JSON object")
+		}
+	}
+	ex := env.Example{
+		Answer:  json.RawMessage(strconv.Quote(answer)),
+		Meta:    meta,
+		Payload: payload{answer: answer},
+	}
+	switch {
+	case len(r.ID) > 0 && string(r.ID) != "null":
+		var s string
+		if err := json.Unmarshal(r.ID, &s); err != nil {
+			ex.ID = string(bytes.TrimSpace(r.ID)) // numeric ids keep their digits
+		} else {
+			ex.ID = s
+		}
+	default:
+		if h, ok := meta["hash"].(string); ok && h != "" {
+			ex.ID = h
+		}
+	}
+	if question != "" {
+		ex.Prompt = []env.Message{
+			{Role: env.RoleSystem, Content: SystemPrompt},
+			{Role: env.RoleUser, Content: question},
+		}
+	}
+	return ex, nil
+}
+
+// Start opens the single-turn episode.
+func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, error) {
+	if len(ex.Prompt) == 0 {
+		return nil, fmt.Errorf("example %s has no question to ask", ex.ID)
+	}
+	return &env.SingleTurn{Messages: ex.Prompt}, nil
+}
+
+// Score parses the final assistant message and applies the rubric.
+func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
+	answer, err := exampleAnswer(ex)
+	if err != nil {
+		return env.Score{}, err
+	}
+	s, ok := scoreParsed(ex, Parse(r.FinalText()), answer, rubric)
+	if !ok {
+		return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
+	}
+	return s, nil
+}
+
+func exampleAnswer(ex env.Example) (string, error) {
+	if p, ok := ex.Payload.(payload); ok {
+		return p.answer, nil
+	}
+	a, err := parseAnswer(ex.Answer)
+	if err != nil {
+		return "", fmt.Errorf("example %s: answer %w", ex.ID, err)
+	}
+	return a, nil
+}

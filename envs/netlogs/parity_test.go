@@ -1,0 +1,92 @@
+package netlogs
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/svbench/svbench/dataset"
+)
+
+// sharedDir finds ../shared next to the module root, or skips.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("../shared not found: parity vectors are only available in the development checkout")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skip("../shared not found: parity vectors are only available in the development checkout")
+	}
+	return shared
+}
+
+// TestReferenceParity replays every vector the reference's own Python code
+// produced and requires the reference rubric to agree on each component,
+// the total, and what was parsed.
+func TestReferenceParity(t *testing.T) {
+	path := filepath.Join(sharedDir(t), "parity", "e1_rewards.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	err = dataset.EachLine(f, path, func(line int, raw []byte) error {
+		var v struct {
+			Completion       string             `json:"completion"`
+			Answer           json.RawMessage    `json:"answer"`
+			Components       map[string]float64 `json:"components"`
+			Reward           float64            `json:"reward"`
+			ParsedLabel      string             `json:"parsed_label"`
+			ParsedConfidence float64            `json:"parsed_confidence"`
+		}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return err
+		}
+		n++
+		answer, err := parseAnswer(v.Answer)
+		if err != nil {
+			t.Errorf("line %d: answer: %v", line, err)
+			return nil
+		}
+		s, _ := ScoreText(v.Completion, answer, RubricReference)
+		if math.Abs(s.Total-v.Reward) > 1e-9 {
+			t.Errorf("line %d %q: reward %v, reference %v", line, v.Completion, s.Total, v.Reward)
+		}
+		for name, want := range v.Components {
+			if got, ok := s.Components[name]; !ok || math.Abs(got-want) > 1e-9 {
+				t.Errorf("line %d %q: %s = %v, reference %v", line, v.Completion, name, got, want)
+			}
+		}
+		if len(s.Components) != len(v.Components) {
+			t.Errorf("line %d: components %v, reference %v", line, s.Components, v.Components)
+		}
+		if got := s.Parsed["predicted_label"]; got != v.ParsedLabel {
+			t.Errorf("line %d %q: label %q, reference %q", line, v.Completion, got, v.ParsedLabel)
+		}
+		if got := s.Parsed["confidence"].(float64); math.Abs(got-v.ParsedConfidence) > 1e-9 {
+			t.Errorf("line %d %q: confidence %v, reference %v", line, v.Completion, got, v.ParsedConfidence)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no parity vectors read")
+	}
+}

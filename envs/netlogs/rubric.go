@@ -1,0 +1,157 @@
+package netlogs
+
+import (
+	"strings"
+
+	"github.com/svbench/svbench/env"
+)
+
+// Rubric names.
+const (
+	RubricReference = "reference"
+	RubricDefault   = "default"
+)
+
+// scored is what a reward function sees: the parse and the gold answer in
+// canonical spelling ("Malicious", "Benign", or "" when unknown).
+type scored struct {
+	out    Output
+	answer string
+}
+
+// referenceRubric reproduces the reference's four reward functions and
+// weights exactly, including their quirks: case-sensitive labels, a missing
+// or non-numeric confidence read as 0 (so a correct answer without a
+// confidence loses calibration), and Abstain scored like a false positive.
+var referenceRubric = env.Rubric[scored]{
+	Name: RubricReference,
+	Rewards: []env.Reward[scored]{
+		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 {
+			if s.out.RefLabel == "" || s.answer == "" {
+				return 0
+			}
+			return b2f(strings.EqualFold(s.out.RefLabel, s.answer))
+		}},
+		{Name: "format", Weight: 0.1, Fn: func(_ env.Example, s scored) float64 {
+			return b2f(s.out.RefFormat)
+		}},
+		{Name: "calibration", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 {
+			if s.out.RefLabel == "" {
+				return 0
+			}
+			correct := b2f(strings.EqualFold(s.out.RefLabel, s.answer))
+			d := s.out.RefConfidence - correct
+			if d < 0 {
+				d = -d
+			}
+			return 1 - d
+		}},
+		{Name: "asymmetric_cost", Weight: 0.5, Fn: func(_ env.Example, s scored) float64 {
+			if s.out.RefLabel == "" || s.answer == "" {
+				return 0
+			}
+			switch {
+			case strings.EqualFold(s.out.RefLabel, s.answer):
+				return 1
+			case s.out.RefLabel == LabelBenign && s.answer == LabelMalicious:
+				return -1
+			}
+			return 0
+		}},
+	},
+}
+
+// Costs of the default rubric's decision outcomes, matching the metrics
+// contract (a missed attack costs ten false alarms).
+const (
+	costFalsePositive = 0.1
+	costFalseNegative = 1.0
+)
+
+// defaultRubric is svbench's rubric; README.md explains each choice and
+// tabulates what typical answers earn.
+var defaultRubric = env.Rubric[scored]{
+	Name: RubricDefault,
+	Rewards: []env.Reward[scored]{
+		// accuracy: the label, matched case-insensitively, equals the answer.
+		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 {
+			return b2f(s.out.Label != "" && s.out.Label != LabelAbstain && s.out.Label == s.answer)
+		}},
+		// format: the exact schema the system prompt asks for.
+		{Name: "format", Weight: 0.1, Fn: func(_ env.Example, s scored) float64 {
+			return b2f(s.out.StrictFormat)
+		}},
+		// calibration: 1 - Brier score of the confidence as the probability
+		// that the label is right. Abstain is never right, so an honest
+		// abstention reports a low confidence. No valid confidence earns 0:
+		// a missing probability is not a calibrated one.
+		{Name: "calibration", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 {
+			if s.out.Label == "" || !s.out.ConfidenceOK || s.answer == "" {
+				return 0
+			}
+			y := b2f(s.out.Label == s.answer)
+			d := s.out.Confidence - y
+			return 1 - d*d
+		}},
+		// asymmetric_cost: +1 when right, minus the outcome's cost when
+		// wrong (false negative 10× a false positive); abstaining costs nothing.
+		{Name: "asymmetric_cost", Weight: 0.5, Fn: func(_ env.Example, s scored) float64 {
+			if s.out.Label == "" || s.answer == "" || s.out.Label == LabelAbstain {
+				return 0
+			}
+			switch {
+			case s.out.Label == s.answer:
+				return 1
+			case s.out.Label == LabelBenign:
+				return -costFalseNegative
+			}
+			return -costFalsePositive
+		}},
+		// abstention: credit for declining to decide, sized so an abstention
+		// beats every wrong answer, stays well below every correct one, and
+		// is the better bet only when the model is close to indifferent.
+		{Name: "abstention", Weight: 0.7, Fn: func(_ env.Example, s scored) float64 {
+			return b2f(s.out.Label == LabelAbstain && s.answer != "")
+		}},
+	},
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ScoreText scores one completion text against a canonical answer with the
+// named rubric ("" = default).
+func ScoreText(text, answer, rubric string) (env.Score, bool) {
+	return scoreParsed(env.Example{}, Parse(text), answer, rubric)
+}
+
+func scoreParsed(ex env.Example, out Output, answer, rubric string) (env.Score, bool) {
+	s := scored{out: out, answer: answer}
+	switch rubric {
+	case RubricReference:
+		return referenceRubric.Evaluate(ex, s, map[string]any{
+			"predicted_label": out.RefLabel,
+			"confidence":      out.RefConfidence,
+			"format_valid":    out.RefFormat,
+			"object_found":    out.Object,
+		}), true
+	case "", RubricDefault:
+		conf := 0.0
+		if out.ConfidenceOK {
+			conf = out.Confidence
+		}
+		return defaultRubric.Evaluate(ex, s, map[string]any{
+			"predicted_label":  out.Label,
+			"confidence":       conf,
+			"confidence_valid": out.ConfidenceOK,
+			"format_valid":     out.StrictFormat,
+			"object_found":     out.Object,
+			"has_rationale":    out.HasRationale,
+		}), true
+	}
+	return env.Score{}, false
+}
