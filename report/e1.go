@@ -255,7 +255,13 @@ func BuildE1(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 				Accuracy: a.conf.Accuracy(), F1: a.conf.F1(), ECE: a.cal.ECE(), MeanReward: mr,
 			})
 		}
-		sort.SliceStable(gs, func(i, j int) bool { return gs[i].N > gs[j].N })
+		// Largest groups first; rows lacking the field last.
+		sort.SliceStable(gs, func(i, j int) bool {
+			if ni, nj := gs[i].Name == "(none)", gs[j].Name == "(none)"; ni != nj {
+				return nj
+			}
+			return gs[i].N > gs[j].N
+		})
 		breakdown[field] = gs
 	}
 
@@ -286,8 +292,7 @@ func BuildE1(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 	}
 	cm := block.Confusion
 	charts := []Chart{
-		{Name: "reliability", Title: fmt.Sprintf("Reliability diagram (ECE %.4f)", block.Calibration.ECE),
-			SVG: nil},
+		{Name: "reliability", Title: fmt.Sprintf("Reliability diagram (ECE %.4f)", block.Calibration.ECE)},
 		{Name: "risk_coverage", Title: fmt.Sprintf("Risk–coverage curve (AURC %.4f)", block.Abstention.AURC)},
 		{Name: "confusion", Title: "Confusion matrix (positive class: Malicious)"},
 	}
