@@ -78,7 +78,11 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 	}
 	base, aerr := s.allow.checkURL(req.BaseURL)
 	if aerr != nil {
-		writeError(w, r, http.StatusForbidden, aerr)
+		status := http.StatusBadRequest
+		if aerr.Code == CodeForbiddenTarget {
+			status = http.StatusForbidden
+		}
+		writeError(w, r, status, aerr)
 		return
 	}
 	apiKey := ""
