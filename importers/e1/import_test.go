@@ -196,7 +196,6 @@ func TestImportUNSWNB15(t *testing.T) {
 	}
 }
 
-
 func TestImportCICIoT2023AndNetFlow(t *testing.T) {
 	dir := t.TempDir()
 	iot := "flow_duration,Header_Length,Protocol Type,Duration,Rate,HTTP,HTTPS,DNS,Tot sum,label\n"
