@@ -1,0 +1,5 @@
+package svbench.kubernetes
+
+deny contains f if {
+	f := {"id": "X"
+}
