@@ -1,0 +1,52 @@
+# svbench developer targets. `make test` is the command CI runs.
+GO      ?= go
+BIN     ?= bin/svbench
+PKGS    ?= ./...
+MODELS  ?= builtin:heuristic
+N       ?= 0
+ENV_ARGS ?=
+
+.PHONY: build test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean
+
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/svbench
+
+# The whole suite with the race detector (the runner, client and server are
+# concurrent; the rest is cheap to include).
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+# Every built-in baseline on every embedded mini set; reports + scoreboard
+# under outputs/. No key, no network.
+demo:
+	$(GO) run ./cmd/svbench demo
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Short fuzzing pass over every fuzz target (FUZZTIME per target).
+FUZZTIME ?= 15s
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# Compatibility with the reference's make targets: make eval-e1 MODELS=a,b N=10
+eval-e1:
+	$(GO) run ./cmd/svbench eval --env e1 --model "$(MODELS)" -n $(N) $(ENV_ARGS)
+
+eval-e2:
+	$(GO) run ./cmd/svbench eval --env e2 --model "$(MODELS)" -n $(N) $(ENV_ARGS)
+
+eval-e4:
+	$(GO) run ./cmd/svbench eval --env e4 --model "$(MODELS)" -n $(N) $(ENV_ARGS)
+
+clean:
+	rm -rf bin outputs

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/svbench/svbench/artifact"
+	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+	"github.com/svbench/svbench/report"
+	"github.com/svbench/svbench/runner"
+)
+
+type evalFlags struct {
+	envName      string
+	models       string
+	n            int
+	rollouts     int
+	concurrency  int
+	seed         uint64
+	datasetPath  string
+	out          string
+	rubric       string
+	shard        string
+	resume       string
+	maxConsec    int
+	maxTurns     int
+	params       []string
+	policyDirs   []string
+	noReport     bool
+	progressMode string
+	model        modelFlags
+}
+
+func newEvalCmd() *cobra.Command {
+	var f evalFlags
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Evaluate models (OpenAI-compatible endpoints or built-in policies) on an environment",
+		Long: `Evaluate one or more models on an environment's dataset.
+
+Results are appended to outputs/evals/<env>--<model>/<run_id>/results.jsonl as each
+rollout finishes; metadata.json is kept current; at the end summary.json and report.md
+are written. Ctrl-C stops gracefully; --resume RUN_DIR finishes a stopped run.
+
+Models: builtin:<policy> runs an environment's baseline in-process (no key, no network);
+any other name is sent to --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY,
+or looked up in --endpoints.`,
+		Example: `  svbench eval --env e1 --model builtin:features
+  svbench eval --env e1 --model gpt-4.1-mini,gpt-5-mini -n 100 -c 32 --seed 42
+  OPENAI_BASE_URL=http://localhost:8000/v1 svbench eval --env e2 --model Qwen/Qwen3-8B -t 0 --max-tokens 2048
+  svbench eval --env e1 --model gpt-4.1-mini --resume outputs/evals/network-logs--gpt-4.1-mini/20261121T101500Z-1a2b`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.envName, "env", "", "environment: e1, network-logs, sv-env-network-logs, …")
+	fs.StringVar(&f.models, "model", "", "model name(s), comma-separated; builtin:<policy> for built-in baselines")
+	fs.IntVarP(&f.n, "num-examples", "n", 0, "examples to evaluate after the seeded shuffle (0 = all)")
+	fs.IntVarP(&f.rollouts, "rollouts", "r", 1, "rollouts per example (pass@k in metadata when > 1)")
+	fs.IntVarP(&f.concurrency, "concurrency", "c", 16, "episodes in flight")
+	fs.Uint64Var(&f.seed, "seed", 42, "shuffle seed")
+	fs.StringVar(&f.datasetPath, "dataset", "", "dataset JSONL (default: the environment's embedded public mini set)")
+	fs.StringVar(&f.out, "out", "outputs", "output root")
+	fs.StringVar(&f.rubric, "rubric", "", "rubric (default: the environment's default; 'reference' for comparability)")
+	fs.StringVar(&f.shard, "shard", "", "evaluate only shard i/n of the selected examples")
+	fs.StringVar(&f.resume, "resume", "", "finish a stopped run in this directory")
+	fs.IntVar(&f.maxConsec, "max-consecutive-errors", 3, "stop after this many model errors in a row (0 disables)")
+	fs.IntVar(&f.maxTurns, "max-turns", 0, "cap on assistant turns (default: the environment's)")
+	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
+	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
+	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
+	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
+	f.model.register(cmd)
+	return cmd
+}
+
+func runEval(cmd *cobra.Command, f *evalFlags) error {
+	ctx := cmd.Context()
+	stderr := cmd.ErrOrStderr()
+	if f.models == "" {
+		return usagef("--model is required (try --model builtin:heuristic with --env e1)")
+	}
+	shard, err := runner.ParseShard(f.shard)
+	if err != nil {
+		return usageError{err}
+	}
+	params, err := parseParams(f.params)
+	if err != nil {
+		return err
+	}
+	sampling, err := f.model.sampling(cmd)
+	if err != nil {
+		return err
+	}
+	models := splitList(f.models)
+	if f.resume != "" && len(models) != 1 {
+		return usagef("--resume continues one run: pass exactly one --model")
+	}
+	e, err := newEnv(f.envName, params, f.policyDirs)
+	if err != nil {
+		return err
+	}
+	ds, err := e.Load(ctx, f.datasetPath)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	var failed []string
+	for _, name := range models {
+		m, err := f.model.resolveModel(name, e, f.concurrency)
+		if err != nil {
+			return err
+		}
+		cfg := runner.Config{
+			Env: e, Dataset: ds, Client: m.Client, Model: m.Name, EffectiveModel: m.Effective, BaseURL: m.BaseURL,
+			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params,
+			N: f.n, Rollouts: f.rollouts, Concurrency: f.concurrency, Seed: f.seed, Shard: shard,
+			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume,
+			Progress: progressFor(f.progressMode, stderr), Log: log,
+		}
+		fmt.Fprintf(stderr, "evaluating %s on %s (%s, %d rows)\n", m.Name, e.Info().ID, ds.Info.ID, len(ds.Examples))
+		out, runErr := runner.Run(ctx, cfg)
+		if out == nil {
+			return runErr
+		}
+		if !f.noReport && out.Metadata.Completed > 0 {
+			if err := writeReport(cmd.OutOrStdout(), out.Dir, out.Metadata); err != nil {
+				fmt.Fprintf(stderr, "warning: report for %s: %v\n", out.Dir, err)
+			}
+		} else {
+			printRunSummary(cmd.OutOrStdout(), out.Dir, out.Metadata, nil)
+		}
+		if runErr != nil {
+			if errors.Is(runErr, runner.ErrInterrupted) || ctx.Err() != nil {
+				return runErr
+			}
+			failed = append(failed, fmt.Sprintf("%s: %v", name, runErr))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d runs did not complete:\n  %s", len(failed), len(models), strings.Join(failed, "\n  "))
+	}
+	return nil
+}
+
+func writeReport(w io.Writer, dir string, meta *artifact.Metadata) error {
+	rep, err := report.FromRun(dir, meta.Environment, report.Options{})
+	if err != nil {
+		printRunSummary(w, dir, meta, nil)
+		return err
+	}
+	if err := report.WriteDir(dir, rep); err != nil {
+		return err
+	}
+	printRunSummary(w, dir, meta, rep)
+	return nil
+}
+
+// printRunSummary is the one-screen summary at the end of a run.
+func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.Report) {
+	fmt.Fprintf(w, "\n%s · %s · %s\n", m.Environment, m.Model, m.Status)
+	fmt.Fprintf(w, "  dataset     %s (%s), %d examples × %d rollouts\n", m.Dataset, m.DatasetRev, m.NumExamples, m.Rollouts)
+	fmt.Fprintf(w, "  completed   %d   errors %d   time %s\n", m.Completed, m.Errors, (time.Duration(m.DurationS * float64(time.Second))).Round(time.Millisecond))
+	fmt.Fprintf(w, "  mean reward %.4f\n", m.AvgReward)
+	for _, k := range runner.SortedKeys(m.AvgComponents) {
+		fmt.Fprintf(w, "    %-22s %.4f\n", k, m.AvgComponents[k])
+	}
+	for _, k := range runner.SortedKeys(m.PassAtK) {
+		fmt.Fprintf(w, "  %-12s %.4f\n", k, m.PassAtK[k])
+	}
+	if rep != nil {
+		for _, s := range rep.Headline {
+			fmt.Fprintf(w, "  %-22s %s\n", s.Name, s.Value)
+		}
+	}
+	if m.Usage.TotalTokens > 0 {
+		fmt.Fprintf(w, "  tokens      %d prompt + %d completion\n", m.Usage.PromptTokens, m.Usage.CompletionTokens)
+	}
+	fmt.Fprintf(w, "  run dir     %s\n", dir)
+}
+
+func progressFor(mode string, w io.Writer) runner.Progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		tty = term.IsTerminal(int(f.Fd()))
+	}
+	switch {
+	case mode == "none":
+		return nil
+	case mode == "bar" || (mode == "auto" && tty):
+		return &runner.BarProgress{W: w}
+	default:
+		return &runner.LineProgress{W: w, Interval: 10 * time.Second}
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+)
+
+// modelFlags are the flags that say which model answers and how.
+type modelFlags struct {
+	baseURL      string
+	apiKeyEnv    string
+	endpoints    string
+	temperature  float64
+	topP         float64
+	maxTokens    int
+	seed         int64
+	extra        string
+	timeout      time.Duration
+	maxRetries   int
+	maxInFlight  int
+	samplingSeen map[string]bool
+}
+
+func (f *modelFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.StringVar(&f.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
+	fs.Float64VarP(&f.temperature, "temperature", "t", 0, "sampling temperature (sent only when given; 0 is sent as 0)")
+	fs.Float64Var(&f.topP, "top-p", 0, "nucleus sampling top_p (sent only when given)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "completion token limit (max_completion_tokens for reasoning models)")
+	fs.Int64Var(&f.seed, "sampling-seed", 0, "seed sent to the endpoint (sent only when given)")
+	fs.StringVarP(&f.extra, "sampling-args", "S", "", `extra JSON merged into the request body, e.g. '{"chat_template_kwargs": {"enable_thinking": false}}'`)
+	fs.DurationVar(&f.timeout, "timeout", 120*time.Second, "per-request timeout")
+	fs.IntVar(&f.maxRetries, "max-retries", 5, "retries per request on 429, 5xx, timeouts and resets (-1 disables)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "bound on concurrent requests per endpoint (default: --concurrency)")
+}
+
+func (f *modelFlags) sampling(cmd *cobra.Command) (llm.Sampling, error) {
+	var s llm.Sampling
+	fs := cmd.Flags()
+	if fs.Changed("temperature") {
+		t := f.temperature
+		s.Temperature = &t
+	}
+	if fs.Changed("top-p") {
+		p := f.topP
+		s.TopP = &p
+	}
+	if fs.Changed("sampling-seed") {
+		v := f.seed
+		s.Seed = &v
+	}
+	s.MaxTokens = f.maxTokens
+	if f.extra != "" {
+		if err := json.Unmarshal([]byte(f.extra), &s.Extra); err != nil {
+			return s, usagef("-S/--sampling-args: not a JSON object: %v", err)
+		}
+	}
+	return s, nil
+}
+
+// resolvedModel is a ready client plus what metadata should say about it.
+type resolvedModel struct {
+	Name      string // as the user wrote it
+	Effective string // as the endpoint knows it
+	BaseURL   string
+	Client    llm.Client
+}
+
+// resolveModel turns a --model value into a client: builtin:<policy>, an
+// alias from the endpoints file, or a model on --base-url.
+func (f *modelFlags) resolveModel(name string, e env.Environment, concurrency int) (*resolvedModel, error) {
+	if policy, ok := strings.CutPrefix(name, "builtin:"); ok {
+		pp, ok := e.(env.PolicyProvider)
+		var p env.Policy
+		if ok {
+			p, ok = pp.Policy(policy)
+		}
+		if !ok {
+			return nil, usagef("environment %s has no built-in policy %q (available: %s)", e.Info().ID, policy, strings.Join(e.Info().Policies, ", "))
+		}
+		return &resolvedModel{Name: name, Effective: name, Client: llm.Builtin{Policy: p}}, nil
+	}
+	baseURL, keyEnv, effective := f.baseURL, f.apiKeyEnv, name
+	if baseURL == "" {
+		baseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if f.endpoints != "" {
+		eps, err := llm.LoadEndpoints(f.endpoints)
+		if err != nil {
+			return nil, err
+		}
+		if ep, ok := eps[name]; ok {
+			baseURL = ep.BaseURL
+			if ep.APIKeyEnv != "" {
+				keyEnv = ep.APIKeyEnv
+			}
+			if ep.Model != "" {
+				effective = ep.Model
+			}
+		}
+	}
+	key := os.Getenv(keyEnv)
+	if key == "" && baseURL == "" {
+		return nil, usagef("model %q needs an endpoint: set %s (and OPENAI_BASE_URL for non-OpenAI servers), pass --base-url, or use a built-in policy such as --model builtin:%s", name, keyEnv, firstOr(e.Info().Policies, "heuristic"))
+	}
+	inFlight := f.maxInFlight
+	if inFlight <= 0 {
+		inFlight = max(concurrency, 1)
+	}
+	c, err := llm.NewOpenAI(llm.Config{BaseURL: baseURL, APIKey: key, Timeout: f.timeout, MaxRetries: f.maxRetries, MaxInFlight: inFlight})
+	if err != nil {
+		return nil, err
+	}
+	shown := baseURL
+	if shown == "" {
+		shown = "https://api.openai.com/v1"
+	}
+	return &resolvedModel{Name: name, Effective: effective, BaseURL: shown, Client: c}, nil
+}
+
+func firstOr(xs []string, d string) string {
+	if len(xs) > 0 {
+		return xs[0]
+	}
+	return d
+}
+
+// parseParams reads repeated --param key=value flags.
+func parseParams(kvs []string) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usagef("--param %q: want key=value", kv)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// newEnv builds an environment by any accepted name.
+func newEnv(name string, params map[string]string, policyDirs []string) (env.Environment, error) {
+	if name == "" {
+		return nil, usagef("--env is required (one of: %s)", strings.Join(env.Default.IDs(), ", "))
+	}
+	if _, err := env.Default.Resolve(name); err != nil {
+		return nil, usageError{err}
+	}
+	e, err := env.Default.New(name, env.Options{Params: params, PolicyDirs: policyDirs})
+	if err != nil {
+		return nil, fmt.Errorf("%w", err)
+	}
+	return e, nil
+}
+
+func builtinClient(p env.Policy) llm.Client { return llm.Builtin{Policy: p} }

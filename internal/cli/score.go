@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+)
+
+// scoredRow is one output line of `svbench score`.
+type scoredRow struct {
+	Line       int                `json:"line"`
+	Reward     float64            `json:"reward"`
+	Components map[string]float64 `json:"components"`
+	Parsed     map[string]any     `json:"parsed,omitempty"`
+	Error      string             `json:"error,omitempty"`
+}
+
+// scoreBatch bounds the rows held at once: output stays in input order while
+// a batch is scored in parallel.
+const scoreBatch = 4096
+
+func newScoreCmd() *cobra.Command {
+	var envName, rubric, input, output string
+	var workers int
+	cmd := &cobra.Command{
+		Use:   "score",
+		Short: "Score completions produced elsewhere (e.g. vLLM batch outputs) offline",
+		Long: `Score rows {completion: string | messages, answer, ...} with an environment's rubric.
+Any other fields of the environment's dataset row format may ride along. Writes one JSON
+line per input row, in input order: line, reward, components, parsed, and error when the
+row is invalid (an invalid row never stops the others).`,
+		Example: `  svbench score --env e1 --input completions.jsonl
+  svbench score --env e1 --rubric reference --input vllm_out.jsonl --output scored.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if input == "" {
+				return usagef("--input is required (a JSONL file, or - for standard input)")
+			}
+			e, err := newEnv(envName, nil, nil)
+			if err != nil {
+				return err
+			}
+			if rubric != "" && !contains(e.Info().Rubrics, rubric) {
+				return usagef("--rubric %q: environment %s has rubrics %v", rubric, e.Info().ID, e.Info().Rubrics)
+			}
+			var in io.Reader = cmd.InOrStdin()
+			name := "stdin"
+			if input != "-" {
+				f, err := os.Open(input)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				in, name = f, input
+			}
+			out := cmd.OutOrStdout()
+			if output != "" {
+				f, err := os.Create(output)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				out = f
+			}
+			if workers <= 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			n, bad, err := scoreStream(cmd.Context(), e, rubric, in, name, out, workers)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "scored %d rows (%d invalid) with %s/%s\n", n, bad, e.Info().ID, orDefault(rubric, e.Info().DefaultRubric))
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&envName, "env", "", "environment (e1, e2, e4, …)")
+	fs.StringVar(&rubric, "rubric", "", "rubric (default: the environment's default)")
+	fs.StringVar(&input, "input", "", "rows to score (JSONL; - for stdin)")
+	fs.StringVarP(&output, "output", "o", "", "write scores here instead of stdout")
+	fs.IntVarP(&workers, "concurrency", "c", 0, "scoring workers (default: all cores)")
+	return cmd
+}
+
+func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out io.Writer, workers int) (n, bad int, err error) {
+	w := bufio.NewWriterSize(out, 1<<16)
+	type item struct {
+		line int
+		raw  []byte
+	}
+	batch := make([]item, 0, scoreBatch)
+	results := make([]scoredRow, scoreBatch)
+	flush := func() error {
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					results[i] = scoreOne(ctx, e, rubric, batch[i].line, batch[i].raw)
+				}
+			}()
+		}
+		for i := range batch {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		enc := json.NewEncoder(w)
+		for i := range batch {
+			if results[i].Error != "" {
+				bad++
+			}
+			if err := enc.Encode(&results[i]); err != nil {
+				return err
+			}
+			results[i] = scoredRow{}
+		}
+		n += len(batch)
+		batch = batch[:0]
+		return w.Flush()
+	}
+	err = eachRawLine(in, name, func(line int, raw []byte) error {
+		batch = append(batch, item{line, append([]byte(nil), raw...)})
+		if len(batch) == scoreBatch {
+			return flush()
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		return n, bad, err
+	}
+	if len(batch) > 0 {
+		if err := flush(); err != nil {
+			return n, bad, err
+		}
+	}
+	return n, bad, nil
+}
+
+// eachRawLine is like dataset.EachLine but hands invalid JSON to the
+// scorer as a row error instead of stopping: one bad row must not lose the
+// rest.
+func eachRawLine(in io.Reader, name string, fn func(line int, raw []byte) error) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), dataset.MaxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(trimSpace(b)) == 0 {
+			continue
+		}
+		if err := fn(line, b); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
+	}
+	return nil
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, raw []byte) (row scoredRow) {
+	row.Line = line
+	defer func() {
+		if r := recover(); r != nil {
+			row = scoredRow{Line: line, Error: fmt.Sprintf("internal error scoring this row: %v", r)}
+		}
+	}()
+	var head struct {
+		Completion *env.Completion `json:"completion"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		row.Error = fmt.Sprintf("line %d: not a JSON object with a valid \"completion\": %v", line, err)
+		return row
+	}
+	if head.Completion == nil {
+		row.Error = fmt.Sprintf("line %d: field \"completion\" missing (a string, or a list of messages)", line)
+		return row
+	}
+	ex, err := e.ParseExample(raw)
+	if err != nil {
+		row.Error = fmt.Sprintf("line %d: %v", line, err)
+		return row
+	}
+	ro := &env.Rollout{Completion: head.Completion.Messages}
+	for _, m := range ro.Completion {
+		if m.Role == env.RoleAssistant {
+			ro.Turns++
+		}
+	}
+	sc, err := e.Score(ctx, ex, ro, rubric)
+	if err != nil {
+		row.Error = fmt.Sprintf("line %d: %v", line, err)
+		return row
+	}
+	row.Reward, row.Components, row.Parsed = sc.Total, sc.Components, sc.Parsed
+	return row
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
