@@ -65,16 +65,19 @@ func Parse(text string) Output {
 	}
 	out.Object = true
 
-	if s, ok := obj["label"].(string); ok {
-		switch s {
-		case LabelMalicious, LabelBenign, LabelAbstain:
-			out.RefLabel = s
+	if raw, ok := obj["label"]; ok && len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			switch s {
+			case LabelMalicious, LabelBenign, LabelAbstain:
+				out.RefLabel = s
+			}
+			out.Label = canonicalLabel(s)
 		}
-		out.Label = canonicalLabel(s)
 	}
 
-	conf, present := obj["confidence"]
-	if present {
+	if raw, ok := obj["confidence"]; ok && len(raw) > 0 {
+		conf := decodeScalar(raw)
 		if f, ok := pyFloat(conf); ok && f >= 0 && f <= 1 {
 			out.RefConfidence = f
 		}
@@ -93,10 +96,32 @@ func Parse(text string) Output {
 			}
 		}
 	}
-	if r, ok := obj["rationale"].(string); ok && strings.TrimSpace(r) != "" {
-		out.HasRationale = true
+	if raw, ok := obj["rationale"]; ok && len(raw) > 2 && raw[0] == '"' {
+		var r string
+		if json.Unmarshal(raw, &r) == nil && strings.TrimSpace(r) != "" {
+			out.HasRationale = true
+		}
 	}
 	return out
+}
+
+// decodeScalar turns a raw JSON value into json.Number, bool, string, or
+// nil for null, arrays and objects (which Python's float() rejects alike).
+func decodeScalar(raw json.RawMessage) any {
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case c == 't':
+		return true
+	case c == 'f':
+		return false
+	case c == '-' || isDigit(c):
+		return json.Number(raw)
+	}
+	return nil
 }
 
 func canonicalLabel(s string) string {
@@ -232,12 +257,16 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // contains them the candidates are checked with those rewritten to
 // placeholder strings; the placeholders are neither labels nor numbers,
 // which is exactly how the reference treats NaN/inf after conversion.
-func findObject(text string) (map[string]any, bool) {
+func findObject(text string) (map[string]json.RawMessage, bool) {
 	if len(text) > MaxCompletion {
 		text = text[:MaxCompletion]
 	}
 	if !strings.Contains(text, "NaN") && !strings.Contains(text, "Infinity") {
-		return extract.Map(text)
+		raw, ok := extract.Object(text)
+		if !ok {
+			return nil, false
+		}
+		return decodeObject(raw)
 	}
 	if m, ok := pyObject(text); ok {
 		return m, true
@@ -255,19 +284,19 @@ func findObject(text string) (map[string]any, bool) {
 
 var fence = regexp.MustCompile("(?is)```(?:json)?\\s*(.*?)\\s*```")
 
-func pyObject(s string) (map[string]any, bool) {
+func pyObject(s string) (map[string]json.RawMessage, bool) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "{") {
 		return nil, false
 	}
-	s = pyConstants(s)
-	if !json.Valid([]byte(s)) {
-		return nil, false
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
+	return decodeObject([]byte(pyConstants(s)))
+}
+
+// decodeObject reads the top-level members of a JSON object, leaving their
+// values raw so a long rationale or nested junk costs no decoding.
+func decodeObject(raw []byte) (map[string]json.RawMessage, bool) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, false
 	}
 	return m, true
