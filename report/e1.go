@@ -91,6 +91,13 @@ func (a *e1Acc) block() E1Metrics {
 // E1Answer reads an E1 answer: "Malicious"/"Benign" in any case, or 1/0
 // (true/false) as the reference's integer labels.
 func E1Answer(raw json.RawMessage) (malicious bool, err error) {
+	// Fast path for the forms datasets actually use.
+	switch string(bytes.TrimSpace(raw)) {
+	case `"Malicious"`, "1":
+		return true, nil
+	case `"Benign"`, "0":
+		return false, nil
+	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return false, fmt.Errorf("answer missing or not JSON")
