@@ -4,4 +4,5 @@ package envs
 
 import (
 	_ "github.com/svbench/svbench/envs/netlogs"
+	_ "github.com/svbench/svbench/envs/phishing"
 )

@@ -71,6 +71,15 @@ var shorteners = map[string]bool{
 	"rb.gy": true, "tiny.cc": true, "s.id": true, "bl.ink": true, "short.io": true,
 }
 
+// tracking lists email service providers' click-tracking and bounce
+// domains: newsletters route links through them, and their subdomains
+// carry the customer's name ("github.us2.list-manage.com") legitimately.
+var tracking = map[string]bool{
+	"list-manage.com": true, "mcsv.net": true, "mailchi.mp": true, "sendgrid.net": true,
+	"mandrillapp.com": true, "hubspotlinks.com": true, "exacttarget.com": true, "sparkpostmail.com": true,
+	"mailgun.org": true, "amazonses.com": true, "rs6.net": true, "createsend.com": true,
+}
+
 var freemail = map[string]bool{
 	"gmail.com": true, "googlemail.com": true, "yahoo.com": true, "yahoo.es": true, "yahoo.de": true,
 	"outlook.com": true, "hotmail.com": true, "live.com": true, "aol.com": true, "gmx.de": true,
@@ -123,7 +132,7 @@ func CheckLookalike(host string, extra ...string) (Lookalike, bool) {
 		}
 	}
 	reg := Registrable(host)
-	if brandByDomain[reg] != nil {
+	if brandByDomain[reg] != nil || tracking[reg] {
 		return Lookalike{}, false
 	}
 	for _, e := range extra {

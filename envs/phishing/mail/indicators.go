@@ -179,11 +179,7 @@ func (x *extractor) sender() {
 // bounceService lists mail providers whose bounce domains legitimately
 // differ from From.
 func bounceService(d string) bool {
-	switch Registrable(d) {
-	case "amazonses.com", "sendgrid.net", "mailgun.org", "mcsv.net", "mandrillapp.com", "sparkpostmail.com", "mailchimp.com":
-		return true
-	}
-	return false
+	return tracking[Registrable(d)]
 }
 
 func sameBrand(a, b string) bool {

@@ -1,0 +1,178 @@
+// Package phishing is E4, phishing detection: the model reads one raw email
+// (headers and MIME body) and answers Phishing, Legitimate or Abstain with a
+// confidence and evidence quoted from the message. Evidence is graded
+// against indicators a deterministic parser extracts (package mail), so a
+// model is rewarded for pointing at real red flags, not for naming them.
+package phishing
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/phishing/mail"
+)
+
+// ID is the canonical environment id.
+const ID = "phishing-detection"
+
+// Version changes whenever prompts, parsing or scoring change in a way that
+// moves numbers.
+const Version = "1.0.0"
+
+// aliases are the names Info reports; the registry strips the "sv-env-"
+// prefix itself, so only "e4" is registered as an extra name.
+var aliases = []string{"e4", "sv-env-phishing-detection"}
+
+// SystemPrompt asks for the reference's answer shape with typed evidence.
+var SystemPrompt = `You are an email security analyst. Review the message and respond with only a JSON object:
+{"label": "Phishing|Legitimate|Abstain", "confidence": 0.0-1.0, "evidence": [{"type": "<indicator type>", "value": "<text quoted from the email>"}]}
+
+- "confidence" is your probability (a JSON number) that the label is correct; be calibrated.
+- Missing a phishing email costs the most; a false alarm costs less; Abstain costs less than a wrong call but far less than a right one.
+- Each evidence "value" must be copied from the email (a header value, URL, file name or phrase) and "type" must be one of: ` + typeList() + `.
+- Quote only real red flags; on a legitimate email give an empty list. At most 32 items.`
+
+func typeList() string {
+	var b bytes.Buffer
+	for i, t := range mail.Types {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(t)
+	}
+	return b.String()
+}
+
+var outputSchema = json.RawMessage(`{"type":"object","required":["label","confidence"],"properties":{"label":{"type":"string","enum":["Phishing","Legitimate","Abstain"]},"confidence":{"type":"number","minimum":0,"maximum":1},"evidence":{"type":"array","maxItems":32,"items":{"type":"object","required":["type","value"],"properties":{"type":{"type":"string"},"value":{"type":"string"}}}}}}`)
+
+//go:generate go test -run TestMiniSetReproducible -update .
+
+//go:embed data/mini.jsonl
+var miniSet []byte
+
+// Environment is E4. It holds no mutable state and is safe for concurrent use.
+type Environment struct{}
+
+func init() {
+	env.Register(env.Spec{
+		ID:      ID,
+		Aliases: []string{"e4"},
+		New:     func(env.Options) (env.Environment, error) { return New(), nil },
+	})
+}
+
+// New returns the environment.
+func New() *Environment { return &Environment{} }
+
+// Info describes E4.
+func (e *Environment) Info() env.Info {
+	return env.Info{
+		ID:            ID,
+		Aliases:       aliases,
+		Version:       Version,
+		Description:   "Phishing detection: classify one raw email as Phishing, Legitimate or Abstain with a calibrated confidence and evidence quoted from the message.",
+		Rubrics:       []string{RubricDefault, RubricReference},
+		DefaultRubric: RubricDefault,
+		SystemPrompt:  SystemPrompt,
+		OutputSchema:  outputSchema,
+		MaxTurns:      1,
+		Policies:      []string{PolicyIndicators},
+	}
+}
+
+// Load reads a JSONL dataset (svbench rows or the reference's row shape);
+// "" loads the embedded public mini set.
+func (e *Environment) Load(ctx context.Context, path string) (*env.Dataset, error) {
+	ds := &env.Dataset{}
+	fn := func(line int, raw []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ex, err := parseRow(raw, true)
+		if err != nil {
+			return err
+		}
+		if ex.ID == "" {
+			ex.ID = "line-" + strconv.Itoa(line)
+		}
+		ds.Examples = append(ds.Examples, ex)
+		return nil
+	}
+	if path == "" {
+		const name = "embedded:e4-mini"
+		if err := dataset.EachLine(bytes.NewReader(miniSet), name, fn); err != nil {
+			return nil, err
+		}
+		ds.Info = env.DatasetInfo{ID: name, Revision: dataset.Revision(miniSet)}
+	} else {
+		rev, err := dataset.ReadFile(path, fn)
+		if err != nil {
+			return nil, err
+		}
+		ds.Info = env.DatasetInfo{ID: path, Revision: rev}
+	}
+	if len(ds.Examples) == 0 {
+		return nil, fmt.Errorf("dataset %s has no rows", ds.Info.ID)
+	}
+	ds.Info.Rows = len(ds.Examples)
+	return ds, nil
+}
+
+// ParseExample reads one row. Only "answer" is required, so trainers can
+// score rows that carry the prompt separately.
+func (e *Environment) ParseExample(row json.RawMessage) (env.Example, error) {
+	return parseRow(row, false)
+}
+
+// Start opens the single-turn episode.
+func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, error) {
+	return &env.SingleTurn{Messages: ex.Prompt}, nil
+}
+
+// Score grades the final assistant message.
+func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
+	p := payloadOf(ex)
+	if p.gold == "" {
+		return env.Score{}, fmt.Errorf("example %s: answer missing or not a label", ex.ID)
+	}
+	return scoreText(p, r.FinalText(), rubric)
+}
+
+// scoreText scores a completion text against a payload.
+func scoreText(p *payload, text, rubric string) (env.Score, error) {
+	out := ParseOutput(text)
+	an, hay := p.analysis()
+	g := Ground(out.Items, out.EvidenceCount, an, hay)
+	s := scored{out: out, p: p, g: g}
+	view := map[string]any{
+		"predicted_label":     out.Label,
+		"evidence_items":      out.EvidenceCount,
+		"evidence_grounded":   g.Grounded,
+		"evidence_precision":  g.Precision,
+		"evidence_duplicates": g.Duplicates,
+		"indicator_types":     g.IndicatorTypes,
+	}
+	if g.IndicatorTypes > 0 {
+		view["evidence_recall"] = g.Recall
+	}
+	if g.Excess {
+		view["evidence_excess"] = true
+	}
+	switch rubric {
+	case "", RubricDefault:
+		view["confidence"] = out.Confidence
+		view["format_valid"] = defFormatValid(out)
+		return defaultRubric.Evaluate(env.Example{}, s, view), nil
+	case RubricReference:
+		view["confidence"] = out.RefConfidence
+		view["format_valid"] = refFormat(env.Example{}, s) == 1
+		return referenceRubric.Evaluate(env.Example{}, s, view), nil
+	}
+	return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
+}

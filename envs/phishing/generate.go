@@ -1,0 +1,267 @@
+package phishing
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"golang.org/x/net/idna"
+)
+
+// Campaign types of generated rows.
+const (
+	CampaignCredentialHarvest = "credential_harvest"
+	CampaignInvoiceBEC        = "invoice_bec"
+	CampaignDeliveryNotice    = "delivery_notice"
+	CampaignMFAFatigue        = "mfa_fatigue"
+	CampaignGiftCard          = "gift_card"
+	CampaignPayrollChange     = "payroll_change"
+	LegitReceipt              = "legit_receipt"
+	LegitPasswordReset        = "legit_password_reset"
+	LegitNewsletter           = "legit_newsletter"
+	LegitInternalNotice       = "legit_internal_notice"
+	LegitUrgentInternal       = "legit_urgent_internal" // hard negative: urgent, real
+	LegitSecurityAlert        = "legit_security_alert"  // hard negative: "sign in" on the real domain
+)
+
+// GeneratorVersion is recorded in every generated row's meta.source.
+const GeneratorVersion = "e4-gen/1"
+
+// slots alternate phishing and legitimate rows so any prefix is balanced.
+var slots = []string{
+	CampaignCredentialHarvest, LegitReceipt, CampaignInvoiceBEC, LegitPasswordReset,
+	CampaignDeliveryNotice, LegitNewsletter, CampaignMFAFatigue, LegitInternalNotice,
+	CampaignGiftCard, LegitUrgentInternal, CampaignPayrollChange, LegitSecurityAlert,
+}
+
+// Generate returns n rows from seed. The same (seed, n) gives the same rows
+// on every machine: all randomness comes from one PCG stream.
+func Generate(seed uint64, n int) []Row {
+	g := &gen{rng: rand.New(rand.NewPCG(seed, seed^0x5ca1ab1e))}
+	rows := make([]Row, 0, n)
+	langs := []string{"en", "es", "de"}
+	for i := 0; i < n; i++ {
+		kind := slots[i%len(slots)]
+		lang := langs[(i/len(slots)+i)%3]
+		g.lang = lang
+		g.org = orgs[lang]
+		d, diff := g.build(kind)
+		d.date = time.Date(2025, 3, 3, 8, 0, 0, 0, time.UTC).Add(time.Duration(g.rng.IntN(60*24*90)) * time.Minute)
+		d.msgID = fmt.Sprintf("%08x.%04d@%s", g.rng.Uint32(), i, domainOf(d.fromAddr))
+		d.to = g.recipient()
+		if d.charset == "" {
+			d.charset = "utf-8"
+			if lang != "en" && g.rng.IntN(3) == 0 {
+				d.charset = "iso-8859-1"
+			}
+		}
+		if d.encoding == "" {
+			d.encoding = pick(g.rng, []string{"quoted-printable", "base64", "8bit", "quoted-printable"})
+		}
+		label := LabelLegitimate
+		if !strings.HasPrefix(kind, "legit_") {
+			label = LabelPhishing
+		}
+		rows = append(rows, Row{
+			ID:     fmt.Sprintf("e4-gen-%05d", i),
+			Email:  d.render(),
+			Answer: label,
+			Meta:   RowMeta{Campaign: kind, Language: lang, Difficulty: diff, Source: fmt.Sprintf("%s seed=%d", GeneratorVersion, seed)},
+		})
+	}
+	return rows
+}
+
+type gen struct {
+	rng  *rand.Rand
+	lang string
+	org  string
+}
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+func domainOf(a string) string {
+	if i := strings.LastIndexByte(a, '@'); i >= 0 {
+		return a[i+1:]
+	}
+	return "svbench.example"
+}
+
+// tr picks the text of the row's language.
+func (g *gen) tr(en, es, de string) string {
+	switch g.lang {
+	case "es":
+		return es
+	case "de":
+		return de
+	}
+	return en
+}
+
+var orgs = map[string]string{"en": "northwind.com", "es": "fabrikam.es", "de": "contoso.de"}
+
+var firstNames = map[string][]string{
+	"en": {"Emily", "James", "Olivia", "Michael", "Sarah", "David"},
+	"es": {"Lucía", "Javier", "Carmen", "Alejandro", "Marta", "Pablo"},
+	"de": {"Anna", "Lukas", "Julia", "Maximilian", "Sophie", "Jonas"},
+}
+var lastNames = map[string][]string{
+	"en": {"Carter", "Hughes", "Bennett", "Foster", "Reed"},
+	"es": {"García", "Martínez", "López", "Sánchez", "Romero"},
+	"de": {"Müller", "Schmidt", "Fischer", "Weber", "Becker"},
+}
+
+func (g *gen) person() (string, string) {
+	return pick(g.rng, firstNames[g.lang]), pick(g.rng, lastNames[g.lang])
+}
+
+func asciiName(s string) string {
+	return strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ñ", "n", "ü", "ue", "ö", "oe", "ä", "ae", "ß", "ss").Replace(strings.ToLower(s))
+}
+
+func (g *gen) recipient() string {
+	f, l := g.person()
+	return fmt.Sprintf("%s %s <%s.%s@%s>", f, l, asciiName(f), asciiName(l), g.org)
+}
+
+type brandInfo struct{ name, display, domain string }
+
+var brandsByLang = map[string][]brandInfo{
+	"en": {{"paypal", "PayPal", "paypal.com"}, {"amazon", "Amazon", "amazon.com"}, {"microsoft", "Microsoft", "microsoft.com"}, {"netflix", "Netflix", "netflix.com"}, {"docusign", "DocuSign", "docusign.com"}, {"apple", "Apple", "apple.com"}},
+	"es": {{"santander", "Banco Santander", "santander.es"}, {"paypal", "PayPal", "paypal.es"}, {"amazon", "Amazon", "amazon.es"}, {"microsoft", "Microsoft", "microsoft.com"}, {"bbva", "BBVA", "bbva.es"}},
+	"de": {{"sparkasse", "Sparkasse", "sparkasse.de"}, {"paypal", "PayPal", "paypal.de"}, {"amazon", "Amazon", "amazon.de"}, {"microsoft", "Microsoft", "microsoft.com"}, {"netflix", "Netflix", "netflix.com"}},
+}
+
+var carriers = map[string][]brandInfo{
+	"en": {{"fedex", "FedEx", "fedex.com"}, {"dhl", "DHL Express", "dhl.com"}, {"ups", "UPS", "ups.com"}},
+	"es": {{"correos", "Correos", "correos.es"}, {"dhl", "DHL", "dhl.es"}},
+	"de": {{"dhl", "DHL Paket", "dhl.de"}, {"dpd", "DPD", "dpd.de"}},
+}
+
+var phishTLDs = []string{"com", "net", "info", "online", "xyz", "top", "co"}
+
+var domainWords = map[string][]string{
+	"en": {"secure", "verify", "account", "support", "login", "service", "update"},
+	"es": {"seguridad", "verificacion", "cuenta", "soporte", "acceso", "clientes"},
+	"de": {"sicherheit", "konto", "kundenservice", "verifizierung", "support", "login"},
+}
+
+// lookalike builds a domain imitating brand name; how is one of the
+// techniques the extractor knows.
+func (g *gen) lookalike(name string) (domain, how string) {
+	tld := pick(g.rng, phishTLDs)
+	word := pick(g.rng, domainWords[g.lang])
+	techniques := []string{"brand-in-domain", "brand-in-subdomain"}
+	if len(name) >= 5 {
+		techniques = append(techniques, "homoglyph", "typo", "punycode")
+	}
+	how = pick(g.rng, techniques)
+	switch how {
+	case "homoglyph":
+		for _, sub := range [][2]string{{"o", "0"}, {"l", "1"}, {"i", "1"}, {"e", "3"}, {"s", "5"}} {
+			if strings.Contains(name, sub[0]) {
+				return strings.Replace(name, sub[0], sub[1], 1) + "-" + word + "." + tld, how
+			}
+		}
+		return name + "-" + word + "." + tld, "brand-in-domain"
+	case "typo":
+		i := 1 + g.rng.IntN(len(name)-2)
+		b := []byte(name)
+		b[i], b[i+1] = b[i+1], b[i]
+		if string(b) == name {
+			return name[:i] + name[i:i+1] + name[i:] + "." + tld, how
+		}
+		return string(b) + "." + tld, how
+	case "punycode":
+		for _, sub := range [][2]string{{"a", "а"}, {"o", "о"}, {"e", "е"}, {"p", "р"}, {"c", "с"}} {
+			if strings.Contains(name, sub[0]) {
+				if d, err := idna.ToASCII(strings.Replace(name, sub[0], sub[1], 1) + ".com"); err == nil {
+					return d, how
+				}
+			}
+		}
+		return name + "-" + word + "." + tld, "brand-in-domain"
+	case "brand-in-subdomain":
+		return name + ".com." + word + "-" + pick(g.rng, []string{"portal", "center", "review", "check"}) + "." + tld, how
+	}
+	return name + "-" + word + "." + tld, how
+}
+
+// orgLookalike imitates the recipient's own domain.
+func (g *gen) orgLookalike() string {
+	base, tld, _ := strings.Cut(g.org, ".")
+	switch g.rng.IntN(3) {
+	case 0:
+		return base + "-" + pick(g.rng, []string{"corp", "group", "hr", "mail"}) + "." + tld
+	case 1:
+		return strings.Replace(base, "o", "0", 1) + "." + tld
+	}
+	b := []byte(base)
+	b[2], b[3] = b[3], b[2]
+	return string(b) + "." + pick(g.rng, []string{"com", "net", tld})
+}
+
+var freemails = []string{"gmail.com", "outlook.com", "yahoo.com", "gmx.de", "hotmail.es", "proton.me"}
+
+func (g *gen) authPass(domain string) string {
+	return fmt.Sprintf("spf=pass smtp.mailfrom=%s;\r\n\tdkim=pass header.d=%s;\r\n\tdmarc=pass header.from=%s", domain, domain, domain)
+}
+
+func (g *gen) authBad(domain string) string {
+	return pick(g.rng, []string{
+		fmt.Sprintf("spf=fail smtp.mailfrom=%s;\r\n\tdkim=none;\r\n\tdmarc=fail header.from=%s", domain, domain),
+		fmt.Sprintf("spf=softfail smtp.mailfrom=%s;\r\n\tdkim=fail header.d=%s;\r\n\tdmarc=fail header.from=%s", domain, domain, domain),
+		fmt.Sprintf("spf=none smtp.mailfrom=%s;\r\n\tdkim=none;\r\n\tdmarc=none header.from=%s", domain, domain),
+	})
+}
+
+func (g *gen) token(n int) string {
+	const al = "abcdefghijkmnpqrstuvwxyz23456789"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = al[g.rng.IntN(len(al))]
+	}
+	return string(b)
+}
+
+func htmlPage(paras ...string) string {
+	return "<html><head><style>p{font-family:Arial}</style></head><body>\n" + strings.Join(paras, "\n") + "\n</body></html>"
+}
+
+func anchor(href, text string) string { return fmt.Sprintf(`<a href="%s">%s</a>`, href, text) }
+
+// difficulty picks easy / medium / hard with a skew towards medium.
+func (g *gen) difficulty() string {
+	return pick(g.rng, []string{"easy", "medium", "medium", "hard"})
+}
+
+func (g *gen) build(kind string) (draft, string) {
+	switch kind {
+	case CampaignCredentialHarvest:
+		return g.credentialHarvest()
+	case CampaignInvoiceBEC:
+		return g.invoiceBEC()
+	case CampaignDeliveryNotice:
+		return g.deliveryNotice()
+	case CampaignMFAFatigue:
+		return g.mfaFatigue()
+	case CampaignGiftCard:
+		return g.giftCard()
+	case CampaignPayrollChange:
+		return g.payrollChange()
+	case LegitReceipt:
+		return g.receipt()
+	case LegitPasswordReset:
+		return g.passwordReset()
+	case LegitNewsletter:
+		return g.newsletter()
+	case LegitInternalNotice:
+		return g.internalNotice(false)
+	case LegitUrgentInternal:
+		return g.internalNotice(true)
+	case LegitSecurityAlert:
+		return g.securityAlert()
+	}
+	panic("unknown kind " + kind)
+}

@@ -1,0 +1,185 @@
+package phishing
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/svbench/svbench/extract"
+)
+
+// Labels in their canonical spelling.
+const (
+	LabelPhishing   = "Phishing"
+	LabelLegitimate = "Legitimate"
+	LabelAbstain    = "Abstain"
+)
+
+// MaxEvidence is how many evidence items the default rubric examines;
+// longer lists are penalised and their tail is never read.
+const MaxEvidence = 32
+
+// maxItemLen bounds one evidence value examined (bytes).
+const maxItemLen = 2048
+
+// Item is one evidence entry. Typed is false for bare strings (the
+// reference's format), which carry no indicator type.
+type Item struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+	Typed bool   `json:"-"`
+}
+
+// Output is everything both rubrics read from one completion, parsed once.
+type Output struct {
+	Object bool
+	// Label is matched case-insensitively after trimming (the reference's
+	// rule), in canonical spelling; "" when missing or unknown.
+	Label string
+	// ExactLabel holds when the label is spelled canonically.
+	ExactLabel bool
+
+	// RefConfidence is Python's float(confidence) when it converts and lies
+	// in [0, 1], else 0; RefConfOK says whether it did.
+	RefConfidence float64
+	RefConfOK     bool
+	// Confidence is the confidence when ConfNumber: a JSON number in [0, 1].
+	Confidence float64
+	ConfNumber bool
+
+	// EvidenceGiven: the key is present and neither null nor [].
+	EvidenceGiven bool
+	// EvidenceCount is the full length of the evidence list.
+	EvidenceCount int
+	// Items are the first MaxEvidence entries.
+	Items []Item
+	// RefStrings are all evidence entries as strings (reference semantics):
+	// strings as written, objects by their "value". Bounded by the
+	// extractor's input cap.
+	RefStrings []string
+	// EvidenceWellFormed: absent/null/[] or a list of ≤ MaxEvidence
+	// {"type": known, "value": string} objects.
+	EvidenceWellFormed bool
+}
+
+// ParseOutput reads a completion. It never fails: malformed output is an
+// Output without a label.
+func ParseOutput(text string) Output {
+	var o Output
+	obj, ok := extract.Map(text)
+	if !ok {
+		return o
+	}
+	o.Object = true
+	if s, ok := obj["label"].(string); ok {
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "phishing":
+			o.Label = LabelPhishing
+		case "legitimate":
+			o.Label = LabelLegitimate
+		case "abstain":
+			o.Label = LabelAbstain
+		}
+		o.ExactLabel = s == o.Label && o.Label != ""
+	}
+	if c, ok := obj["confidence"]; ok {
+		if f, ok := pyFloat(c); ok && f >= 0 && f <= 1 {
+			o.RefConfidence, o.RefConfOK = f, true
+		}
+		if n, ok := c.(json.Number); ok {
+			if f, err := n.Float64(); err == nil && f >= 0 && f <= 1 {
+				o.Confidence, o.ConfNumber = f, true
+			}
+		}
+	}
+	o.EvidenceWellFormed = true
+	ev, present := obj["evidence"]
+	if !present || ev == nil {
+		return o
+	}
+	list, isList := ev.([]any)
+	if !isList {
+		o.EvidenceWellFormed = false
+		if s, ok := ev.(string); ok {
+			o.EvidenceGiven, o.EvidenceCount = true, 1
+			o.RefStrings = []string{s}
+			o.Items = []Item{{Value: s}}
+		}
+		return o
+	}
+	if len(list) == 0 {
+		return o
+	}
+	o.EvidenceGiven = true
+	o.EvidenceCount = len(list)
+	if len(list) > MaxEvidence {
+		o.EvidenceWellFormed = false
+	}
+	o.RefStrings = make([]string, 0, len(list))
+	for i, e := range list {
+		var it Item
+		wellFormed := false
+		switch x := e.(type) {
+		case string:
+			it = Item{Value: x}
+		case map[string]any:
+			t, tok := x["type"].(string)
+			v, vok := x["value"].(string)
+			it = Item{Type: strings.TrimSpace(t), Value: v, Typed: tok}
+			wellFormed = tok && vok && isKnownType(it.Type)
+		}
+		if !wellFormed {
+			o.EvidenceWellFormed = false
+		}
+		if it.Value != "" || it.Typed {
+			o.RefStrings = append(o.RefStrings, it.Value)
+		}
+		if i < MaxEvidence {
+			o.Items = append(o.Items, it)
+		}
+	}
+	return o
+}
+
+// pyFloat is Python's float() on a decoded JSON value.
+func pyFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil || isRangeErr(err)
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case string:
+		s := strings.TrimFunc(x, unicode.IsSpace)
+		if s == "" || len(s) > 512 || strings.ContainsAny(s, "xXpP_") && !isSpecial(s) {
+			return 0, false
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !isRangeErr(err) {
+			return 0, false
+		}
+		return f, true
+	}
+	return 0, false
+}
+
+func isSpecial(s string) bool {
+	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
+	case "inf", "infinity", "nan":
+		return true
+	}
+	return false
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// finite guards report values.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
