@@ -1,0 +1,441 @@
+// Package integrity checks dataset files before they are trusted: rows
+// parse, prompts are not duplicated, labels are not degenerate, and no
+// evaluation row (or a trivially edited copy of it) also sits in training.
+package integrity
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/svbench/svbench/dataset"
+)
+
+// Parsed is what integrity checks need from a row: the text a model sees
+// and the gold label (canonical JSON).
+type Parsed struct {
+	Text  string
+	Label string
+}
+
+// ParseFunc reads one row; an error marks the row invalid.
+type ParseFunc func(raw json.RawMessage) (Parsed, error)
+
+// GenericParse is used when no environment is named: the "question" (or
+// "prompt") field, else the whole row without id and meta; the label is the
+// "answer" field.
+func GenericParse(raw json.RawMessage) (Parsed, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Parsed{}, fmt.Errorf("row is not a JSON object: %w", err)
+	}
+	var p Parsed
+	for _, k := range []string{"question", "prompt"} {
+		if v, ok := m[k]; ok {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				p.Text = s
+			} else {
+				p.Text = string(dataset.Canonical(v))
+			}
+			break
+		}
+	}
+	if p.Text == "" {
+		delete(m, "id")
+		delete(m, "meta")
+		b, _ := json.Marshal(m)
+		p.Text = string(b)
+	}
+	if v, ok := m["answer"]; ok {
+		p.Label = string(dataset.Canonical(v))
+	}
+	return p, nil
+}
+
+// Normalise is the near-duplicate form of a text: lower-case, every run of
+// digits collapsed to one "0", whitespace runs folded to one space. Two
+// prompts that differ only in numbers, case or spacing collide.
+func Normalise(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space, digit := false, false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space, digit = true, false
+			continue
+		case unicode.IsDigit(r):
+			if digit {
+				continue
+			}
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space, digit = false, true
+			b.WriteByte('0')
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space, digit = false, false
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+type digest [16]byte
+
+func hashText(s string) digest {
+	sum := sha256.Sum256([]byte(s))
+	var d digest
+	copy(d[:], sum[:16])
+	return d
+}
+
+// Finding is one problem or warning, located.
+type Finding struct {
+	Kind string `json:"kind"`
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"msg"`
+}
+
+func (f Finding) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("%s: line %d: %s: %s", f.File, f.Line, f.Kind, f.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", f.File, f.Kind, f.Msg)
+}
+
+// FileStats summarises one file.
+type FileStats struct {
+	Path       string         `json:"path"`
+	Split      string         `json:"split"`
+	Rows       int            `json:"rows"`
+	Invalid    int            `json:"invalid"`
+	Labels     map[string]int `json:"labels"`
+	ExactDup   int            `json:"exact_duplicates"`
+	NearDup    int            `json:"near_duplicates"`
+	Conflicts  int            `json:"conflicting_labels"`
+	Revision   string         `json:"revision"`
+	Commitment string         `json:"commitment"`
+}
+
+// Leak counts held-out rows (dev, test, …) whose prompt also appears in
+// another split.
+type Leak struct {
+	From  string  `json:"from"`
+	Into  string  `json:"into"`
+	Exact int     `json:"exact"`
+	Near  int     `json:"near"`
+	Rows  int     `json:"rows"`
+	Share float64 `json:"near_share"`
+}
+
+// Report is the result of Validate.
+type Report struct {
+	Files    []FileStats `json:"files"`
+	Leaks    []Leak      `json:"leaks,omitempty"`
+	Problems []Finding   `json:"problems"`
+	Warnings []Finding   `json:"warnings"`
+}
+
+// OK is true when nothing must be fixed.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// Options tune Validate.
+type Options struct {
+	// MaxNearLeak is the share of a held-out split's rows that may have a
+	// near-duplicate (digits collapsed) in another split before it counts
+	// as a problem. Exact leakage is always a problem. Templated sources
+	// (E1 flows differing only in ports and byte counts) legitimately
+	// produce some near twins, hence a threshold rather than zero.
+	MaxNearLeak float64
+	// MaxFindings bounds listed findings per kind and file.
+	MaxFindings int
+}
+
+// maxListed stops a broken file from producing a million lines of output.
+const defaultMaxFindings = 20
+
+type fileHashes struct {
+	stats FileStats
+	exact map[digest]int // → first line
+	near  map[digest]int
+}
+
+// Expand turns a FILE or DIR argument into JSONL files (a directory's
+// *.jsonl, sorted).
+func Expand(arg string) ([]string, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{arg}, nil
+	}
+	files, err := filepath.Glob(filepath.Join(arg, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no *.jsonl files", arg)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// SplitName is a file's split: its base name without extensions.
+func SplitName(path string) string {
+	b := filepath.Base(path)
+	if i := strings.IndexByte(b, '.'); i > 0 {
+		b = b[:i]
+	}
+	return b
+}
+
+// Validate checks the files. Files whose names share a split (train.jsonl,
+// dev.jsonl, test.jsonl) are checked for leakage between splits: a row in a
+// later split (dev, test, or any non-train split) whose prompt exactly or
+// nearly equals a row in another split.
+func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
+	if opts.MaxFindings <= 0 {
+		opts.MaxFindings = defaultMaxFindings
+	}
+	rep := &Report{Problems: []Finding{}, Warnings: []Finding{}}
+	var all []*fileHashes
+	for _, p := range paths {
+		fh, err := scanFile(p, parse, rep, opts)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, fh)
+		rep.Files = append(rep.Files, fh.stats)
+	}
+	// Leakage: every ordered pair of different splits, reporting rows of
+	// the held-out one (not train) found in the other.
+	for _, into := range all {
+		if into.stats.Split == "train" {
+			continue
+		}
+		for _, from := range all {
+			if from == into || from.stats.Split == into.stats.Split {
+				continue
+			}
+			if into.stats.Split > from.stats.Split && from.stats.Split != "train" {
+				continue // dev/test reported once
+			}
+			lk := Leak{From: from.stats.Split, Into: into.stats.Split, Rows: into.stats.Rows}
+			var examples []int
+			for d, line := range into.exact {
+				if _, ok := from.exact[d]; ok {
+					lk.Exact++
+					examples = append(examples, line)
+				}
+			}
+			for d := range into.near {
+				if _, ok := from.near[d]; ok {
+					lk.Near++
+				}
+			}
+			if lk.Rows > 0 {
+				lk.Share = float64(lk.Near) / float64(lk.Rows)
+			}
+			if lk.Exact == 0 && lk.Near == 0 {
+				continue
+			}
+			rep.Leaks = append(rep.Leaks, lk)
+			sort.Ints(examples)
+			if len(examples) > opts.MaxFindings {
+				examples = examples[:opts.MaxFindings]
+			}
+			if lk.Exact > 0 {
+				rep.Problems = append(rep.Problems, Finding{Kind: "leakage", File: into.stats.Path,
+					Msg: fmt.Sprintf("%d row(s) have the same prompt as a row in %s (lines %v); remove them from one split", lk.Exact, from.stats.Path, examples)})
+			}
+			f := Finding{Kind: "near-leakage", File: into.stats.Path,
+				Msg: fmt.Sprintf("%d of %d distinct prompts (%.1f%%) equal a %s prompt once case, digits and spacing are normalised", lk.Near, lk.Rows, 100*lk.Share, from.stats.Split)}
+			if lk.Share > opts.MaxNearLeak {
+				f.Msg += fmt.Sprintf(" (over the %.1f%% allowed)", 100*opts.MaxNearLeak)
+				rep.Problems = append(rep.Problems, f)
+			} else if lk.Near > 0 {
+				rep.Warnings = append(rep.Warnings, f)
+			}
+		}
+	}
+	// Label balance over everything.
+	labels := map[string]int{}
+	total := 0
+	for _, f := range rep.Files {
+		for l, n := range f.Labels {
+			labels[l] += n
+			total += n
+		}
+	}
+	if total > 0 {
+		for l, n := range labels {
+			if share := float64(n) / float64(total); share > 0.95 {
+				rep.Warnings = append(rep.Warnings, Finding{Kind: "label-balance", File: strings.Join(paths, ","),
+					Msg: fmt.Sprintf("label %s is %.1f%% of %d rows: a constant answer scores well", l, 100*share, total)})
+			}
+		}
+	}
+	return rep, nil
+}
+
+func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHashes, error) {
+	fh := &fileHashes{
+		stats: FileStats{Path: path, Split: SplitName(path), Labels: map[string]int{}},
+		exact: map[digest]int{},
+		near:  map[digest]int{},
+	}
+	labelOf := map[digest]string{}
+	var commit dataset.Commitment
+	counts := map[string]int{}
+	add := func(list *[]Finding, f Finding) {
+		counts[f.Kind]++
+		if counts[f.Kind] <= opts.MaxFindings {
+			*list = append(*list, f)
+		}
+	}
+	rev, err := dataset.ReadFile(path, func(line int, raw []byte) error {
+		fh.stats.Rows++
+		commit.Add(raw)
+		if !utf8.Valid(raw) {
+			add(&rep.Problems, Finding{"invalid-utf8", path, line, "row is not valid UTF-8"})
+		}
+		p, err := parse(json.RawMessage(bytes.Clone(raw)))
+		if err != nil {
+			fh.stats.Invalid++
+			add(&rep.Problems, Finding{"schema", path, line, err.Error()})
+			return nil
+		}
+		fh.stats.Labels[p.Label]++
+		d, n := hashText(p.Text), hashText(Normalise(p.Text))
+		if first, ok := fh.exact[d]; ok {
+			fh.stats.ExactDup++
+			add(&rep.Problems, Finding{"duplicate", path, line, fmt.Sprintf("same prompt as line %d", first)})
+			if labelOf[d] != p.Label {
+				fh.stats.Conflicts++
+				add(&rep.Problems, Finding{"conflicting-label", path, line, fmt.Sprintf("same prompt as line %d but answer %s instead of %s", first, p.Label, labelOf[d])})
+			}
+			return nil
+		}
+		fh.exact[d] = line
+		labelOf[d] = p.Label
+		if first, ok := fh.near[n]; ok {
+			fh.stats.NearDup++
+			add(&rep.Warnings, Finding{"near-duplicate", path, line, fmt.Sprintf("prompt equals line %d up to case, digits and spacing", first)})
+			return nil
+		}
+		fh.near[n] = line
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for kind, n := range counts {
+		if n > opts.MaxFindings {
+			list := &rep.Problems
+			if kind == "near-duplicate" {
+				list = &rep.Warnings
+			}
+			*list = append(*list, Finding{Kind: kind, File: path, Msg: fmt.Sprintf("%d more not listed", n-opts.MaxFindings)})
+		}
+	}
+	if fh.stats.Rows == 0 {
+		rep.Problems = append(rep.Problems, Finding{Kind: "empty", File: path, Msg: "no rows"})
+	}
+	fh.stats.Revision = rev
+	fh.stats.Commitment = commit.Sum()
+	return fh, nil
+}
+
+// OverlapReport compares two datasets.
+type OverlapReport struct {
+	A, B       string
+	RowsA      int `json:"rows_a"`
+	RowsB      int `json:"rows_b"`
+	ExactInA   int `json:"exact_b_in_a"` // rows of B whose prompt is in A
+	NearInA    int `json:"near_b_in_a"`
+	ExactInB   int `json:"exact_a_in_b"`
+	NearInB    int `json:"near_a_in_b"`
+	InvalidA   int `json:"invalid_a"`
+	InvalidB   int `json:"invalid_b"`
+	SameLabelB int `json:"exact_b_in_a_same_label"`
+}
+
+type side struct {
+	rows, invalid int
+	exact         map[digest]string // → label
+	near          map[digest]bool
+	order         []digest
+	nearOrder     []digest
+}
+
+func load(paths []string, parse ParseFunc) (*side, error) {
+	s := &side{exact: map[digest]string{}, near: map[digest]bool{}}
+	for _, p := range paths {
+		_, err := dataset.ReadFile(p, func(_ int, raw []byte) error {
+			pr, err := parse(json.RawMessage(bytes.Clone(raw)))
+			if err != nil {
+				s.invalid++
+				return nil
+			}
+			s.rows++
+			d, n := hashText(pr.Text), hashText(Normalise(pr.Text))
+			s.exact[d] = pr.Label
+			s.near[n] = true
+			s.order = append(s.order, d)
+			s.nearOrder = append(s.nearOrder, n)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Overlap counts rows of each dataset whose prompt (exactly, or after
+// normalisation) appears in the other.
+func Overlap(a, b []string, parse ParseFunc) (*OverlapReport, error) {
+	sa, err := load(a, parse)
+	if err != nil {
+		return nil, err
+	}
+	sb, err := load(b, parse)
+	if err != nil {
+		return nil, err
+	}
+	r := &OverlapReport{A: strings.Join(a, ","), B: strings.Join(b, ","), RowsA: sa.rows, RowsB: sb.rows, InvalidA: sa.invalid, InvalidB: sb.invalid}
+	for i, d := range sb.order {
+		if l, ok := sa.exact[d]; ok {
+			r.ExactInA++
+			if l == sb.exact[d] {
+				r.SameLabelB++
+			}
+		}
+		if sa.near[sb.nearOrder[i]] {
+			r.NearInA++
+		}
+	}
+	for i, d := range sa.order {
+		if _, ok := sb.exact[d]; ok {
+			r.ExactInB++
+		}
+		if sb.near[sa.nearOrder[i]] {
+			r.NearInB++
+		}
+	}
+	return r, nil
+}
