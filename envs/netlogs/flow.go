@@ -6,10 +6,10 @@
 package netlogs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strconv"
 	"time"
+
+	"github.com/svbench/svbench/dataset"
 )
 
 // Flow is one Zeek conn.log record plus optional windowed context. Optional
@@ -100,16 +100,11 @@ func (f Flow) TotalBytes() (int64, bool) {
 // connections between the same endpoints (which differ in source port or
 // time) stay distinct. 16 hex digits, as in the reference's meta.hash.
 func (f Flow) Hash() string {
-	h := sha256.New()
 	ts := ""
 	if !f.Timestamp.IsZero() {
 		ts = strconv.FormatInt(f.Timestamp.UnixNano(), 10)
 	}
-	for _, p := range []string{f.Proto, f.SrcIP, strconv.Itoa(f.SrcPort), f.DstIP, strconv.Itoa(f.DstPort), ts} {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return dataset.HashKey(f.Proto, f.SrcIP, strconv.Itoa(f.SrcPort), f.DstIP, strconv.Itoa(f.DstPort), ts)
 }
 
 // Row is one dataset line in the reference's format. Answer is "Malicious"
