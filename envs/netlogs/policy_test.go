@@ -10,9 +10,9 @@ import (
 // policyAccuracy runs a built-in policy over generated rows through the
 // environment's own prompt and scorer, returning accuracy over all rows
 // (abstentions count as wrong) and the abstention rate.
-func policyAccuracy(t *testing.T, policy, difficulty string, n int, seed uint64) (acc, abstain float64) {
+func policyAccuracy(t *testing.T, policy, difficulty, render string, n int, seed uint64) (acc, abstain, malicious float64) {
 	t.Helper()
-	rows, err := Generate(GenerateOptions{N: n, Seed: seed, Difficulty: difficulty})
+	rows, err := Generate(GenerateOptions{N: n, Seed: seed, Difficulty: difficulty, Render: render})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func policyAccuracy(t *testing.T, policy, difficulty string, n int, seed uint64)
 	if !ok {
 		t.Fatalf("policy %s missing", policy)
 	}
-	var correct, abstained int
+	var correct, abstained, flagged int
 	for _, row := range rows {
 		ex, err := e.ParseExample(mustJSON(t, row))
 		if err != nil {
@@ -36,11 +36,15 @@ func policyAccuracy(t *testing.T, policy, difficulty string, n int, seed uint64)
 			t.Fatal(err)
 		}
 		correct += int(s.Components["accuracy"])
-		if s.Parsed["predicted_label"] == LabelAbstain {
+		switch s.Parsed["predicted_label"] {
+		case LabelAbstain:
 			abstained++
+		case LabelMalicious:
+			flagged++
 		}
 	}
-	return float64(correct) / float64(len(rows)), float64(abstained) / float64(len(rows))
+	n = len(rows)
+	return float64(correct) / float64(n), float64(abstained) / float64(n), float64(flagged) / float64(n)
 }
 
 // TestPolicyAccuracyByDifficulty reports each baseline's accuracy per level
@@ -52,9 +56,11 @@ func TestPolicyAccuracyByDifficulty(t *testing.T) {
 	for _, pol := range []string{PolicyHeuristic, PolicyFeatures} {
 		acc[pol] = map[string]float64{}
 		for _, d := range []string{DifficultyEasy, DifficultyMedium, DifficultyHard} {
-			a, ab := policyAccuracy(t, pol, d, n, 7)
+			a, ab, m := policyAccuracy(t, pol, d, "rich", n, 7)
 			acc[pol][d] = a
-			t.Logf("%-9s %-6s accuracy %.3f abstain %.3f (n=%d)", pol, d, a, ab, n)
+			ra, rab, rm := policyAccuracy(t, pol, d, "reference", n, 7)
+			t.Logf("%-9s %-6s rich: accuracy %.3f abstain %.3f flagged %.3f | reference rendering: accuracy %.3f abstain %.3f flagged %.3f (n=%d)",
+				pol, d, a, ab, m, ra, rab, rm, n)
 		}
 	}
 	if acc[PolicyHeuristic][DifficultyMedium] >= acc[PolicyFeatures][DifficultyMedium] {
