@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runE4Cmd(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := newDataImportE4Cmd()
+	if args[0] == "generate" {
+		cmd, args = newDataGenerateE4Cmd(), args[1:]
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	err := cmd.ExecuteContext(context.Background())
+	return stdout.String(), stderr.String(), err
+}
+
+func TestDataImportE4(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "z.csv")
+	if err := os.WriteFile(src, []byte(",Email Text,Email Type\n0,hello bob,Safe Email\n1,verify now,Phishing Email\n2,x,Weird\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "e4.jsonl")
+	stdout, stderr, err := runE4Cmd(t, "--format", "zefang", src, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "2 rows (Legitimate 1, Phishing 1), 1 bad rows skipped") || !strings.Contains(stderr, "line 4") {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if n := bytes.Count(b, []byte("\n")); n != 2 {
+		t.Errorf("wrote %d rows", n)
+	}
+
+	// Usage errors exit 2; too many bad rows is a plain failure and leaves no file.
+	for _, args := range [][]string{{"--format", "pdf", src, "--out", out}, {"--format", "eml", dir, "--out", out}, {"--format", "csv", src}} {
+		_, _, err := runE4Cmd(t, args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: want usage error, got %v", args, err)
+		}
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	_, _, err = runE4Cmd(t, "--format", "zefang", src, "--out", bad, "--max-bad-rows", "0")
+	if err == nil || !strings.Contains(err.Error(), "max-bad-rows") {
+		t.Errorf("want max-bad-rows failure, got %v", err)
+	}
+	if _, statErr := os.Stat(bad); statErr == nil {
+		t.Error("failed import left an output file")
+	}
+
+	gen := filepath.Join(dir, "gen.jsonl")
+	if _, _, err := runE4Cmd(t, "generate", "--n", "24", "--seed", "3", "--out", gen); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(gen)
+	if n := bytes.Count(b, []byte("\n")); n != 24 {
+		t.Errorf("generated %d rows", n)
+	}
+}
