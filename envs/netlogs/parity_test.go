@@ -90,3 +90,29 @@ func TestReferenceParity(t *testing.T) {
 		t.Fatal("no parity vectors read")
 	}
 }
+
+// TestReferenceMiniCompat loads the reference's own public mini set (its
+// row format, integer-free answers, meta) and checks the heuristic baseline
+// lands on the reference's published accuracy of 0.540 over decided rows.
+func TestReferenceMiniCompat(t *testing.T) {
+	path := filepath.Join(sharedDir(t), "reference-data", "e1_public_mini.jsonl")
+	e := New()
+	ds, err := e.Load(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decided, correct int
+	for _, ex := range ds.Examples {
+		label, _, _ := HeuristicDecide(ex.Prompt[len(ex.Prompt)-1].Content)
+		if label == LabelAbstain {
+			continue
+		}
+		decided++
+		if label == ex.Payload.(payload).answer {
+			correct++
+		}
+	}
+	if acc := float64(correct) / float64(decided); math.Abs(acc-0.540) > 0.0005 {
+		t.Errorf("heuristic accuracy over decided rows %.4f (%d/%d), reference reports 0.540", acc, correct, decided)
+	}
+}
