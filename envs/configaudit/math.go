@@ -15,9 +15,9 @@ type Violation struct {
 
 // Detection is a severity-weighted precision/recall/F1.
 type Detection struct {
-	TP, FP, FN          float64
-	Precision, Recall   float64
-	F1                  float64
+	TP, FP, FN        float64
+	Precision, Recall float64
+	F1                float64
 }
 
 // weightMap keeps the last severity seen per id, as a Python dict built from

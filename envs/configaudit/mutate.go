@@ -376,7 +376,7 @@ var tfMutations = []Mutation{
 		tf:       replaceOnce("  enabled_cluster_log_types = [\"api\", \"audit\", \"authenticator\", \"controllerManager\", \"scheduler\"]\n\n", "")},
 	{Name: "eks-no-secrets-encryption", Description: "EKS secrets not encrypted with KMS",
 		Findings: []Violation{v("trivy/AVD-AWS-0039", high)},
-		tf: replaceOnce("\n  encryption_config {\n    resources = [\"secrets\"]\n    provider {\n      key_arn = aws_kms_key.eks.arn\n    }\n  }\n", "")},
+		tf:       replaceOnce("\n  encryption_config {\n    resources = [\"secrets\"]\n    provider {\n      key_arn = aws_kms_key.eks.arn\n    }\n  }\n", "")},
 	{Name: "gcs-public", Description: "bucket readable by allUsers",
 		Findings: []Violation{v("trivy/AVD-GCP-0001", high)},
 		tf:       replaceOnce(`member = "group:analysts@example.com"`, `member = "allUsers"`)},

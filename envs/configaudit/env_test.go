@@ -1,0 +1,53 @@
+package configaudit
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+	"github.com/svbench/svbench/runner"
+)
+
+var (
+	sharedOnce sync.Once
+	sharedEnv  *Env
+	sharedDS   *env.Dataset
+	sharedErr  error
+)
+
+// testEnv shares one environment (trivy's checks take a second to compile)
+// and the embedded mini set across tests.
+func testEnv(t testing.TB) (*Env, *env.Dataset) {
+	t.Helper()
+	sharedOnce.Do(func() {
+		sharedEnv, sharedErr = NewEnv(env.Options{})
+		if sharedErr != nil {
+			return
+		}
+		sharedDS, sharedErr = sharedEnv.Load(context.Background(), "")
+	})
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+	return sharedEnv, sharedDS
+}
+
+// runPolicy plays one built-in policy on an example and scores it.
+func runPolicy(t testing.TB, e *Env, ex env.Example, policy, rubric string) (env.Score, *env.Rollout) {
+	t.Helper()
+	p, ok := e.Policy(policy)
+	if !ok {
+		t.Fatalf("no policy %s", policy)
+	}
+	ro, err := runner.RunEpisode(context.Background(), llm.Builtin{Policy: p}, e, ex, runner.EpisodeConfig{})
+	if err != nil {
+		t.Fatalf("%s on %s: %v", policy, ex.ID, err)
+	}
+	s, err := e.Score(context.Background(), ex, ro, rubric)
+	if err != nil {
+		t.Fatalf("score %s: %v", ex.ID, err)
+	}
+	return s, ro
+}

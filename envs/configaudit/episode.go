@@ -1,0 +1,211 @@
+package configaudit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/verify"
+)
+
+// Tool names offered to the model.
+const (
+	FnKubeLinter = "run_kubelinter"
+	FnTrivy      = "run_trivy"
+	FnOPA        = "run_opa"
+)
+
+// Bounds on tool traffic.
+const (
+	maxToolArgBytes      = 4096
+	maxFindingsPerResult = 200
+	maxMessageChars      = 500
+)
+
+var toolParams = json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"the file path given in the task"},"paths":{"type":"array","items":{"type":"string"},"description":"alternative form: a list holding the file path"}}}`)
+
+func toolDefs() []env.Tool {
+	return []env.Tool{
+		{Name: FnKubeLinter, Description: "Run kube-linter (default checks plus RBAC checks) on a Kubernetes YAML file. Returns a JSON list of findings.", Parameters: toolParams},
+		{Name: FnTrivy, Description: "Run trivy's Terraform misconfiguration checks on a .tf file. Returns a JSON list of findings.", Parameters: toolParams},
+		{Name: FnOPA, Description: "Evaluate svbench's OPA/Rego security policies (and any user policies) on a Kubernetes or Terraform file. Returns a JSON list of findings.", Parameters: toolParams},
+	}
+}
+
+func fnTool(name string) (string, bool) {
+	switch name {
+	case FnKubeLinter:
+		return ToolKubeLinter, true
+	case FnTrivy:
+		return ToolTrivy, true
+	case FnOPA:
+		return ToolOPA, true
+	}
+	return "", false
+}
+
+// ToolFinding is one finding as the tools return it to the model.
+type ToolFinding struct {
+	Tool      string `json:"tool"`
+	RuleID    string `json:"rule_id"`
+	Severity  string `json:"severity"`
+	Message   string `json:"message"`
+	File      string `json:"file"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
+type episode struct {
+	e       *Env
+	fx      *fixture
+	prompt  []env.Message
+	budget  int
+	maxTurn int
+	turns   int
+	calls   int
+}
+
+func (ep *episode) Prompt() []env.Message { return ep.prompt }
+func (ep *episode) Tools() []env.Tool     { return toolDefs() }
+
+// Step runs the assistant's tool calls; a message without tool calls is the
+// final answer.
+func (ep *episode) Step(ctx context.Context, msg env.Message) (env.StepResult, error) {
+	ep.turns++
+	if len(msg.ToolCalls) == 0 {
+		return env.StepResult{Done: true, Reason: "answered"}, nil
+	}
+	if ep.turns >= ep.maxTurn {
+		// No turn is left to read the results in.
+		return env.StepResult{Done: true, Reason: "max_turns"}, nil
+	}
+	var res env.StepResult
+	for _, tc := range msg.ToolCalls {
+		content, rec := ep.call(ctx, tc)
+		res.Messages = append(res.Messages, env.Message{Role: env.RoleTool, ToolCallID: tc.ID, Name: tc.Name, Content: content})
+		res.ToolCalls = append(res.ToolCalls, rec)
+	}
+	return res, nil
+}
+
+func toolError(format string, args ...any) string {
+	b, _ := json.Marshal(map[string]string{"error": fmt.Sprintf(format, args...)})
+	return string(b)
+}
+
+func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolCallRecord) {
+	start := time.Now()
+	rec := env.ToolCallRecord{Name: tc.Name, Arguments: truncate(tc.Arguments, maxToolArgBytes)}
+	fail := func(msg string) (string, env.ToolCallRecord) {
+		rec.Error = msg
+		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+		return toolError("%s", msg), rec
+	}
+	tool, ok := fnTool(tc.Name)
+	if !ok {
+		return fail(fmt.Sprintf("unknown tool %q; available: %s, %s, %s", truncate(tc.Name, 64), FnKubeLinter, FnTrivy, FnOPA))
+	}
+	if ep.calls >= ep.budget {
+		return fail(fmt.Sprintf("tool budget exhausted (%d calls); no more tool calls will run: answer now with the JSON object", ep.budget))
+	}
+	ep.calls++
+	p, err := toolPath(tc.Arguments)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if p != ep.fx.Path {
+		return fail(fmt.Sprintf("path %q is not the file under audit; the only path this tool accepts is %q", truncate(p, 200), ep.fx.Path))
+	}
+	if tool == ToolKubeLinter && ep.fx.Type == FixtureTF || tool == ToolTrivy && ep.fx.Type == FixtureK8s {
+		want := FnTrivy
+		if ep.fx.Type == FixtureK8s {
+			want = FnKubeLinter
+		}
+		return fail(fmt.Sprintf("%s does not scan %s files; use %s or %s", tc.Name, fixtureName(ep.fx.Type), want, FnOPA))
+	}
+	r := ep.e.v.scan(ctx, tool, ep.fx.Type, verify.File{Path: ep.fx.Path, Content: ep.fx.Content}, ep.fx.Hash)
+	if r.err != nil {
+		return fail(fmt.Sprintf("%s could not scan %s: %v", tc.Name, ep.fx.Path, r.err))
+	}
+	out := make([]ToolFinding, 0, len(r.findings))
+	for _, f := range r.findings {
+		if len(out) == maxFindingsPerResult {
+			break
+		}
+		out = append(out, toolFinding(f, ep.fx.Path))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+	rec.Findings = len(r.findings)
+	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+	content := strings.TrimSpace(buf.String())
+	if r.note != "" {
+		// Keep the list parseable: the note travels in the record only.
+		rec.Error = r.note
+	}
+	return content, rec
+}
+
+func toolFinding(f verify.Finding, p string) ToolFinding {
+	return ToolFinding{
+		Tool: f.Tool, RuleID: f.RuleID, Severity: string(f.Severity),
+		Message: truncate(f.Message, maxMessageChars), File: p, StartLine: f.Line, EndLine: f.Line,
+	}
+}
+
+// toolPath reads {"path": p} or {"paths": [p]} from hostile arguments.
+func toolPath(args string) (string, error) {
+	if len(args) > maxToolArgBytes {
+		return "", fmt.Errorf("arguments are %d bytes; the limit is %d", len(args), maxToolArgBytes)
+	}
+	var a struct {
+		Path  *string  `json:"path"`
+		Paths []string `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return "", fmt.Errorf(`arguments are not a JSON object like {"path": "<file path>"}: %v`, err)
+	}
+	switch {
+	case a.Path != nil:
+		return *a.Path, nil
+	case len(a.Paths) == 1:
+		return a.Paths[0], nil
+	case len(a.Paths) > 1:
+		return "", fmt.Errorf("only one file is under audit; pass just its path")
+	}
+	return "", fmt.Errorf(`missing "path": pass {"path": "<file path>"}`)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// observedIDs collects the finding ids that appeared in tool results of a
+// conversation (for the tool_observation component and the policies).
+func observedIDs(msgs []env.Message) []Violation {
+	var out []Violation
+	for _, m := range msgs {
+		if m.Role != env.RoleTool {
+			continue
+		}
+		var fs []ToolFinding
+		if json.Unmarshal([]byte(m.Content), &fs) != nil {
+			continue
+		}
+		for _, f := range fs {
+			if f.Tool != "" && f.RuleID != "" {
+				out = append(out, Violation{ID: f.Tool + "/" + f.RuleID, Severity: normSeverity(f.Severity)})
+			}
+		}
+	}
+	return dedupViolations(out)
+}

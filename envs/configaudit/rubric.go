@@ -1,0 +1,413 @@
+package configaudit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/verify"
+)
+
+// Rubric names.
+const (
+	RubricDefault   = "default"
+	RubricReference = "reference"
+)
+
+// Component weights (both rubrics share names and weights).
+const (
+	WeightAuditing = 1.0
+	WeightFormat   = 0.05
+	WeightToolObs  = 0.2
+	WeightJudge    = 1.0
+)
+
+// Strict-rubric constants; README.md explains each.
+const (
+	strictFPFactor      = 2.0 // an FP costs twice its weight in precision
+	penaltyDestructive  = 0.5 // patch breaks parsing or drops an object/container/image/resource
+	penaltyNotApplied   = 0.1 // patch given but does not apply
+	penaltyIntroducedW  = 0.5 // per unit of severity weight of new findings
+	penaltyIntroducedMx = 1.0
+	sizeAllowanceBase   = 4    // changed lines every patch may use
+	sizeAllowancePerFix = 8    // extra changed lines per fixed violation id
+	penaltyPerLine      = 0.01 // per changed line beyond the allowance
+	penaltySizeMax      = 0.3
+)
+
+// evaluation is everything one scoring pass computes; Parsed is built from
+// it so the report needs only results rows.
+type evaluation struct {
+	out          Output
+	oracle       []Violation
+	pred         []Violation
+	det          Detection
+	detUnw       Detection
+	patchGiven   bool
+	patchApplied bool
+	patchKind    string
+	patchError   string
+	structOK     bool
+	structError  string
+	fixed        []Violation
+	introduced   []Violation
+	checkable    []Violation
+	changed      int
+	fixScore     float64
+	penalty      float64
+	auditing     float64
+	toolObs      float64
+	patchDelta   float64 // reference: -1 when no patch was scored
+	scanError    string
+}
+
+// Score evaluates a rollout.
+func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
+	if rubric == "" {
+		rubric = RubricDefault
+	}
+	if rubric != RubricDefault && rubric != RubricReference {
+		return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
+	}
+	fx, err := payload(ex)
+	if err != nil {
+		return env.Score{}, err
+	}
+	v, err := e.verifiers(ctx)
+	if err != nil {
+		return env.Score{}, fmt.Errorf("config-verification: starting verifiers: %w", err)
+	}
+	var msgs []env.Message
+	if r != nil {
+		msgs = r.Completion
+	}
+	text := env.LastAssistantText(msgs)
+	var ev evaluation
+	if rubric == RubricReference {
+		ev = evaluateReference(ctx, v, fx, text, msgs)
+	} else {
+		ev = evaluateStrict(ctx, v, fx, text, msgs)
+	}
+	rewards := []env.Reward[*evaluation]{
+		{Name: "config_auditing", Weight: WeightAuditing, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.auditing }},
+		{Name: "format", Weight: WeightFormat, Fn: func(_ env.Example, ev *evaluation) float64 { return b2f(ev.out.SchemaValid) }},
+		{Name: "tool_observation", Weight: WeightToolObs, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }},
+	}
+	var judgeErr error
+	switch e.source {
+	case SourceJudge, SourceHybrid:
+		verdict, err := e.judge(ctx, fx, text)
+		if err != nil {
+			judgeErr = err
+		}
+		if e.source == SourceJudge {
+			rewards = nil
+		}
+		rewards = append(rewards, env.Reward[*evaluation]{Name: "judge", Weight: WeightJudge, Fn: func(env.Example, *evaluation) float64 { return verdict }})
+	}
+	if judgeErr != nil {
+		return env.Score{}, judgeErr
+	}
+	rb := env.Rubric[*evaluation]{Name: rubric, Rewards: rewards}
+	s := rb.Evaluate(ex, &ev, ev.view(fx))
+	return s, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// filterPrefix keeps tool-style ids of one tool (the reference's
+// primary-tool filter); ids without a tool prefix are kept as they are.
+func filterPrefix(vs []Violation, tool string) []Violation {
+	tooly := false
+	for _, v := range vs {
+		if strings.Contains(v.ID, "/") {
+			tooly = true
+			break
+		}
+	}
+	if !tooly {
+		return vs
+	}
+	var out []Violation
+	for _, v := range vs {
+		if strings.HasPrefix(v.ID, tool+"/") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// evaluateReference reproduces the reference rubric: oracle = the row's
+// labels, both sides filtered to the primary tool, patch delta from a
+// re-scan by the primary tool, final = F1 + delta + format bonus/penalty,
+// then max(0, ·) and 0 when invalid or empty.
+func evaluateReference(ctx context.Context, v *verifiers, fx *fixture, text string, msgs []env.Message) evaluation {
+	ev := evaluation{out: ParseOutput(text), patchDelta: -1}
+	prim := primaryTool(fx.Type)
+	ev.oracle = filterPrefix(fx.Oracle, prim)
+	ev.pred = filterPrefix(ev.out.Violations, prim)
+	ev.det = ScoreDetection(ev.pred, ev.oracle, 1)
+	ev.detUnw = unweighted(ev.pred, ev.oracle)
+	ev.patchGiven = strings.TrimSpace(ev.out.Patch) != ""
+	if ev.patchGiven && ev.out.JSON {
+		patched, kind, err := applyFixPatch(fx, ev.out.Patch)
+		ev.patchKind = kind
+		if err != nil {
+			ev.patchError = err.Error()
+		} else {
+			ev.patchApplied = true
+			r := v.scan(ctx, prim, fx.Type, verify.File{Path: fx.Path, Content: patched}, contentHash(patched))
+			if r.err != nil {
+				ev.scanError = r.err.Error()
+			}
+			post := findingViolations(r.findings)
+			ev.patchDelta = PatchDelta(ev.oracle, post)
+			ev.fixed = goneIDs(ev.oracle, post)
+			orig := v.scan(ctx, prim, fx.Type, verify.File{Path: fx.Path, Content: fx.Content}, fx.Hash)
+			ev.introduced = newIDs(findingViolations(orig.findings), post)
+			ev.structOK = true
+		}
+	}
+	if ev.out.JSON && len(ev.out.Violations) > 0 {
+		ev.auditing = math.Max(0, ReferenceFinal(ev.det.F1, ev.patchDelta, ev.out.JSON))
+	}
+	ev.toolObs = toolObservation(msgs, ev.oracle, 1)
+	ev.checkable = ev.oracle
+	return ev
+}
+
+// evaluateStrict is the default rubric; see README.md.
+func evaluateStrict(ctx context.Context, v *verifiers, fx *fixture, text string, msgs []env.Message) evaluation {
+	ev := evaluation{out: ParseOutput(text), patchDelta: -1}
+	file := verify.File{Path: fx.Path, Content: fx.Content}
+	origFindings, err := v.all(ctx, fx.Type, file, fx.Hash)
+	if err != nil {
+		ev.scanError = err.Error()
+	}
+	origV := findingViolations(origFindings)
+	ev.oracle = mergeOracle(fx.Oracle, origV)
+	ev.pred = ev.out.Violations
+	ev.det = ScoreDetection(ev.pred, ev.oracle, strictFPFactor)
+	ev.detUnw = unweighted(ev.pred, ev.oracle)
+	ev.toolObs = toolObservation(msgs, ev.oracle, strictFPFactor)
+	if !ev.out.JSON {
+		return ev
+	}
+	detection := ev.det.F1
+	if len(ev.oracle) == 0 {
+		// A clean file: the right answer is an empty list.
+		detection = b2f(len(ev.pred) == 0)
+	}
+	// Only ids a verifier here can re-check earn fix credit.
+	tools := map[string]bool{}
+	for _, t := range toolsFor(fx.Type) {
+		tools[t] = true
+	}
+	for _, o := range ev.oracle {
+		if i := strings.IndexByte(o.ID, '/'); i > 0 && tools[o.ID[:i]] {
+			ev.checkable = append(ev.checkable, o)
+		}
+	}
+	ev.patchGiven = strings.TrimSpace(ev.out.Patch) != ""
+	if ev.patchGiven {
+		ev.strictPatch(ctx, v, fx, origV)
+	}
+	ev.auditing = math.Max(0, math.Min(2, detection+ev.fixScore-ev.penalty))
+	return ev
+}
+
+func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture, origV []Violation) {
+	patched, kind, err := applyFixPatch(fx, ev.out.Patch)
+	ev.patchKind = kind
+	if err != nil {
+		ev.patchError = err.Error()
+		ev.penalty += penaltyNotApplied
+		return
+	}
+	ev.patchApplied = true
+	ev.changed = changedLines(fx.Content, patched)
+	before, err := takeInventory(fx.Type, fx.Content)
+	if err != nil {
+		// The original does not parse: nothing to preserve, nothing to verify.
+		ev.structError = "original does not parse: " + err.Error()
+		return
+	}
+	after, err := takeInventory(fx.Type, patched)
+	if err != nil {
+		ev.structError = "patched file does not parse: " + err.Error()
+		ev.penalty += penaltyDestructive
+		return
+	}
+	if miss := before.missingFrom(after); len(miss) > 0 {
+		ev.structError = "patch removes or replaces " + strings.Join(limitList(miss, 5), ", ")
+		ev.penalty += penaltyDestructive
+		return
+	}
+	ev.structOK = true
+	post, err := v.all(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, contentHash(patched))
+	if err != nil {
+		ev.structOK = false
+		ev.structError = "patched file fails verification: " + err.Error()
+		ev.penalty += penaltyDestructive
+		return
+	}
+	postV := findingViolations(post)
+	ev.fixed = goneIDs(ev.checkable, postV)
+	ev.introduced = newIDs(origV, postV)
+	var fixedW, totalW, introW float64
+	for _, c := range ev.checkable {
+		totalW += c.Severity.Weight()
+	}
+	for _, f := range ev.fixed {
+		fixedW += f.Severity.Weight()
+	}
+	for _, n := range ev.introduced {
+		introW += n.Severity.Weight()
+	}
+	if totalW > 0 {
+		ev.fixScore = fixedW / totalW
+	}
+	ev.penalty += math.Min(penaltyIntroducedMx, penaltyIntroducedW*introW)
+	allow := sizeAllowanceBase + sizeAllowancePerFix*len(ev.fixed)
+	if excess := ev.changed - allow; excess > 0 {
+		ev.penalty += math.Min(penaltySizeMax, penaltyPerLine*float64(excess))
+	}
+}
+
+func limitList(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+}
+
+// mergeOracle is the strict ground truth: the row's labels (mutation-mapped
+// ids, severity as labelled) plus every verifier finding on the original.
+func mergeOracle(labels, found []Violation) []Violation {
+	return dedupViolations(append(append([]Violation(nil), labels...), found...))
+}
+
+// goneIDs are oracle entries no longer reported after the patch.
+func goneIDs(oracle, post []Violation) []Violation {
+	still := map[string]bool{}
+	for _, p := range post {
+		still[p.ID] = true
+	}
+	var out []Violation
+	for _, o := range dedupViolations(oracle) {
+		if !still[o.ID] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// newIDs are ids reported after the patch that were not reported before.
+func newIDs(orig, post []Violation) []Violation {
+	had := map[string]bool{}
+	for _, o := range orig {
+		had[o.ID] = true
+	}
+	var out []Violation
+	for _, p := range dedupViolations(post) {
+		if !had[p.ID] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func unweighted(pred, oracle []Violation) Detection {
+	flat := func(vs []Violation) []Violation {
+		out := make([]Violation, len(vs))
+		for i, v := range vs {
+			out[i] = Violation{ID: v.ID, Severity: verify.SeverityHigh} // weight 1
+		}
+		return out
+	}
+	return ScoreDetection(flat(pred), flat(oracle), 1)
+}
+
+// toolObservation scores what the tool calls surfaced: the F1 of the ids in
+// tool results against the oracle (0 without tool results).
+func toolObservation(msgs []env.Message, oracle []Violation, fpFactor float64) float64 {
+	obs := observedIDs(msgs)
+	if len(obs) == 0 {
+		return 0
+	}
+	return ScoreDetection(obs, oracle, fpFactor).F1
+}
+
+func ids(vs []Violation) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.ID)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// view is Score.Parsed: everything the E2 report computes from.
+func (ev *evaluation) view(fx *fixture) map[string]any {
+	m := map[string]any{
+		"predicted":            ev.out.Violations,
+		"predicted_ids":        ids(ev.out.Violations),
+		"oracle":               ev.oracle,
+		"oracle_ids":           ids(ev.oracle),
+		"fixture_type":         fx.Type,
+		"valid_json":           ev.out.JSON,
+		"format_valid":         ev.out.SchemaValid,
+		"confidence":           ev.out.Confidence,
+		"precision":            ev.det.Precision,
+		"recall":               ev.det.Recall,
+		"f1":                   ev.det.F1,
+		"precision_unweighted": ev.detUnw.Precision,
+		"recall_unweighted":    ev.detUnw.Recall,
+		"f1_unweighted":        ev.detUnw.F1,
+		"patch_provided":       ev.patchGiven,
+		"patch_applied":        ev.patchApplied,
+		"patch_structure_ok":   ev.structOK,
+		"fixed":                nonNil(ev.fixed),
+		"fixed_ids":            ids(ev.fixed),
+		"introduced":           nonNil(ev.introduced),
+		"introduced_ids":       ids(ev.introduced),
+		"fixable":              nonNil(ev.checkable),
+		"fix_score":            ev.fixScore,
+		"penalty":              ev.penalty,
+		"changed_lines":        ev.changed,
+		"clean":                len(ev.oracle) == 0,
+	}
+	if ev.patchKind != "" {
+		m["patch_kind"] = ev.patchKind
+	}
+	if ev.patchGiven {
+		m["patch"] = truncate(ev.out.Patch, 8192)
+	}
+	if ev.patchDelta >= 0 {
+		m["patch_delta"] = ev.patchDelta
+	}
+	for k, s := range map[string]string{"patch_error": ev.patchError, "structure_error": ev.structError, "scan_error": ev.scanError} {
+		if s != "" {
+			m[k] = truncate(s, 500)
+		}
+	}
+	if len(ev.out.Problems) > 0 {
+		m["parse_problems"] = limitList(ev.out.Problems, 5)
+	}
+	return m
+}
+
+func nonNil(vs []Violation) []Violation {
+	if vs == nil {
+		return []Violation{}
+	}
+	return vs
+}
