@@ -69,6 +69,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newEnvsCmd(),
 		newEvalCmd(), newScoreCmd(), newMergeCmd(), newDemoCmd(),
 		newReportCmd(), newScoreboardCmd(),
+		newVerifyCmd(),
 	)
 	return root
 }

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/verify"
+	"github.com/svbench/svbench/verify/kubelint"
+	"github.com/svbench/svbench/verify/policy"
+	"github.com/svbench/svbench/verify/suite"
+)
+
+// verifyResult is one lint context's output in `svbench verify --format json`.
+type verifyResult struct {
+	File     string           `json:"file"`
+	Findings []verify.Finding `json:"findings"`
+}
+
+// maxVerifyFileBytes bounds what the CLI reads from disk per file; the
+// verifiers apply their own (smaller) limits and say which one was hit.
+const maxVerifyFileBytes = 64 << 20
+
+func newVerifyCmd() *cobra.Command {
+	var (
+		tool, format, contextMode string
+		allChecks                 bool
+		policyDirs                []string
+	)
+	cmd := &cobra.Command{
+		Use:   "verify [flags] PATH...",
+		Short: "Run the in-process verifiers (kube-linter, trivy, OPA) on manifests and Terraform",
+		Long: `Run svbench's verifiers on Kubernetes YAML (.yaml, .yml) and Terraform (.tf)
+files or directories (walked recursively).
+
+By default each file is linted on its own, so results match what an environment
+sees for that file; --context dir lints each directory's files together, which
+cross-object checks such as kube-linter's dangling-service need.
+
+--policy DIR adds Rego policies: package svbench.kubernetes (input: one object)
+or svbench.terraform (input: the converted configuration), rule
+deny contains {"id", "severity", "msg"}.
+
+Exit status: 0 when nothing is found, 1 when there are findings or an error,
+2 on usage errors.`,
+		Example: `  svbench verify deploy.yaml
+  svbench verify --tool kube-linter --context dir --format table k8s/
+  svbench verify --tool opa --policy ./policies infra/main.tf`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("verify: give at least one file or directory")
+			}
+			if !containsString(suite.Tools, tool) {
+				return usagef("verify: --tool %q: want one of %s", tool, strings.Join(suite.Tools, ", "))
+			}
+			if format != "json" && format != "table" {
+				return usagef("verify: --format %q: want json or table", format)
+			}
+			if contextMode != "file" && contextMode != "dir" {
+				return usagef("verify: --context %q: want file or dir", contextMode)
+			}
+			groups, err := collectContexts(args, contextMode == "dir")
+			if err != nil {
+				return err
+			}
+			s, err := suite.New(cmd.Context(), suite.Options{
+				KubeLinter: kubelint.Options{AllChecks: allChecks},
+				Policy:     policy.Options{Dirs: policyDirs},
+			})
+			if err != nil {
+				return err
+			}
+			var results []verifyResult
+			total := 0
+			for _, g := range groups {
+				fs, err := s.Verify(cmd.Context(), tool, g.files)
+				if err != nil {
+					return fmt.Errorf("%s: %w", g.name, err)
+				}
+				if fs == nil {
+					fs = []verify.Finding{}
+				}
+				total += len(fs)
+				results = append(results, verifyResult{File: g.name, Findings: fs})
+			}
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(results); err != nil {
+					return err
+				}
+			} else if err := printFindingsTable(out, results); err != nil {
+				return err
+			}
+			if total > 0 {
+				return exitError{code: ExitFindings}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tool, "tool", suite.ToolAll, "verifier to run: kube-linter, trivy, opa or all")
+	f.StringVar(&format, "format", "json", "output format: json or table")
+	f.StringVar(&contextMode, "context", "file", "lint context: file (each file alone) or dir (each directory together)")
+	f.BoolVar(&allChecks, "all-checks", false, "enable every offline kube-linter built-in check, not only the defaults")
+	f.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (repeatable)")
+	return cmd
+}
+
+type lintGroup struct {
+	name  string // the file, or the directory for --context dir
+	files []verify.File
+}
+
+// collectContexts reads the named files and walks the directories for YAML
+// and Terraform files. A file named explicitly must have one of those
+// extensions: an unknown type is a usage error, so a typo does not pass as
+// "no findings".
+func collectContexts(args []string, byDir bool) ([]lintGroup, error) {
+	var paths []string
+	seen := map[string]bool{}
+	for _, a := range args {
+		info, err := os.Stat(a)
+		if err != nil {
+			return nil, usagef("verify: %v", err)
+		}
+		if !info.IsDir() {
+			if suite.KindOf(a) == suite.KindUnknown {
+				return nil, usagef("verify: %s: not a .yaml, .yml or .tf file", a)
+			}
+			if !seen[a] {
+				seen[a] = true
+				paths = append(paths, a)
+			}
+			continue
+		}
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if name := d.Name(); p != a && (strings.HasPrefix(name, ".") || name == "node_modules") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if suite.KindOf(p) != suite.KindUnknown && !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("verify: walking %s: %w", a, err)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, usagef("verify: no .yaml, .yml or .tf files under %s", strings.Join(args, ", "))
+	}
+	groups := map[string]*lintGroup{}
+	var order []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if info.Size() > maxVerifyFileBytes {
+			return nil, fmt.Errorf("verify: %s: %d bytes is too large to verify", p, info.Size())
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("verify: %w", err)
+		}
+		key := p
+		if byDir {
+			key = filepath.Dir(p)
+		}
+		g, ok := groups[key]
+		if !ok {
+			g = &lintGroup{name: key}
+			groups[key] = g
+			order = append(order, key)
+		}
+		g.files = append(g.files, verify.File{Path: p, Content: b})
+	}
+	sort.Strings(order)
+	out := make([]lintGroup, 0, len(order))
+	for _, k := range order {
+		out = append(out, *groups[k])
+	}
+	return out, nil
+}
+
+func printFindingsTable(w interface{ Write([]byte) (int, error) }, results []verifyResult) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FILE\tLINE\tSEVERITY\tID\tOBJECT\tMESSAGE")
+	for _, r := range results {
+		for _, f := range r.Findings {
+			obj := f.Resource
+			if f.Object.Kind != "" {
+				obj = f.Object.Kind + "/" + f.Object.Name
+			}
+			msg := strings.ReplaceAll(f.Message, "\n", " ")
+			if len(msg) > 120 {
+				msg = msg[:117] + "..."
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", f.File, f.Line, f.Severity, f.ID(), obj, msg)
+		}
+	}
+	return tw.Flush()
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
