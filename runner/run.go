@@ -57,7 +57,7 @@ func ParseShard(s string) (Shard, error) {
 // Config is one evaluation.
 type Config struct {
 	Env     env.Environment
-	Dataset *env.Dataset
+	Dataset Examples
 	Client  llm.Client
 	// Model is the name the user gave (alias or builtin:<name>);
 	// EffectiveModel is what the endpoint is asked for.
@@ -147,11 +147,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 
-	selected := selectExamples(len(cfg.Dataset.Examples), cfg.N, cfg.Seed, cfg.Shard, cfg.Log)
+	selected := selectExamples(cfg.Dataset.Len(), cfg.N, cfg.Seed, cfg.Shard, cfg.Log)
 	if cfg.ResumeDir == "" {
 		meta.NumExamples = cfg.N
-		if cfg.N <= 0 || cfg.N > len(cfg.Dataset.Examples) {
-			meta.NumExamples = len(cfg.Dataset.Examples)
+		if cfg.N <= 0 || cfg.N > cfg.Dataset.Len() {
+			meta.NumExamples = cfg.Dataset.Len()
 		}
 	}
 
@@ -288,10 +288,14 @@ var errTooManyErrors = errors.New("too many consecutive model errors")
 
 // one plays and scores one (example, rollout) pair.
 func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
-	ex := r.cfg.Dataset.Examples[j.index]
+	ex, err := r.cfg.Dataset.Example(j.index)
 	res := artifact.Result{
 		RunID: r.meta.RunID, Index: j.index, ExampleID: ex.ID, Rollout: j.rollout, Model: r.cfg.Model,
 		Prompt: ex.Prompt, Answer: ex.Answer, Meta: ex.Meta, Rubric: r.rubric, Time: time.Now().UTC(),
+	}
+	if err != nil {
+		res.ScoreError = err.Error()
+		return res, false
 	}
 	ro, err := RunEpisode(ctx, r.cfg.Client, r.cfg.Env, ex, EpisodeConfig{Model: r.cfg.EffectiveModel, Sampling: r.cfg.Sampling, MaxTurns: r.cfg.MaxTurns})
 	res.Completion = ro.Completion
@@ -429,8 +433,8 @@ func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric s
 	if meta.Model != cfg.Model {
 		diffs = append(diffs, fmt.Sprintf("model %s ≠ %s", meta.Model, cfg.Model))
 	}
-	if meta.DatasetRev != cfg.Dataset.Info.Revision {
-		diffs = append(diffs, fmt.Sprintf("dataset revision %s ≠ %s", meta.DatasetRev, cfg.Dataset.Info.Revision))
+	if rev := cfg.Dataset.Info().Revision; meta.DatasetRev != rev {
+		diffs = append(diffs, fmt.Sprintf("dataset revision %s ≠ %s", meta.DatasetRev, rev))
 	}
 	if meta.Rubric != rubric {
 		diffs = append(diffs, fmt.Sprintf("rubric %s ≠ %s", meta.Rubric, rubric))
@@ -455,9 +459,9 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		Model:          cfg.Model,
 		EffectiveModel: eff,
 		BaseURL:        redactURL(cfg.BaseURL),
-		Dataset:        cfg.Dataset.Info.ID,
-		DatasetRev:     cfg.Dataset.Info.Revision,
-		DatasetRows:    len(cfg.Dataset.Examples),
+		Dataset:        cfg.Dataset.Info().ID,
+		DatasetRev:     cfg.Dataset.Info().Revision,
+		DatasetRows:    cfg.Dataset.Len(),
 		Rollouts:       cfg.Rollouts,
 		Seed:           cfg.Seed,
 		Shard:          cfg.Shard.String(),

@@ -43,7 +43,7 @@ func newClient(t testing.TB, srv *llmtest.Server, key string) *llm.OpenAI {
 
 func baseConfig(t testing.TB, client llm.Client, rows int) Config {
 	e := toyEnv{rows: rows}
-	return Config{Env: e, Dataset: e.dataset(), Client: client, Model: "fake/model-1", BaseURL: "http://user:pw@127.0.0.1/v1?key=x",
+	return Config{Env: e, Dataset: InMemory(e.dataset()), Client: client, Model: "fake/model-1", BaseURL: "http://user:pw@127.0.0.1/v1?key=x",
 		Rollouts: 1, Concurrency: 8, Seed: 7, MaxConsecutiveErrors: 3, OutDir: t.TempDir()}
 }
 
@@ -230,7 +230,7 @@ func TestMain(m *testing.M) {
 		// Child: run slowly until killed.
 		c, _ := llm.NewOpenAI(llm.Config{BaseURL: os.Getenv("SVBENCH_KILL_URL"), APIKey: "k"})
 		e := toyEnv{rows: 400}
-		_, _ = Run(context.Background(), Config{Env: e, Dataset: e.dataset(), Client: c, Model: "fake/model-1",
+		_, _ = Run(context.Background(), Config{Env: e, Dataset: InMemory(e.dataset()), Client: c, Model: "fake/model-1",
 			Rollouts: 1, Concurrency: 4, Seed: 7, OutDir: os.Getenv("SVBENCH_KILL_OUT")})
 		os.Exit(0)
 	}

@@ -61,7 +61,7 @@ followed by a scoreboard over all of them.`,
 					}
 					model := "builtin:" + name
 					res, err := runner.Run(ctx, runner.Config{
-						Env: e, Dataset: ds, Client: builtinClient(p), Model: model, EffectiveModel: model,
+						Env: e, Dataset: runner.InMemory(ds), Client: builtinClient(p), Model: model, EffectiveModel: model,
 						Rollouts: 1, Concurrency: concurrency, Seed: seed, MaxConsecutiveErrors: 3, OutDir: out,
 					})
 					if err != nil {

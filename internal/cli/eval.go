@@ -108,10 +108,11 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
-	ds, err := e.Load(ctx, f.datasetPath)
+	ds, closeDS, err := runner.OpenDataset(ctx, e, f.datasetPath, false)
 	if err != nil {
 		return err
 	}
+	defer closeDS()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	var failed []string
@@ -127,7 +128,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume,
 			Progress: progressFor(f.progressMode, stderr), Log: log,
 		}
-		fmt.Fprintf(stderr, "evaluating %s on %s (%s, %d rows)\n", m.Name, e.Info().ID, ds.Info.ID, len(ds.Examples))
+		fmt.Fprintf(stderr, "evaluating %s on %s (%s, %d rows)\n", m.Name, e.Info().ID, ds.Info().ID, ds.Len())
 		out, runErr := runner.Run(ctx, cfg)
 		if out == nil {
 			return runErr
