@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svbench/svbench/artifact"
+)
+
+func e4Row(idx int, gold, pred string, conf float64, campaign string, extra map[string]any) artifact.Result {
+	parsed := map[string]any{"predicted_label": pred, "confidence": conf, "evidence_items": 0.0}
+	for k, v := range extra {
+		parsed[k] = v
+	}
+	ans, _ := json.Marshal(gold)
+	return artifact.Result{Index: idx, Answer: ans, Parsed: parsed, Meta: map[string]any{"campaign": campaign}, Reward: 1,
+		Components: map[string]float64{"accuracy": 1}}
+}
+
+func TestBuildE4(t *testing.T) {
+	rows := []artifact.Result{
+		e4Row(0, "Phishing", "Phishing", 0.9, "credential_harvest", map[string]any{"evidence_items": 2.0, "evidence_precision": 1.0, "evidence_recall": 0.5}),
+		e4Row(1, "Phishing", "Legitimate", 0.8, "credential_harvest", map[string]any{"evidence_recall": 0.0}),
+		e4Row(2, "Legitimate", "Legitimate", 0.7, "legit_receipt", nil),
+		e4Row(3, "Legitimate", "Phishing", 0.6, "legit_receipt", map[string]any{"evidence_items": 1.0, "evidence_precision": 0.0}),
+		e4Row(4, "Phishing", "Abstain", 0.5, "gift_card", nil),
+		e4Row(5, "Legitimate", "", 0, "legit_receipt", nil),
+		{Index: 6, Answer: json.RawMessage(`"Phishing"`), Error: "timeout"},
+		e4Row(7, "Abstain", "Phishing", 0.9, "x", nil),
+	}
+	r, err := Build("e4", rows, nil, Options{BootstrapReps: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Summary["metrics"].(E4Metrics)
+	near := func(name string, got, want float64) {
+		if math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("precision", m.Detection.Precision, 0.5)
+	near("recall", m.Detection.Recall, 0.5)
+	near("f1", m.Detection.F1, 0.5)
+	near("fnr", m.Detection.FNR, 0.5)
+	near("fpr", m.Detection.FPR, 0.5)
+	near("accuracy", m.Detection.Accuracy, 0.5)
+	near("abstain rate", m.Abstention.AbstainRate, 2.0/6)
+	near("brier", m.Calibration.Brier, 0.275)
+	near("evidence precision", m.Evidence.Precision, 0.5)
+	near("evidence recall", m.Evidence.Recall, 0.25)
+	near("total cost", m.Cost.TotalCost, 11)
+	counts := r.Summary["counts"].(map[string]int)
+	if counts["error_rows"] != 1 || counts["unparsed_rows"] != 1 || counts["gold_abstain_rows"] != 1 || counts["scored"] != 6 {
+		t.Errorf("counts %v", counts)
+	}
+	gs := r.Summary["breakdown"].(map[string][]E4Group)["campaign"]
+	if len(gs) != 3 || gs[0].N != 3 {
+		t.Errorf("campaign breakdown %+v", gs)
+	}
+	dir := t.TempDir()
+	if err := WriteDir(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.json", "report.md", "reliability.svg", "risk_coverage.svg", "confusion.svg", "campaign_accuracy.svg"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "## By campaign") || !strings.Contains(string(md), "evidence precision") {
+		t.Errorf("report.md lacks the campaign breakdown or evidence metrics")
+	}
+	if _, err := Build("e4", rows, nil, Options{Strict: true, BootstrapReps: -1}); err == nil {
+		t.Error("strict mode accepted error and unparsed rows")
+	}
+	bad := []artifact.Result{{Answer: json.RawMessage(`"Maybe"`), Parsed: map[string]any{}}}
+	if _, err := Build("phishing-detection", bad, nil, Options{}); err == nil || !strings.Contains(err.Error(), "row 1") {
+		t.Errorf("bad answer: %v", err)
+	}
+}
