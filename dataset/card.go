@@ -239,6 +239,9 @@ func (c *Card) Markdown() string {
 		}
 		fmt.Fprintf(&b, "## %s\n\n| | rows |\n|---|---:|\n", title)
 		keys := sortedKeys(m)
+		if title == "Rows per split" {
+			keys = sortedSplitNames(anyKeys(m))
+		}
 		for _, k := range keys {
 			fmt.Fprintf(&b, "| %s | %d |\n", mdEscape(k), m[k])
 		}

@@ -51,12 +51,18 @@ func (c *Commitment) Add(raw []byte) { c.hashes = append(c.hashes, RowHash(raw))
 // Rows is how many rows were added.
 func (c *Commitment) Rows() int { return len(c.hashes) }
 
-// Sum returns the commitment string.
-func (c *Commitment) Sum() string {
+// SortedHashes returns the row hashes in the order the commitment hashes
+// them.
+func (c *Commitment) SortedHashes() [][32]byte {
 	hs := slices.Clone(c.hashes)
 	slices.SortFunc(hs, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
+	return hs
+}
+
+// Sum returns the commitment string.
+func (c *Commitment) Sum() string {
 	h := sha256.New()
-	for _, x := range hs {
+	for _, x := range c.SortedHashes() {
 		h.Write(x[:])
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

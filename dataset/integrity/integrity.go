@@ -171,6 +171,9 @@ type fileHashes struct {
 	stats FileStats
 	exact map[digest]int // → first line
 	near  map[digest]int
+	// rowNear is every valid row's normalised digest, so near leakage
+	// counts rows, not distinct forms.
+	rowNear []digest
 }
 
 // Expand turns a FILE or DIR argument into JSONL files (a directory's
@@ -242,7 +245,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 					examples = append(examples, line)
 				}
 			}
-			for d := range into.near {
+			for _, d := range into.rowNear {
 				if _, ok := from.near[d]; ok {
 					lk.Near++
 				}
@@ -263,7 +266,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 					Msg: fmt.Sprintf("%d row(s) have the same prompt as a row in %s (lines %v); remove them from one split", lk.Exact, from.stats.Path, examples)})
 			}
 			f := Finding{Kind: "near-leakage", File: into.stats.Path,
-				Msg: fmt.Sprintf("%d of %d distinct prompts (%.1f%%) equal a %s prompt once case, digits and spacing are normalised", lk.Near, lk.Rows, 100*lk.Share, from.stats.Split)}
+				Msg: fmt.Sprintf("%d of %d rows (%.1f%%) equal a %s prompt once case, digits and spacing are normalised", lk.Near, lk.Rows, 100*lk.Share, from.stats.Split)}
 			if lk.Share > opts.MaxNearLeak {
 				f.Msg += fmt.Sprintf(" (over the %.1f%% allowed)", 100*opts.MaxNearLeak)
 				rep.Problems = append(rep.Problems, f)
@@ -299,6 +302,7 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 		near:  map[digest]int{},
 	}
 	labelOf := map[digest]string{}
+	var nearExamples []string
 	var commit dataset.Commitment
 	counts := map[string]int{}
 	add := func(list *[]Finding, f Finding) {
@@ -321,6 +325,7 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 		}
 		fh.stats.Labels[p.Label]++
 		d, n := hashText(p.Text), hashText(Normalise(p.Text))
+		fh.rowNear = append(fh.rowNear, n)
 		if first, ok := fh.exact[d]; ok {
 			fh.stats.ExactDup++
 			add(&rep.Problems, Finding{"duplicate", path, line, fmt.Sprintf("same prompt as line %d", first)})
@@ -334,7 +339,9 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 		labelOf[d] = p.Label
 		if first, ok := fh.near[n]; ok {
 			fh.stats.NearDup++
-			add(&rep.Warnings, Finding{"near-duplicate", path, line, fmt.Sprintf("prompt equals line %d up to case, digits and spacing", first)})
+			if len(nearExamples) < 5 {
+				nearExamples = append(nearExamples, fmt.Sprintf("%d~%d", line, first))
+			}
 			return nil
 		}
 		fh.near[n] = line
@@ -343,14 +350,17 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 	if err != nil {
 		return nil, err
 	}
-	for kind, n := range counts {
-		if n > opts.MaxFindings {
-			list := &rep.Problems
-			if kind == "near-duplicate" {
-				list = &rep.Warnings
-			}
-			*list = append(*list, Finding{Kind: kind, File: path, Msg: fmt.Sprintf("%d more not listed", n-opts.MaxFindings)})
+	for _, kind := range sortedKinds(counts) {
+		if n := counts[kind]; n > opts.MaxFindings {
+			rep.Problems = append(rep.Problems, Finding{Kind: kind, File: path, Msg: fmt.Sprintf("%d more not listed", n-opts.MaxFindings)})
 		}
+	}
+	if fh.stats.NearDup > 0 {
+		// Templated sources make near twins common; one summary line says
+		// how common without drowning the report.
+		rep.Warnings = append(rep.Warnings, Finding{Kind: "near-duplicate", File: path,
+			Msg: fmt.Sprintf("%d of %d rows equal an earlier row up to case, digits and spacing (e.g. lines %s)",
+				fh.stats.NearDup, fh.stats.Rows, strings.Join(nearExamples, ", "))})
 	}
 	if fh.stats.Rows == 0 {
 		rep.Problems = append(rep.Problems, Finding{Kind: "empty", File: path, Msg: "no rows"})
@@ -358,6 +368,15 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 	fh.stats.Revision = rev
 	fh.stats.Commitment = commit.Sum()
 	return fh, nil
+}
+
+func sortedKinds(m map[string]int) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // OverlapReport compares two datasets.
