@@ -67,6 +67,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	// Each subcommand file contributes one constructor here.
 	root.AddCommand(
 		newEnvsCmd(),
+		newDataCmd(),
 		newEvalCmd(), newScoreCmd(), newMergeCmd(), newDemoCmd(),
 		newReportCmd(), newScoreboardCmd(),
 		newVerifyCmd(),
