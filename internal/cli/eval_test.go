@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/llm/llmtest"
+)
+
+func runDirs(t *testing.T, root string) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(root, "evals", "*", "*"))
+	var out []string
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func TestEvalAgainstOpenAICompatibleEndpoint(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Latency: time.Millisecond, Respond: func(req llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "```json\n{\"label\": \"Malicious\", \"confidence\": 0.9}\n```"}
+	}, Schedule: func(n int64) llmtest.Fault {
+		if n%7 == 3 {
+			return llmtest.RateLimited
+		}
+		return llmtest.OK
+	}})
+	defer srv.Close()
+	const key = "sk-cli-test-KEY-abcdefghijklmnop"
+	t.Setenv("SVBENCH_TEST_KEY", key)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "eval", "--env", "sv-env-network-logs", "--model", "m-a,m-b", "-n", "20", "-c", "4",
+		"--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_TEST_KEY", "-t", "0", "--max-tokens", "64",
+		"-S", `{"chat_template_kwargs": {"enable_thinking": false}}`, "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 2 {
+		t.Fatalf("run dirs = %v", dirs)
+	}
+	for _, d := range dirs {
+		for _, f := range []string{artifact.ResultsFile, artifact.MetadataFile, artifact.SummaryFile, artifact.ReportFile} {
+			if _, err := os.Stat(filepath.Join(d, f)); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+		meta, err := artifact.ReadMetadata(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.Status != artifact.StatusCompleted || meta.Completed != 20 || meta.Environment != "network-logs" || !strings.HasPrefix(meta.DatasetRev, "sha256:") {
+			t.Fatalf("metadata %+v", meta)
+		}
+		var sampling map[string]any
+		_ = json.Unmarshal(meta.Sampling, &sampling)
+		if sampling["temperature"] != 0.0 {
+			t.Errorf("sampling in metadata = %v", sampling)
+		}
+	}
+	// Temperature 0 and the extra body really reached the endpoint.
+	body := srv.Bodies()[0]
+	if body["temperature"] != 0.0 || body["max_tokens"] != 64.0 || body["chat_template_kwargs"] == nil {
+		t.Fatalf("request body = %v", body)
+	}
+	// The key was used but is in no artifact.
+	assertNoSecret(t, out, key)
+	if !strings.Contains(stdout, "mean reward") {
+		t.Fatalf("no summary printed: %s", stdout)
+	}
+}
+
+func assertNoSecret(t *testing.T, root, secret string) {
+	t.Helper()
+	filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), secret) {
+			t.Errorf("secret found in %s", p)
+		}
+		return nil
+	})
+}
+
+func TestEvalBuiltinAndResume(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "-n", "30", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("dirs %v", dirs)
+	}
+	// Drop the last rows and tear the final line, as a kill would; resume.
+	results := filepath.Join(dirs[0], artifact.ResultsFile)
+	b, _ := os.ReadFile(results)
+	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+	torn := strings.Join(lines[:20], "") + lines[20][:len(lines[20])/2]
+	os.WriteFile(results, []byte(torn), 0o644)
+	code, _, stderr = runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "--resume", dirs[0], "--progress", "none")
+	if code != 0 {
+		t.Fatalf("resume exit %d: %s", code, stderr)
+	}
+	rows, err := artifact.ReadResults(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[artifact.Key]bool{}
+	for _, r := range rows {
+		seen[r.Key()] = true
+	}
+	if len(rows) != 30 || len(seen) != 30 {
+		t.Fatalf("after resume %d rows, %d unique", len(rows), len(seen))
+	}
+}
+
+func TestEvalUsageErrors(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("OPENAI_BASE_URL", "")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"eval", "--model", "x"}, 2, "--env is required"},
+		{[]string{"eval", "--env", "e9", "--model", "x"}, 2, "unknown environment"},
+		{[]string{"eval", "--env", "e1"}, 2, "--model is required"},
+		{[]string{"eval", "--env", "e1", "--model", "builtin:nope"}, 2, "no built-in policy"},
+		{[]string{"eval", "--env", "e1", "--model", "gpt-4.1"}, 2, "needs an endpoint"},
+		{[]string{"eval", "--env", "e1", "--model", "builtin:features", "--shard", "3/2"}, 2, "--shard"},
+		{[]string{"eval", "--env", "e1", "--model", "builtin:features", "-S", "{bad"}, 2, "sampling-args"},
+		{[]string{"eval", "--env", "e1", "--model", "builtin:features", "--dataset", "/nonexistent.jsonl"}, 1, "nonexistent"},
+	}
+	for _, tc := range cases {
+		code, _, stderr := runCLI(t, append(tc.args, "--out", t.TempDir())...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
+
+func TestScoreCommandKeepsOrderAndReportsBadRows(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "rows.jsonl")
+	rows := []string{
+		`{"completion": "{\"label\": \"Malicious\", \"confidence\": 0.9}", "answer": "Malicious"}`,
+		`{"completion": [{"role": "assistant", "content": "{\"label\": \"Benign\", \"confidence\": 0.8}"}], "answer": 1, "question": "q"}`,
+		`{"answer": "Benign"}`,
+		`not json`,
+		`{"completion": "x", "answer": "Perhaps"}`,
+		`{"completion": "{\"label\": \"Benign\", \"confidence\": 0.7}", "answer": "Benign"}`,
+	}
+	os.WriteFile(in, []byte(strings.Join(rows, "\n")+"\n"), 0o644)
+	code, stdout, stderr := runCLI(t, "score", "--env", "e1", "--rubric", "reference", "--input", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []scoredRow
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	for sc.Scan() {
+		var r scoredRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%q: %v", sc.Text(), err)
+		}
+		got = append(got, r)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d outputs for %d rows", len(got), len(rows))
+	}
+	wantErr := []string{"", "", `"completion" missing`, "not a JSON object", `"answer"`, ""}
+	for i, r := range got {
+		if r.Line != i+1 {
+			t.Errorf("row %d has line %d", i, r.Line)
+		}
+		if wantErr[i] == "" && r.Error != "" || wantErr[i] != "" && !strings.Contains(r.Error, wantErr[i]) {
+			t.Errorf("row %d error %q, want %q", i+1, r.Error, wantErr[i])
+		}
+	}
+	// reference rubric: correct Malicious at 0.9 = 1 + 0.1 + 0.2*0.9 + 0.5.
+	if d := got[0].Reward - 1.78; d > 1e-9 || d < -1e-9 {
+		t.Errorf("reward %v", got[0].Reward)
+	}
+	if got[1].Components["accuracy"] != 0 { // answer 1 = Malicious, said Benign
+		t.Errorf("row 2 components %v", got[1].Components)
+	}
+	if !strings.Contains(stderr, "scored 6 rows (3 invalid)") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+func TestDemoWritesReportsAndScoreboard(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "demo", "--env", "e1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if len(runDirs(t, out)) < 2 {
+		t.Fatalf("runs: %v", runDirs(t, out))
+	}
+	for _, f := range []string{"scoreboard.md", "scoreboard.json"} {
+		if _, err := os.Stat(filepath.Join(out, "evals", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(stdout, "builtin:features") {
+		t.Errorf("stdout: %s", stdout)
+	}
+}
