@@ -239,7 +239,7 @@ func parseRow(raw json.RawMessage) (Row, error) {
 		return Row{}, dataset.FieldError("content", "is not UTF-8 text (binary data?)")
 	}
 	if row.ID == "" {
-		row.ID = "e2-" + contentHash([]byte(row.Path+"\x00"+row.Content))[:12]
+		row.ID = "e2-" + contentHash([]byte(row.Path + "\x00" + row.Content))[:12]
 	}
 	return row, nil
 }
