@@ -305,24 +305,97 @@ func hostOf(href string) string {
 	return host
 }
 
-// urlRe finds URLs in text: explicit schemes, www. hosts, and bare
-// domain/path forms ("irs-refunds.website/claim").
-var urlRe = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\[\]{}]+|\bwww\.[^\s<>"'\[\]{}]+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,24}/[^\s<>"'\[\]{}]*`)
-
+// findURLs finds URLs in text: explicit http(s) schemes, www. hosts, and
+// bare domain/path forms ("irs-refunds.website/claim"). It is a linear
+// scanner rather than a regexp: it runs on every message.
 func findURLs(text string) []string {
-	if !strings.Contains(text, ".") {
-		return nil
-	}
-	ms := urlRe.FindAllString(text, 1000)
-	out := ms[:0]
-	for _, m := range ms {
-		m = strings.TrimRight(m, ".,;:!?)")
-		if len(m) > 2048 {
-			m = m[:2048]
+	var out []string
+	covered := 0 // text before this offset is inside a URL already found
+	emit := func(start int) int {
+		end := start
+		for end < len(text) && !urlStop(text[end]) {
+			end++
 		}
-		out = append(out, m)
+		u := trimURL(text[start:end])
+		if len(u) > 2048 {
+			u = u[:2048]
+		}
+		if len(out) < 1000 {
+			out = append(out, u)
+		}
+		return end
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case i < covered:
+			continue
+		case (c == 'h' || c == 'H') && (i == 0 || !isAlnum(text[i-1])) && hasPrefixFold(text[i:], "http"):
+			rest := text[i+4:]
+			if strings.HasPrefix(rest, "://") || (len(rest) > 0 && (rest[0] == 's' || rest[0] == 'S') && strings.HasPrefix(rest[1:], "://")) {
+				covered = emit(i)
+			}
+		case (c == 'w' || c == 'W') && (i == 0 || !isAlnum(text[i-1]) && text[i-1] != '/' && text[i-1] != '.') && hasPrefixFold(text[i:], "www."):
+			covered = emit(i)
+		case c == '/' && i > 0 && isLetter(text[i-1]):
+			// A bare domain ending right before '/': back up over it.
+			s := i
+			for s > 0 && (isHostByte(text[s-1])) {
+				s--
+			}
+			if s < covered || (s > 0 && (text[s-1] == '/' || text[s-1] == '@')) {
+				continue
+			}
+			host := text[s:i]
+			dot := strings.LastIndexByte(host, '.')
+			if dot <= 0 || len(host)-dot-1 < 2 || len(host)-dot-1 > 24 || !allLetters(host[dot+1:]) || !isAlnum(host[0]) {
+				continue
+			}
+			covered = emit(s)
+		}
 	}
 	return out
+}
+
+// trimURL drops trailing sentence punctuation and closing parentheses that
+// the URL did not open ("(see http://x.example/a)").
+func trimURL(u string) string {
+	for len(u) > 0 {
+		switch c := u[len(u)-1]; {
+		case strings.IndexByte(".,;:!?", c) >= 0:
+			u = u[:len(u)-1]
+		case c == ')' && strings.Count(u, ")") > strings.Count(u, "("):
+			u = u[:len(u)-1]
+		default:
+			return u
+		}
+	}
+	return u
+}
+
+func urlStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '<', '>', '"', '\'', '[', ']', '{', '}':
+		return true
+	}
+	return false
+}
+
+func hasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isHostByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '.' || c == '-'
+}
+
+func allLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // domainRe finds domain-like tokens in link text ("www.paypal.com").

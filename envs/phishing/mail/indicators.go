@@ -302,38 +302,60 @@ func (x *extractor) content() {
 	text := collapse(x.m.Subject + "\n" + x.m.Text)
 	lower := strings.ToLower(text)
 	sameLen := len(lower) == len(text)
-	for _, typ := range []string{TypeCredentialRequest, TypePaymentRequest, TypeGiftCard, TypeUrgency, TypeThreat} {
-		for _, ph := range phrases[typ] {
-			i := indexWord(lower, ph)
-			if i < 0 {
-				continue
-			}
-			v := ph
-			if sameLen {
-				v = text[i : i+len(ph)]
-			}
-			x.add(typ, v, "")
+	// One pass over the words of the text: each word start is looked up
+	// among the phrases' first words, so the cost does not grow with the
+	// number of phrases. The first occurrence of each phrase is kept.
+	hits := map[string]int{}
+	for i := 0; i < len(lower); {
+		if !isAlnum(lower[i]) {
+			i++
+			continue
 		}
+		j := i
+		for j < len(lower) && isAlnum(lower[j]) {
+			j++
+		}
+		for _, ph := range phraseIndex[lower[i:j]] {
+			if _, ok := hits[ph.text]; !ok && strings.HasPrefix(lower[i:], ph.text) {
+				hits[ph.text] = i
+			}
+		}
+		i = j
+	}
+	for _, ph := range phraseList {
+		i, ok := hits[ph.text]
+		if !ok {
+			continue
+		}
+		v := ph.text
+		if sameLen {
+			v = text[i : i+len(ph.text)]
+		}
+		x.add(ph.typ, v, "")
 	}
 }
 
-// indexWord finds ph in s starting at a word boundary (so "urgent" does not
-// hit inside "insurgent"); the end may run on ("gesperrt" in "gesperrte").
-func indexWord(s, ph string) int {
-	i := 0
-	for i <= len(s)-len(ph) {
-		j := strings.Index(s[i:], ph)
-		if j < 0 {
-			return -1
+type phrase struct{ typ, text string }
+
+// phraseList holds every phrase in a fixed order (type order, then list
+// order) so indicators come out deterministically; phraseIndex maps a
+// phrase's first word to the phrases starting with it.
+var phraseList, phraseIndex = func() ([]phrase, map[string][]phrase) {
+	var list []phrase
+	idx := map[string][]phrase{}
+	for _, typ := range []string{TypeCredentialRequest, TypePaymentRequest, TypeGiftCard, TypeUrgency, TypeThreat} {
+		for _, t := range phrases[typ] {
+			p := phrase{typ, t}
+			list = append(list, p)
+			j := 0
+			for j < len(t) && isAlnum(t[j]) {
+				j++
+			}
+			idx[t[:j]] = append(idx[t[:j]], p)
 		}
-		st := i + j
-		if st == 0 || !isAlnum(s[st-1]) {
-			return st
-		}
-		i = st + 1
 	}
-	return -1
-}
+	return list, idx
+}()
 
 func (x *extractor) signals() Signals {
 	m := x.m

@@ -204,3 +204,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestFindURLs(t *testing.T) {
+	text := "Go to https://a.example/x?y=1, or www.b.example/path. Also irs-refunds.website/claim and " +
+		"HTTP://C.EXAMPLE. Not file.pdf or a/b or user@d.example/x; (http://e.example/(p))"
+	got := strings.Join(findURLs(text), " | ")
+	want := "https://a.example/x?y=1 | www.b.example/path | irs-refunds.website/claim | HTTP://C.EXAMPLE | http://e.example/(p)"
+	if got != want {
+		t.Errorf("findURLs:\n got %s\nwant %s", got, want)
+	}
+}
