@@ -53,4 +53,3 @@ func BenchmarkScoreCompletion(b *testing.B) {
 		}
 	}
 }
-
