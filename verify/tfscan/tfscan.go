@@ -160,8 +160,8 @@ func (s *Scanner) memFS(files []verify.File) (fstest.MapFS, map[string]string, e
 		if n > s.opts.MaxFiles {
 			return nil, nil, fmt.Errorf("tfscan: more than %d Terraform files in one context", s.opts.MaxFiles)
 		}
-		if len(f.Content) > s.opts.MaxFileBytes {
-			return nil, nil, fmt.Errorf("tfscan: %s: %d bytes exceeds the %d-byte limit per file", f.Path, len(f.Content), s.opts.MaxFileBytes)
+		if err := verify.GuardHCL(f.Path, f.Content, s.opts.MaxFileBytes, 0); err != nil {
+			return nil, nil, fmt.Errorf("tfscan: %w", err)
 		}
 		total += len(f.Content)
 		if total > s.opts.MaxTotalBytes {

@@ -304,11 +304,27 @@ func Value(n *yaml.Node) (any, error) {
 	if n == nil {
 		return nil, nil
 	}
+	timestampsAsText(n, 0)
 	var v any
 	if err := n.Decode(&v); err != nil {
 		return nil, fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	return normalize(v), nil
+}
+
+// timestampsAsText keeps timestamp-looking scalars as the text the file
+// holds: JSON has no time type, and re-encoding 2001-12-14 as
+// 2001-12-14T00:00:00Z would change the document a patch round-trips.
+func timestampsAsText(n *yaml.Node, depth int) {
+	if n == nil || depth > DefaultMaxDepth*2 {
+		return
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!timestamp" {
+		n.Tag = "!!str"
+	}
+	for _, c := range n.Content {
+		timestampsAsText(c, depth+1)
+	}
 }
 
 func normalize(v any) any {

@@ -1,0 +1,134 @@
+package yamlsafe
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		lim     Limits
+		lines   []int // document start lines
+		limit   bool
+		errLine int
+	}{
+		{name: "single", in: "a: 1\nb: 2\n", lines: []int{1}},
+		{name: "multi with comments and empty docs", in: "# c\na: 1\n---\n---   # sep comment\n\nb: 2\n--- \nc: 3", lines: []int{2, 6, 8}},
+		{name: "separator with content is not a split", in: "a: 1\n--- b: 2\n", errLine: 2},
+		{name: "document count", in: strings.Repeat("a: 1\n---\n", 5), lim: Limits{MaxDocuments: 3}, limit: true},
+		{name: "bytes", in: strings.Repeat("a", 100), lim: Limits{MaxBytes: 10}, limit: true},
+		{name: "depth", in: strings.Repeat("[", 50) + strings.Repeat("]", 50), lim: Limits{MaxDepth: 20}, limit: true},
+		{name: "aliases", in: "a: &a 1\nb: [" + strings.Repeat("*a, ", 20) + "*a]\n", lim: Limits{MaxAliases: 10}, limit: true},
+		{name: "syntax error line in later document", in: "a: 1\n---\nb: 2\nc: [\n", errLine: 4},
+		{name: "invalid utf8", in: "a: \xff\n", errLine: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := Split("f.yaml", []byte(tt.in), tt.lim)
+			if tt.limit {
+				if !errors.Is(err, ErrLimit) {
+					t.Fatalf("err = %v, want limit error", err)
+				}
+				return
+			}
+			if tt.lines == nil {
+				var e *Error
+				if !errors.As(err, &e) || errors.Is(err, ErrLimit) || e.File != "f.yaml" || (tt.errLine > 0 && e.Line != tt.errLine) {
+					t.Fatalf("err = %#v, want syntax error at line %d", err, tt.errLine)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, d := range docs {
+				if !d.Empty() {
+					got = append(got, d.Line)
+				}
+			}
+			if len(got) != len(tt.lines) {
+				t.Fatalf("lines %v, want %v", got, tt.lines)
+			}
+			for i := range got {
+				if got[i] != tt.lines[i] {
+					t.Fatalf("lines %v, want %v", got, tt.lines)
+				}
+			}
+		})
+	}
+}
+
+func billionLaughs(levels, fan int) string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [lol]\n")
+	for i := 1; i <= levels; i++ {
+		b.WriteString("l" + itoa(i) + ": &l" + itoa(i) + " [")
+		for j := 0; j < fan; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*l" + itoa(i-1))
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestAliasBomb(t *testing.T) {
+	// 9 levels of 9-way fan-out: ~390 million nodes once expanded, from
+	// under a kilobyte of text.
+	_, err := Split("bomb.yaml", []byte(billionLaughs(9, 9)), Limits{})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "alias") {
+		t.Fatalf("err = %v, want alias-bomb rejection", err)
+	}
+	// A few aliases for reuse are fine.
+	if _, err := Split("ok.yaml", []byte(billionLaughs(2, 3)), Limits{}); err != nil {
+		t.Fatalf("small aliasing rejected: %v", err)
+	}
+}
+
+func TestValue(t *testing.T) {
+	docs, err := Split("v.yaml", []byte("base: &b {x: 1}\nm:\n  <<: *b\n  y: 2.5\n  1: one\n  t: 2001-12-14\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Value(docs[0].Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]any)["m"].(map[string]any)
+	if m["x"] == nil || m["1"] != "one" || m["t"] != "2001-12-14" {
+		t.Fatalf("value = %#v", m)
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte("apiVersion: v1\nkind: Pod\n---\na: &a [1]\nb: [*a, *a]\n"))
+	f.Add([]byte(billionLaughs(4, 4)))
+	f.Add([]byte("a: [\n"))
+	f.Add([]byte("--- |\n  text\n...\n---\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		docs, err := Split("fuzz.yaml", data, Limits{MaxNodes: 10_000})
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		for _, d := range docs {
+			if _, err := Value(d.Node); err != nil {
+				// Decoding a guarded tree may still fail (e.g. duplicate
+				// keys) but must not panic or blow up.
+				continue
+			}
+		}
+	})
+}
