@@ -70,6 +70,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newDataCmd(),
 		newEvalCmd(), newScoreCmd(), newMergeCmd(), newDemoCmd(),
 		newReportCmd(), newScoreboardCmd(),
+		newServeCmd(),
 		newVerifyCmd(),
 	)
 	return root

@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/env"
+	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+	"github.com/svbench/svbench/server"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel string
+		envs, datasets, allow, keyEnvs, params, policyDirs                      []string
+		maxBatch, workers, maxRollouts                                          int
+		timeout, rolloutTimeout, drainTimeout, headerTimeout                    time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve environments, prompts, rewards and rollouts over HTTP to RL trainers",
+		Long: `Serve every registered environment (or --envs) over HTTP:
+
+  GET  /v1/environments                      ids, versions, rubrics, tools, system prompts
+  GET  /v1/environments/{env}/examples       prompts for a trainer (?split=&offset=&limit=&seed=)
+  POST /v1/score                             batched scoring {"items": [...]} → {"results": [...]}
+  POST /get_reward                           OpenRLHF remote reward protocol
+  POST /v1/rollout                           play a whole episode against your inference endpoint
+  GET  /healthz  /readyz  /metrics           probes and Prometheus metrics
+
+The protocol is documented in server/README.md. The server stops on SIGTERM or
+Ctrl-C after draining in-flight requests.`,
+		Example: `  svbench serve --addr 127.0.0.1:8080
+  SVBENCH_TOKEN=... svbench serve --addr 0.0.0.0:8080 --token-env SVBENCH_TOKEN --envs e1,e2
+  svbench serve --dataset e1=data/e1-train.jsonl --rollout-allow vllm.internal:8000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg := server.Config{
+				Registry: env.Default, Envs: serveSplitList(envs), DefaultEnv: defaultEnv,
+				MaxBatch: maxBatch, Workers: workers, MaxRollouts: maxRollouts,
+				Timeout: timeout, RolloutTimeout: rolloutTimeout, DrainTimeout: drainTimeout, ReadHeaderTimeout: headerTimeout,
+				RolloutAllow: serveSplitList(allow), RolloutKeyEnvs: serveSplitList(keyEnvs),
+			}
+			var err error
+			if cfg.MaxBody, err = serveParseSize("--max-body", maxBody); err != nil {
+				return err
+			}
+			mc, err := serveParseSize("--max-completion", maxCompletion)
+			if err != nil {
+				return err
+			}
+			cfg.MaxCompletionBytes = int(mc)
+			for name, v := range map[string]int{"--max-batch": maxBatch, "--workers": workers, "--max-rollouts": maxRollouts} {
+				if v < 0 {
+					return usagef("%s must not be negative", name)
+				}
+			}
+			for name, v := range map[string]time.Duration{"--timeout": timeout, "--rollout-timeout": rolloutTimeout, "--drain-timeout": drainTimeout, "--read-header-timeout": headerTimeout} {
+				if v <= 0 {
+					return usagef("%s must be positive, got %s", name, v)
+				}
+			}
+			if len(datasets) > 0 {
+				cfg.Datasets = map[string]string{}
+				for _, d := range datasets {
+					k, v, ok := strings.Cut(d, "=")
+					if !ok || k == "" || v == "" {
+						return usagef("--dataset %q: want env=path, e.g. e1=data/e1.jsonl", d)
+					}
+					cfg.Datasets[k] = v
+				}
+			}
+			p := map[string]string{}
+			for _, kv := range params {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return usagef("--param %q: want key=value", kv)
+				}
+				p[k] = v
+			}
+			cfg.EnvOptions = env.Options{Params: p, PolicyDirs: policyDirs}
+			if tokenEnv != "" {
+				cfg.Token = os.Getenv(tokenEnv)
+				if cfg.Token == "" {
+					return usagef("--token-env %s: the variable is empty or unset", tokenEnv)
+				}
+			}
+			for _, k := range cfg.RolloutKeyEnvs {
+				if k == tokenEnv {
+					return usagef("--rollout-key-env must not include the server's own token variable %s", k)
+				}
+			}
+			logger, err := serveLogger(cmd, logFormat, logLevel)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = logger
+			if host, _, err := net.SplitHostPort(addr); err == nil && cfg.Token == "" {
+				if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+					logger.Warn("serving beyond loopback without a token: anyone who can reach " + addr + " can use this server; set --token-env")
+				}
+			}
+			srv, err := server.New(cfg)
+			if err != nil {
+				return usageError{err}
+			}
+			return srv.ListenAndServe(cmd.Context(), addr)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen address host:port")
+	fs.StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token clients must send (no token: no auth)")
+	fs.StringSliceVar(&envs, "envs", nil, "environments to serve, comma-separated (default: all), e.g. e1,e2")
+	fs.StringArrayVar(&datasets, "dataset", nil, "serve another dataset file for an environment: env=path (repeatable)")
+	fs.StringVar(&defaultEnv, "default-env", "", "environment a bare /get_reward label refers to (default: the only served one)")
+	fs.StringVar(&maxBody, "max-body", "8MiB", "largest request body (B, KiB, MiB, GiB, KB, MB, GB)")
+	fs.StringVar(&maxCompletion, "max-completion", "1MiB", "largest completion text per item")
+	fs.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most items per /v1/score or /get_reward request")
+	fs.DurationVar(&timeout, "timeout", server.DefaultTimeout, "per-request time limit (scoring, listing)")
+	fs.DurationVar(&rolloutTimeout, "rollout-timeout", server.DefaultRolloutTimeout, "per-request time limit for /v1/rollout")
+	fs.DurationVar(&drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long shutdown waits for in-flight requests")
+	fs.DurationVar(&headerTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
+	fs.IntVar(&workers, "workers", 0, "concurrent scoring workers across all requests (default: GOMAXPROCS)")
+	fs.IntVar(&maxRollouts, "max-rollouts", server.DefaultMaxRollouts, "concurrent /v1/rollout episodes; more get 429")
+	fs.StringSliceVar(&allow, "rollout-allow", nil, "model endpoints /v1/rollout may reach, host:port or host (default: loopback only)")
+	fs.StringSliceVar(&keyEnvs, "rollout-key-env", nil, "environment variables a rollout request may name as api_key_env")
+	fs.StringArrayVar(&params, "param", nil, "environment parameter key=value (repeatable)")
+	fs.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
+	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	return cmd
+}
+
+func serveSplitList(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		for _, p := range strings.Split(x, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func serveLogger(cmd *cobra.Command, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), opts)), nil
+	}
+	return nil, usagef("--log-format %q: want text or json", format)
+}
+
+// serveParseSize reads "8MiB", "512KB", "1048576".
+func serveParseSize(flag, s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToLower(t), strings.ToLower(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > (1<<40)/mult {
+		return 0, usagef("%s %q: want a positive size such as 8MiB, 512KB or 1048576", flag, s)
+	}
+	return n * mult, nil
+}
