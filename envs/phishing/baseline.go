@@ -58,8 +58,12 @@ const (
 	wAuthPass     = -1.6
 	wLinksAligned = -0.8
 	wContentMix   = 1.0
-	// Platt scaling of the raw log-odds, fitted on the generator.
-	plattA = 1.0
+	// Platt scaling of the raw log-odds, fitted by logistic regression on
+	// 3,000 generated rows (seed 1234; ECE 0.056 → 0.038 on them). The bias
+	// is pinned at 0: every generated legitimate email carries passing
+	// authentication results, so a fitted bias (≈ +7) would call every
+	// header-less imported email phishing.
+	plattA = 0.72
 	plattB = 0.0
 	// abstainBand: probabilities this close to ½ abstain.
 	abstainBand = 0.06

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/phishing/mail"
+	"github.com/svbench/svbench/metrics"
 )
 
 func score(t *testing.T, ex env.Example, completion, rubric string) env.Score {
@@ -310,4 +312,21 @@ func FuzzParseOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBaselineCalibration guards the baseline's calibration on generated
+// rows it was not fitted on.
+func TestBaselineCalibration(t *testing.T) {
+	var cal metrics.Calibration
+	for _, r := range Generate(99, 600) {
+		v := Classify(mail.Analyze(r.Email))
+		if v.Label == LabelAbstain {
+			continue
+		}
+		cal.Add(v.Confidence, v.Label == r.Answer)
+	}
+	t.Logf("builtin:indicators on 600 generated rows (seed 99): ECE %.4f, Brier %.4f", cal.ECE(), cal.Brier())
+	if cal.ECE() > 0.08 {
+		t.Errorf("ECE %.4f > 0.08: weights or extractor changed; refit plattA", cal.ECE())
+	}
 }
