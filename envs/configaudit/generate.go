@@ -107,6 +107,9 @@ func mutateBaseline(b Baseline, clean bool, maxMut int, rng *rand.Rand) (Row, bo
 			if len(applied) == k {
 				break
 			}
+			if conflicts(cat[idx], applied) {
+				continue
+			}
 			out, ok, err := cat[idx].Apply(content)
 			if err != nil {
 				return Row{}, false, err
@@ -135,4 +138,20 @@ func mutateBaseline(b Baseline, clean bool, maxMut int, rng *rand.Rand) (Row, bo
 	dir := []string{"deploy", "infra", "platform", "services", "ops"}[rng.IntN(5)]
 	row.Path = dir + "/" + strings.SplitN(b.Path, "/", 2)[1]
 	return row, true, nil
+}
+
+func conflicts(m Mutation, applied []Mutation) bool {
+	for _, a := range applied {
+		for _, c := range m.Conflicts {
+			if c == a.Name {
+				return true
+			}
+		}
+		for _, c := range a.Conflicts {
+			if c == m.Name {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -25,6 +25,10 @@ type Mutation struct {
 	Fixture     string
 	Description string
 	Findings    []Violation
+	// Conflicts names mutations that must not be combined with this one
+	// because together they change what the verifiers report (a role bound
+	// to cluster-admin instead of itself is no longer "accessible").
+	Conflicts []string
 	// k8s mutations edit the first workload's pod spec (or, for RBAC, the
 	// first role); they return false when the document has nothing to mutate.
 	k8s func(docs []*yaml.Node) bool
@@ -213,7 +217,8 @@ var k8sMutations = []Mutation{
 			return true
 		})},
 	{Name: "rbac-cluster-admin", Description: "binding grants cluster-admin",
-		Findings: []Violation{v("kube-linter/cluster-admin-role-binding", high)},
+		Findings:  []Violation{v("kube-linter/cluster-admin-role-binding", high)},
+		Conflicts: []string{"rbac-wildcard", "rbac-secrets-access"},
 		k8s: func(docs []*yaml.Node) bool {
 			for _, d := range docs {
 				if scalarValue(mget(d, "kind")) == "ClusterRoleBinding" {
