@@ -47,8 +47,7 @@ func newDataImportCmd() *cobra.Command {
 	}
 	cmd.AddCommand(
 		newDataImportE1Cmd(),
-		// Add importers here, one line each:
-		//   newDataImportE4Cmd(),
+		newDataImportE4Cmd(),
 	)
 	return cmd
 }
@@ -60,9 +59,8 @@ func newDataBuildCmd() *cobra.Command {
 		Short: "Build environment datasets (splits + card)",
 	}
 	cmd.AddCommand(
-	// Add builders here, one line each:
-	//   newDataBuildE1Cmd(),
-	//   newDataBuildE2Cmd(),
+		newDataBuildE1Cmd(),
+		// newDataBuildE2Cmd() joins here when E2's builder lands.
 	)
 	return cmd
 }
