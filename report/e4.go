@@ -173,6 +173,10 @@ type E4Group struct {
 	ECE         float64 `json:"ece"`
 	EvidencePr  float64 `json:"evidence_precision"`
 	MeanReward  float64 `json:"mean_reward"`
+	// Positives and EvidenceRows say whether Recall and EvidencePr are
+	// defined for the group (a legitimate-only group has no positives).
+	Positives    int `json:"positives"`
+	EvidenceRows int `json:"evidence_rows"`
 }
 
 // BuildE4 is the phishing-detection (E4) Builder.
@@ -296,6 +300,7 @@ func BuildE4(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 				Name: name, N: len(groups[name]), Accuracy: b.Detection.Accuracy, Recall: b.Detection.Recall,
 				FPR: b.Detection.FPR, AbstainRate: b.Abstention.AbstainRate, ECE: b.Calibration.ECE,
 				EvidencePr: b.Evidence.Precision, MeanReward: mr,
+				Positives: a.conf.TP + a.conf.FN, EvidenceRows: b.Evidence.RowsPrecision,
 			})
 		}
 		sort.SliceStable(gs, func(i, j int) bool {
@@ -415,7 +420,14 @@ func e4Markdown(meta *artifact.Metadata, m E4Metrics, ci map[string]metrics.CI, 
 		fmt.Fprintf(&b, "## By %s\n\n", field)
 		var trs [][]string
 		for _, g := range gs {
-			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), F(g.Accuracy), F(g.Recall), F(g.FPR), F(g.ECE), Pct(g.AbstainRate), F(g.EvidencePr), F(g.MeanReward)})
+			recall, evp := F(g.Recall), F(g.EvidencePr)
+			if g.Positives == 0 {
+				recall = "—"
+			}
+			if g.EvidenceRows == 0 {
+				evp = "—"
+			}
+			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), F(g.Accuracy), recall, F(g.FPR), F(g.ECE), Pct(g.AbstainRate), evp, F(g.MeanReward)})
 		}
 		b.WriteString(Table([]string{field, "n", "accuracy", "recall", "FPR", "ECE", "abstain", "evidence precision", "mean reward"}, trs))
 		b.WriteString("\n")
@@ -434,7 +446,8 @@ func e4Markdown(meta *artifact.Metadata, m E4Metrics, ci map[string]metrics.CI, 
 
 - Positive class is Phishing. As in the reference's E1 report, abstentions are removed before the confusion
   matrix; accuracy, ECE, Brier, cost and AURC are over non-abstained rows; abstain rate is over all scored rows.
-  Recall (TPR) is 1 − FNR; a per-campaign recall of 0 on legitimate-only groups means "no positives".
+  Recall (TPR) is 1 − FNR. In breakdowns "—" marks a recall without positives or an evidence precision
+  without rows that gave evidence while predicting Phishing.
 - A missing or invalid label is counted as an abstention and reported as "unparsed"; ` + "`--strict`" + ` refuses such rows.
   Rows whose gold answer is Abstain are excluded and counted.
 - ECE: 10 equal-width bins, the last closed. Brier: mean (confidence − correct)². Cost: FN 10, FP 1.
