@@ -330,3 +330,45 @@ func TestBaselineCalibration(t *testing.T) {
 		t.Errorf("ECE %.4f > 0.08: weights or extractor changed; refit plattA", cal.ECE())
 	}
 }
+
+// TestLargeMessageRow: a 25 MB attachment is sized, not shown to the model,
+// and its risky name still counts as an indicator.
+func TestLargeMessageRow(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("From: \"DHL\" <x@dhl-paket.info>\r\nSubject: Sendung\r\nContent-Type: multipart/mixed; boundary=Z\r\n\r\n--Z\r\nContent-Type: text/plain\r\n\r\nSiehe Anhang.\r\n--Z\r\nContent-Type: application/octet-stream; name=\"beleg.pdf.iso\"\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+	line := strings.Repeat("QUFB", 19) + "\r\n"
+	for b.Len() < 25<<20 {
+		b.WriteString(line)
+	}
+	b.WriteString("--Z--\r\n")
+	row, _ := json.Marshal(Row{ID: "big", Email: b.String(), Answer: LabelPhishing})
+	ex := example(t, string(row))
+	if n := len(ex.Prompt[1].Content); n > 2*maxPromptEmail {
+		t.Fatalf("prompt is %d bytes", n)
+	}
+	if !strings.Contains(ex.Prompt[1].Content, "beleg.pdf.iso") {
+		t.Errorf("summary prompt lacks the attachment name")
+	}
+	s := score(t, ex, `{"label":"Phishing","confidence":0.9,"evidence":[{"type":"double_extension","value":"beleg.pdf.iso"},{"type":"sender_lookalike","value":"x@dhl-paket.info"}]}`, "")
+	if s.Parsed["evidence_grounded"] != 2 {
+		t.Errorf("evidence on a summarised message not grounded: %v", s.Parsed)
+	}
+}
+
+// TestConcurrentScoring shares one example across goroutines (run with -race).
+func TestConcurrentScoring(t *testing.T) {
+	ex := example(t, phishRow)
+	done := make(chan env.Score, 8)
+	for i := 0; i < 8; i++ {
+		go func() {
+			s, _ := New().Score(context.Background(), ex, &env.Rollout{Completion: []env.Message{{Role: env.RoleAssistant, Content: `{"label":"Phishing","confidence":0.8,"evidence":[{"type":"url_shortener","value":"http://bit.ly/x7Yq"}]}`}}}, "")
+			done <- s
+		}()
+	}
+	first := <-done
+	for i := 1; i < 8; i++ {
+		if s := <-done; s.Total != first.Total {
+			t.Fatalf("scores differ: %v vs %v", s.Total, first.Total)
+		}
+	}
+}
