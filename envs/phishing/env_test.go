@@ -372,3 +372,33 @@ func TestConcurrentScoring(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratorSignals checks the generator and the extractor agree: easy
+// phishing rows carry technical red flags, legitimate rows (hard negatives
+// included) carry none.
+func TestGeneratorSignals(t *testing.T) {
+	technical := map[string]bool{
+		mail.TypeDisplayNameSpoof: true, mail.TypeSenderLookalike: true, mail.TypeReplyToMismatch: true,
+		mail.TypeReturnPathMismatch: true, mail.TypeAuthFailure: true, mail.TypeLookalikeDomain: true,
+		mail.TypeIPURL: true, mail.TypeShortener: true, mail.TypeLinkMismatch: true, mail.TypeCredentialURL: true,
+		mail.TypeCredentialForm: true, mail.TypeRiskyAttachment: true, mail.TypeDoubleExtension: true,
+	}
+	for _, r := range Generate(11, 600) {
+		a := mail.Analyze(r.Email)
+		if len(a.Msg.Notes) > 0 {
+			t.Errorf("%s: generated mail parsed with notes %v", r.ID, a.Msg.Notes)
+		}
+		n := 0
+		for _, in := range a.Indicators {
+			if technical[in.Type] {
+				n++
+			}
+		}
+		switch {
+		case r.Answer == LabelLegitimate && n > 0:
+			t.Errorf("%s (%s): legitimate mail with technical indicators %+v", r.ID, r.Meta.Campaign, a.Indicators)
+		case r.Answer == LabelPhishing && r.Meta.Difficulty == "easy" && n < 2 && r.Meta.Campaign != CampaignGiftCard && r.Meta.Campaign != CampaignPayrollChange:
+			t.Errorf("%s (%s): easy phishing with %d technical indicators %+v", r.ID, r.Meta.Campaign, n, a.Indicators)
+		}
+	}
+}

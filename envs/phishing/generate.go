@@ -195,7 +195,13 @@ func (g *gen) orgLookalike() string {
 	case 0:
 		return base + "-" + pick(g.rng, []string{"corp", "group", "hr", "mail"}) + "." + tld
 	case 1:
-		return strings.Replace(base, "o", "0", 1) + "." + tld
+		// Digit or "rn" for "m" homoglyphs; never the real domain.
+		for _, sub := range [][2]string{{"o", "0"}, {"m", "rn"}, {"l", "1"}, {"i", "1"}} {
+			if strings.Contains(base, sub[0]) {
+				return strings.Replace(base, sub[0], sub[1], 1) + "." + tld
+			}
+		}
+		return base + "-group." + tld
 	}
 	b := []byte(base)
 	b[2], b[3] = b[3], b[2]
