@@ -182,6 +182,12 @@ func parseRow(raw json.RawMessage) (Row, error) {
 	switch {
 	case r.Labels != nil:
 		row.Labels = *r.Labels
+		for i, v := range row.Labels.Expected {
+			if strings.TrimSpace(v.ID) == "" {
+				return Row{}, dataset.FieldError(fmt.Sprintf("labels.expected[%d].id", i), "is empty; each expected finding needs a tool-qualified id such as \"kube-linter/run-as-non-root\"")
+			}
+			row.Labels.Expected[i].Severity = normSeverity(string(v.Severity))
+		}
 	case r.Info != nil:
 		for i, v := range r.Info.Violations {
 			if v.Tool == "" || v.RuleID == "" {
