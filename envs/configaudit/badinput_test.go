@@ -237,12 +237,12 @@ func TestParseExampleFormats(t *testing.T) {
 	}
 	bad := map[string]string{
 		`{"id": "x", "fixture_type": "helm", "content": "a: b", "labels": {"expected": []}}`: "fixture_type",
-		`{"id": "x", "content": "a: b"}`: "labels",
-		`{"id": "x", "labels": {"expected": []}}`: "content",
-		`{"id": "x", "path": "/etc/passwd", "content": "a", "labels": {"expected": []}}`: "path",
+		`{"id": "x", "content": "a: b"}`:                                                       "labels",
+		`{"id": "x", "labels": {"expected": []}}`:                                              "content",
+		`{"id": "x", "path": "/etc/passwd", "content": "a", "labels": {"expected": []}}`:       "path",
 		`{"id": "x", "content": "a", "labels": {"expected": [{"id": "", "severity": "low"}]}}`: "labels",
-		`{"answer": {"oracle": "nope"}, "question": "a"}`: "answer",
-		`{"question": "a", "info": {"violations": [{"rule_id": "x"}]}}`: "info.violations[0]",
+		`{"answer": {"oracle": "nope"}, "question": "a"}`:                                      "answer",
+		`{"question": "a", "info": {"violations": [{"rule_id": "x"}]}}`:                        "info.violations[0]",
 	}
 	for row, field := range bad {
 		_, err := e.ParseExample(json.RawMessage(row))
