@@ -72,8 +72,8 @@ func newDataGenerateCmd() *cobra.Command {
 		Short: "Generate synthetic environment datasets",
 	}
 	cmd.AddCommand(
-	// Add generators here, one line each:
-	//   newDataGenerateE2Cmd(),
+		newDataGenerateE4Cmd(),
+		// newDataGenerateE2Cmd() joins here when E2's generator lands.
 	)
 	return cmd
 }
