@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -163,7 +164,15 @@ func BenchmarkVerifyManifest(b *testing.B) {
 	b.Run("kube-linter-cli", func(b *testing.B) {
 		dir := b.TempDir()
 		bin := filepath.Join(dir, "kube-linter")
-		build := exec.Command("go", "build", "-o", bin, "golang.stackrox.io/kube-linter/cmd/kube-linter")
+		// Built inside kube-linter's own module directory so its go.mod and
+		// go.sum apply: svbench's go.sum lacks the CLI-only dependencies.
+		modDir, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "golang.stackrox.io/kube-linter").Output()
+		if err != nil {
+			b.Skipf("cannot locate kube-linter in the module cache: %v", err)
+		}
+		build := exec.Command("go", "build", "-o", bin, "./cmd/kube-linter")
+		build.Dir = strings.TrimSpace(string(modDir))
+		build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 		if out, err := build.CombinedOutput(); err != nil {
 			b.Skipf("cannot build the kube-linter CLI from the module cache: %v\n%s", err, out)
 		}
