@@ -70,6 +70,10 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 	err := s.forEach(r.Context(), len(req.Items), func(i int) {
 		start := time.Now()
 		results[i] = s.scoreRaw(r.Context(), req.Items[i])
+		if results[i].Components == nil {
+			// Trainers iterate components; a failed item has none, not null.
+			results[i].Components = map[string]float64{}
+		}
 		results[i].dur = time.Since(start)
 	})
 	s.recordItems("/v1/score", results)
