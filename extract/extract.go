@@ -22,23 +22,32 @@ var fence = regexp.MustCompile("(?is)```(?:json)?\\s*(.*?)\\s*```")
 // Object returns the raw JSON object found in text, or false. Only objects
 // count: a top-level array or scalar is "no object".
 func Object(text string) (json.RawMessage, bool) {
+	return Find(text, asObject)
+}
+
+// Find tries the reference's candidates in order (the whole text, the first
+// fenced block, the first balanced {...}) and returns the first that accept
+// takes. Parsers with their own notion of a valid object (Python's lenient
+// json, say) plug in here so the order of attempts is defined once.
+func Find[T any](text string, accept func(candidate string) (T, bool)) (T, bool) {
 	if len(text) > MaxInput {
 		text = text[:MaxInput]
 	}
-	if raw, ok := asObject(text); ok {
-		return raw, true
+	if v, ok := accept(text); ok {
+		return v, true
 	}
 	if m := fence.FindStringSubmatch(text); m != nil {
-		if raw, ok := asObject(m[1]); ok {
-			return raw, true
+		if v, ok := accept(m[1]); ok {
+			return v, true
 		}
 	}
 	if span, ok := firstBalanced(text); ok {
-		if raw, ok := asObject(span); ok {
-			return raw, true
+		if v, ok := accept(span); ok {
+			return v, true
 		}
 	}
-	return nil, false
+	var zero T
+	return zero, false
 }
 
 // Map decodes the object Object finds into a map; numbers stay json.Number

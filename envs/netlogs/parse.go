@@ -3,7 +3,6 @@ package netlogs
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -268,21 +267,8 @@ func findObject(text string) (map[string]json.RawMessage, bool) {
 		}
 		return decodeObject(raw)
 	}
-	if m, ok := pyObject(text); ok {
-		return m, true
-	}
-	if sm := fence.FindStringSubmatch(text); sm != nil {
-		if m, ok := pyObject(sm[1]); ok {
-			return m, true
-		}
-	}
-	if span, ok := firstBalanced(text); ok {
-		return pyObject(span)
-	}
-	return nil, false
+	return extract.Find(text, pyObject)
 }
-
-var fence = regexp.MustCompile("(?is)```(?:json)?\\s*(.*?)\\s*```")
 
 func pyObject(s string) (map[string]json.RawMessage, bool) {
 	s = strings.TrimSpace(s)
@@ -371,41 +357,4 @@ func pyConstantAt(s string) string {
 		}
 	}
 	return ""
-}
-
-// firstBalanced returns the span from the first '{' to its matching '}',
-// ignoring braces inside strings; the reference tries only this one span.
-func firstBalanced(s string) (string, bool) {
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return "", false
-	}
-	depth := 0
-	inString, escaped := false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return s[start : i+1], true
-			}
-		}
-	}
-	return "", false
 }
