@@ -10,37 +10,14 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/internal/sharedtest"
 )
-
-// sharedDir locates ../shared next to the repository root, or skips.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("../shared not found: parity vectors are only available in the development checkout")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "parity")); err != nil {
-		t.Skip("../shared not found: parity vectors are only available in the development checkout")
-	}
-	return shared
-}
 
 // TestE1Parity reproduces every case of the reference's E1 metrics from
 // its own result rows: once as reference-format rows read through the
 // loader, once as svbench rows.
 func TestE1Parity(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "parity", "e1_metrics.jsonl")
+	path := filepath.Join(sharedtest.Dir(t), "parity", "e1_metrics.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

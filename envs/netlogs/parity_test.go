@@ -8,37 +8,14 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/internal/sharedtest"
 )
-
-// sharedDir finds ../shared next to the module root, or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("../shared not found: parity vectors are only available in the development checkout")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("../shared not found: parity vectors are only available in the development checkout")
-	}
-	return shared
-}
 
 // TestReferenceParity replays every vector the reference's own Python code
 // produced and requires the reference rubric to agree on each component,
 // the total, and what was parsed.
 func TestReferenceParity(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "parity", "e1_rewards.jsonl")
+	path := filepath.Join(sharedtest.Dir(t), "parity", "e1_rewards.jsonl")
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +72,7 @@ func TestReferenceParity(t *testing.T) {
 // row format, integer-free answers, meta) and checks the heuristic baseline
 // lands on the reference's published accuracy of 0.540 over decided rows.
 func TestReferenceMiniCompat(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "reference-data", "e1_public_mini.jsonl")
+	path := filepath.Join(sharedtest.Dir(t), "reference-data", "e1_public_mini.jsonl")
 	e := New()
 	ds, err := e.Load(t.Context(), path)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/phishing/mail"
+	"github.com/svbench/svbench/internal/sharedtest"
 	"github.com/svbench/svbench/metrics"
 )
 
@@ -220,7 +221,7 @@ func TestMiniSetAndBaseline(t *testing.T) {
 // question/answer/metadata.phishing_indicators) and checks the baseline
 // separates them.
 func TestReferenceFixtures(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "reference-data", "e3_e6_reference_fixtures.json")
+	path := filepath.Join(sharedtest.Dir(t), "reference-data", "e3_e6_reference_fixtures.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -251,29 +252,6 @@ func TestReferenceFixtures(t *testing.T) {
 	if right < 10 {
 		t.Errorf("baseline right on %d/12 reference rows", right)
 	}
-}
-
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("../shared not found: parity vectors are only available in the development checkout")
-		}
-		dir = parent
-	}
-	s := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(s); err != nil {
-		t.Skip("../shared not found: parity vectors are only available in the development checkout")
-	}
-	return s
 }
 
 func TestLoadErrors(t *testing.T) {
