@@ -83,39 +83,9 @@ type payload struct {
 // Load reads a JSONL dataset in the reference row format; "" loads the
 // embedded public mini set.
 func (e *Environment) Load(ctx context.Context, path string) (*env.Dataset, error) {
-	ds := &env.Dataset{}
-	fn := func(line int, raw []byte) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		ex, err := parseRow(raw, true)
-		if err != nil {
-			return err
-		}
-		if ex.ID == "" {
-			ex.ID = "line-" + strconv.Itoa(line)
-		}
-		ds.Examples = append(ds.Examples, ex)
-		return nil
-	}
-	if path == "" {
-		const name = "embedded:e1-mini"
-		if err := dataset.EachLine(bytes.NewReader(miniSet), name, fn); err != nil {
-			return nil, err
-		}
-		ds.Info = env.DatasetInfo{ID: name, Revision: dataset.Revision(miniSet)}
-	} else {
-		rev, err := dataset.ReadFile(path, fn)
-		if err != nil {
-			return nil, err
-		}
-		ds.Info = env.DatasetInfo{ID: path, Revision: rev}
-	}
-	if len(ds.Examples) == 0 {
-		return nil, fmt.Errorf("dataset %s has no rows", ds.Info.ID)
-	}
-	ds.Info.Rows = len(ds.Examples)
-	return ds, nil
+	return dataset.Load(ctx, path, dataset.Embedded{Name: "embedded:e1-mini", Data: miniSet}, func(raw []byte) (env.Example, error) {
+		return parseRow(raw, true)
+	})
 }
 
 // ParseExample reads one row. Only "answer" is required: scoring rows from
