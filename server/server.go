@@ -458,6 +458,9 @@ func (s *Server) wrap(rt route) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, s.cfg.MaxBody)
+		// A client that stops reading its response must not pin a
+		// goroutine forever; the recorder is unsupported in unit tests.
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + 10*time.Second))
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		h(rec, r.WithContext(ctx))
