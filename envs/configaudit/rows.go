@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/svbench/svbench/dataset"
@@ -60,6 +61,17 @@ type fixture struct {
 	Mutations []string
 	// Hash keys the verifier cache.
 	Hash string
+
+	invOnce sync.Once
+	inv     inventory
+	invErr  error
+}
+
+// inventory of the original, computed once per example: every rollout's
+// patch is checked against it.
+func (fx *fixture) inventory() (inventory, error) {
+	fx.invOnce.Do(func() { fx.inv, fx.invErr = takeInventory(fx.Type, fx.Content) })
+	return fx.inv, fx.invErr
 }
 
 func contentHash(b []byte) string {

@@ -234,7 +234,7 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 	}
 	ev.patchApplied = true
 	ev.changed = changedLines(fx.Content, patched)
-	before, err := takeInventory(fx.Type, fx.Content)
+	before, err := fx.inventory()
 	if err != nil {
 		// The original does not parse: nothing to preserve, nothing to verify.
 		ev.structError = "original does not parse: " + err.Error()
@@ -252,7 +252,11 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 		return
 	}
 	ev.structOK = true
-	post, err := v.all(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, contentHash(patched))
+	ph := contentHash(patched)
+	if v.noCache {
+		ph = ""
+	}
+	post, err := v.all(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
 	if err != nil {
 		ev.structOK = false
 		ev.structError = "patched file fails verification: " + err.Error()
