@@ -60,7 +60,7 @@ func newDataBuildCmd() *cobra.Command {
 	}
 	cmd.AddCommand(
 		newDataBuildE1Cmd(),
-		// newDataBuildE2Cmd() joins here when E2's builder lands.
+		newDataBuildE2Cmd(),
 	)
 	return cmd
 }
@@ -72,8 +72,8 @@ func newDataGenerateCmd() *cobra.Command {
 		Short: "Generate synthetic environment datasets",
 	}
 	cmd.AddCommand(
+		newDataGenerateE2Cmd(),
 		newDataGenerateE4Cmd(),
-		// newDataGenerateE2Cmd() joins here when E2's generator lands.
 	)
 	return cmd
 }
