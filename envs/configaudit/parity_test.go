@@ -7,30 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("../shared not found: parity vectors are only available in the development checkout")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skip("../shared not found: parity vectors are only available in the development checkout")
-	}
-	return shared
-}
+	"github.com/svbench/svbench/internal/sharedtest"
+)
 
 type parityRow struct {
 	Pred         []Violation  `json:"pred"`
@@ -47,7 +26,7 @@ type parityRow struct {
 // TestReferenceParity reproduces every row of the reference's E2 reward
 // vectors: weighted P/R/F1, patch delta and the final reward.
 func TestReferenceParity(t *testing.T) {
-	f, err := os.Open(filepath.Join(sharedDir(t), "parity", "e2_rewards.jsonl"))
+	f, err := os.Open(filepath.Join(sharedtest.Dir(t), "parity", "e2_rewards.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
