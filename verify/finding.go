@@ -7,6 +7,7 @@ package verify
 
 import (
 	"context"
+	"sort"
 	"strings"
 )
 
@@ -89,4 +90,25 @@ type Verifier interface {
 	Name() string
 	Version() string
 	Verify(ctx context.Context, files []File) ([]Finding, error)
+}
+
+// SortFindings orders findings by file, line, rule, resource and message, so
+// every verifier's output is deterministic and diffs of it are stable.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		if a.Resource != b.Resource {
+			return a.Resource < b.Resource
+		}
+		return a.Message < b.Message
+	})
 }

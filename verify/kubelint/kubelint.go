@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"golang.stackrox.io/kube-linter/pkg/builtinchecks"
@@ -212,19 +211,7 @@ func (l *Linter) Lint(ctx context.Context, files []verify.File) (res Result, err
 			Remediation: r.Remediation,
 		})
 	}
-	sort.SliceStable(res.Findings, func(i, j int) bool {
-		a, b := res.Findings[i], res.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
-		}
-		return a.Message < b.Message
-	})
+	verify.SortFindings(res.Findings)
 	return res, nil
 }
 

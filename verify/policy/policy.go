@@ -36,7 +36,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -282,7 +281,7 @@ func (e *Engine) VerifyKubernetes(ctx context.Context, files []verify.File) (out
 			}
 		}
 	}
-	sortFindings(out)
+	verify.SortFindings(out)
 	return out, nil
 }
 
@@ -316,7 +315,7 @@ func (e *Engine) VerifyTerraform(ctx context.Context, files []verify.File) (out 
 		}
 		out = append(out, fi)
 	}
-	sortFindings(out)
+	verify.SortFindings(out)
 	return out, nil
 }
 
@@ -380,20 +379,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func sortFindings(out []verify.Finding) {
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
-		}
-		return a.Message < b.Message
-	})
 }

@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"os"
 	"path"
-	"sort"
 	"strings"
 	"testing/fstest"
 
@@ -130,19 +129,7 @@ func (s *Scanner) Verify(ctx context.Context, files []verify.File) (out []verify
 	for _, r := range results.GetFailed() {
 		out = append(out, toFinding(r, names))
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
-		}
-		return a.Resource < b.Resource
-	})
+	verify.SortFindings(out)
 	return out, nil
 }
 
