@@ -8,8 +8,10 @@ ENV_ARGS ?=
 
 .PHONY: build test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean
 
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/svbench
+	$(GO) build -trimpath -ldflags "-X github.com/svbench/svbench/internal/version.Commit=$(COMMIT)" -o $(BIN) ./cmd/svbench
 
 # The whole suite with the race detector (the runner, client and server are
 # concurrent; the rest is cheap to include).

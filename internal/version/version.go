@@ -13,12 +13,19 @@ import (
 // Version is the svbench release; overridden with -ldflags at release time.
 var Version = "0.1.0-dev"
 
+// Commit is stamped by `make build` (-ldflags -X), so a binary run outside
+// its checkout still records the commit it was built from.
+var Commit = ""
+
 // Go is the toolchain that built the binary.
 func Go() string { return runtime.Version() }
 
 // GitCommit returns the commit of the build (from VCS stamping) or, failing
 // that, of the working directory's checkout; "" when neither is known.
 func GitCommit() string {
+	if Commit != "" {
+		return Commit
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && s.Value != "" {
