@@ -23,6 +23,13 @@ Report every security misconfiguration and propose a minimal fix. Answer with ON
 Ids are tool-qualified as the tools report them, e.g. "kube-linter/run-as-non-root" or "trivy/AVD-AWS-0086". "medium" and "critical" are accepted for med and high.
 A patch must keep every object, container, image and resource of the file: fix the settings, do not delete what is insecure. Report an empty violations list for a secure file.`
 
+// SystemPromptNoTools replaces SystemPrompt when the tool budget is 0: the
+// model audits by reading alone, which measures auditing skill rather than
+// the ability to copy a scanner's output.
+var SystemPromptNoTools = strings.Replace(SystemPrompt,
+	SystemPrompt[strings.Index(SystemPrompt, "Tools:"):strings.Index(SystemPrompt, "Report every")],
+	"You have no tools: read the file yourself and report what kube-linter (Kubernetes), trivy (Terraform) and svbench's OPA policies would report.\n", 1)
+
 // OutputSchema is the JSON Schema of the answer, for Info.
 var OutputSchema = json.RawMessage(`{"type":"object","required":["violations"],"properties":{"violations":{"type":"array","items":{"type":"object","required":["id","severity"],"properties":{"id":{"type":"string"},"severity":{"type":"string","enum":["low","med","high","medium","critical"]}}}},"patch":{"type":"string"},"confidence":{"type":"number","minimum":0,"maximum":1}}}`)
 

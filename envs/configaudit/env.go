@@ -115,6 +115,9 @@ func (e *Env) Info() env.Info {
 		MaxTurns:      e.maxTurns,
 		Policies:      []string{PolicyToolOnly, PolicyToolAutofix},
 	}
+	if e.budget == 0 {
+		info.SystemPrompt, info.Tools = SystemPromptNoTools, nil
+	}
 	if e.v != nil {
 		info.Verifiers = e.v.versions()
 	}
@@ -194,6 +197,14 @@ func (e *Env) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
 	prompt := ex.Prompt
 	if len(prompt) == 0 {
 		prompt = []env.Message{{Role: env.RoleSystem, Content: SystemPrompt}, {Role: env.RoleUser, Content: userPrompt(fx.Path, string(fx.Content))}}
+	}
+	if e.budget == 0 {
+		prompt = append([]env.Message(nil), prompt...)
+		for i := range prompt {
+			if prompt[i].Role == env.RoleSystem && prompt[i].Content == SystemPrompt {
+				prompt[i].Content = SystemPromptNoTools
+			}
+		}
 	}
 	return &episode{e: e, fx: fx, prompt: prompt, budget: e.budget, maxTurn: e.maxTurns}, nil
 }

@@ -70,7 +70,14 @@ type episode struct {
 }
 
 func (ep *episode) Prompt() []env.Message { return ep.prompt }
-func (ep *episode) Tools() []env.Tool     { return toolDefs() }
+
+// Tools offers the scanners unless the budget is 0 (audit by reading alone).
+func (ep *episode) Tools() []env.Tool {
+	if ep.budget == 0 {
+		return nil
+	}
+	return toolDefs()
+}
 
 // Step runs the assistant's tool calls; a message without tool calls is the
 // final answer.
