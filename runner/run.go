@@ -187,6 +187,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	r := &run{cfg: cfg, meta: meta, dir: dir, out: f, agg: agg, rubric: rubric}
 	status, detail, runErr := r.execute(ctx, jobs, total, total-len(jobs))
 
+	// Environments that build their verifiers lazily know their versions
+	// only once an episode has started.
+	if v := cfg.Env.Info().Verifiers; len(v) > 0 {
+		meta.Verifiers = maps.Clone(v)
+	}
 	now := time.Now().UTC()
 	meta.Finished = &now
 	meta.DurationS += now.Sub(r.started).Seconds()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/llm/llmtest"
 )
@@ -349,5 +350,43 @@ func TestParseShard(t *testing.T) {
 		if _, err := ParseShard(in); (err == nil) != ok {
 			t.Errorf("%q: err = %v", in, err)
 		}
+	}
+}
+
+// lazyVersions reports verifier versions only after an episode started, as
+// environments that build their verifiers on first use do.
+type lazyVersions struct {
+	toyEnv
+	started *atomic.Bool
+}
+
+func (l lazyVersions) Info() env.Info {
+	in := l.toyEnv.Info()
+	if l.started.Load() {
+		in.Verifiers = map[string]string{"scanner": "v1.2.3"}
+	}
+	return in
+}
+
+func (l lazyVersions) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
+	l.started.Store(true)
+	return l.toyEnv.Start(ctx, ex)
+}
+
+func TestMetadataRecordsLazilyKnownVerifierVersions(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: answerEcho})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 4)
+	cfg.Env = lazyVersions{toyEnv: toyEnv{rows: 4}, started: &atomic.Bool{}}
+	out, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := artifact.ReadMetadata(out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Verifiers["scanner"] != "v1.2.3" {
+		t.Fatalf("verifiers = %v", meta.Verifiers)
 	}
 }
