@@ -35,6 +35,7 @@ type evalFlags struct {
 	params       []string
 	policyDirs   []string
 	noReport     bool
+	judgeModel   string
 	progressMode string
 	model        modelFlags
 }
@@ -77,6 +78,7 @@ or looked up in --endpoints.`,
 	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
 	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
+	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E2); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
 	f.model.register(cmd)
 	return cmd
@@ -104,7 +106,11 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if f.resume != "" && len(models) != 1 {
 		return usagef("--resume continues one run: pass exactly one --model")
 	}
-	e, err := newEnv(f.envName, params, f.policyDirs)
+	judge, err := f.model.judge(f.judgeModel)
+	if err != nil {
+		return err
+	}
+	e, err := newEnv(f.envName, params, f.policyDirs, judge)
 	if err != nil {
 		return err
 	}

@@ -217,3 +217,38 @@ func TestDemoWritesReportsAndScoreboard(t *testing.T) {
 		t.Errorf("stdout: %s", stdout)
 	}
 }
+
+func TestEvalWithJudgeModel(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "yes"}
+	}})
+	defer srv.Close()
+	t.Setenv("SVBENCH_JUDGE_KEY", "k")
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "-n", "3",
+		"--param", "reward_source=hybrid", "--judge-model", "judge-1", "--base-url", srv.BaseURL(),
+		"--api-key-env", "SVBENCH_JUDGE_KEY", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, err := artifact.ReadResults(filepath.Join(runDirs(t, out)[0], artifact.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Components["judge"] != 1 {
+			t.Fatalf("judge component = %v (score error %q)", r.Components, r.ScoreError)
+		}
+	}
+	if srv.Requests() < 3 {
+		t.Fatalf("judge asked %d times", srv.Requests())
+	}
+	if body := srv.Bodies()[0]; body["model"] != "judge-1" || body["temperature"] != 0.0 {
+		t.Fatalf("judge request = %v", body)
+	}
+
+	code, _, stderr = runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "--param", "reward_source=llm_judge", "--out", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, "needs a judge model") {
+		t.Fatalf("no judge: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -90,6 +90,12 @@ func (f *modelFlags) resolveModel(name string, e env.Environment, concurrency in
 		}
 		return &resolvedModel{Name: name, Effective: name, Client: llm.Builtin{Policy: p}}, nil
 	}
+	return f.endpointModel(name, concurrency, firstOr(e.Info().Policies, "heuristic"))
+}
+
+// endpointModel builds a client for a model served over the OpenAI API:
+// an alias from --endpoints, or a model on --base-url / $OPENAI_BASE_URL.
+func (f *modelFlags) endpointModel(name string, concurrency int, builtinHint string) (*resolvedModel, error) {
 	baseURL, keyEnv, effective := f.baseURL, f.apiKeyEnv, name
 	if baseURL == "" {
 		baseURL = os.Getenv("OPENAI_BASE_URL")
@@ -111,7 +117,7 @@ func (f *modelFlags) resolveModel(name string, e env.Environment, concurrency in
 	}
 	key := os.Getenv(keyEnv)
 	if key == "" && baseURL == "" {
-		return nil, usagef("model %q needs an endpoint: set %s (and OPENAI_BASE_URL for non-OpenAI servers), pass --base-url, or use a built-in policy such as --model builtin:%s", name, keyEnv, firstOr(e.Info().Policies, "heuristic"))
+		return nil, usagef("model %q needs an endpoint: set %s (and OPENAI_BASE_URL for non-OpenAI servers), pass --base-url, or use a built-in policy such as --model builtin:%s", name, keyEnv, builtinHint)
 	}
 	inFlight := f.maxInFlight
 	if inFlight <= 0 {
@@ -151,15 +157,31 @@ func parseParams(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// judge builds the judge model for llm_judge and hybrid reward sources; nil
+// when no --judge-model is given.
+func (f *modelFlags) judge(name string) (env.Judge, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if strings.HasPrefix(name, "builtin:") {
+		return nil, usagef("--judge-model must be a served model, not %s", name)
+	}
+	m, err := f.endpointModel(name, 4, "heuristic")
+	if err != nil {
+		return nil, err
+	}
+	return llm.Judge{Client: m.Client, Model: m.Effective, MaxTokens: 512}, nil
+}
+
 // newEnv builds an environment by any accepted name.
-func newEnv(name string, params map[string]string, policyDirs []string) (env.Environment, error) {
+func newEnv(name string, params map[string]string, policyDirs []string, judge env.Judge) (env.Environment, error) {
 	if name == "" {
 		return nil, usagef("--env is required (one of: %s)", strings.Join(env.Default.IDs(), ", "))
 	}
 	if _, err := env.Default.Resolve(name); err != nil {
 		return nil, usageError{err}
 	}
-	e, err := env.Default.New(name, env.Options{Params: params, PolicyDirs: policyDirs})
+	e, err := env.Default.New(name, env.Options{Params: params, PolicyDirs: policyDirs, Judge: judge})
 	if err != nil {
 		return nil, fmt.Errorf("%w", err)
 	}

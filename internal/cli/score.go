@@ -47,7 +47,7 @@ row is invalid (an invalid row never stops the others).`,
 			if input == "" {
 				return usagef("--input is required (a JSONL file, or - for standard input)")
 			}
-			e, err := newEnv(envName, nil, nil)
+			e, err := newEnv(envName, nil, nil, nil)
 			if err != nil {
 				return err
 			}
