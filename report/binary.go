@@ -51,6 +51,36 @@ func (a *binaryAcc) add(o binaryObs) {
 	}
 }
 
+// CalibrationBlock, CostBlock and AbstentionBlock are the sections of the
+// reference's metrics block that E1 and E4 share, field for field.
+type CalibrationBlock struct {
+	ECE   float64 `json:"ece"`
+	Brier float64 `json:"brier"`
+}
+
+// CostBlock uses the reference's weights: a miss costs ten false alarms.
+type CostBlock struct {
+	FNWeight             float64 `json:"fn_cost_weight"`
+	FPWeight             float64 `json:"fp_cost_weight"`
+	TotalCost            float64 `json:"total_cost"`
+	CostWeightedAccuracy float64 `json:"cost_weighted_accuracy"`
+}
+
+// AbstentionBlock covers how often and how well the model abstained.
+type AbstentionBlock struct {
+	AbstainRate          float64 `json:"abstain_rate"`
+	AccuracyNonAbstained float64 `json:"accuracy_non_abstained"`
+	AURC                 float64 `json:"aurc"`
+}
+
+// blocks computes the shared sections.
+func (a *binaryAcc) blocks() (CalibrationBlock, CostBlock, AbstentionBlock) {
+	c, w := a.conf, metrics.ReferenceCost
+	return CalibrationBlock{ECE: a.cal.ECE(), Brier: a.cal.Brier()},
+		CostBlock{FNWeight: w.FNWeight, FPWeight: w.FPWeight, TotalCost: w.Total(c), CostWeightedAccuracy: w.WeightedAccuracy(c)},
+		AbstentionBlock{AbstainRate: c.AbstainRate(), AccuracyNonAbstained: c.Accuracy(), AURC: a.rc.AURC()}
+}
+
 // binaryRows is every row of a run sorted into observations and problems.
 type binaryRows struct {
 	task     binaryTask

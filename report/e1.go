@@ -23,22 +23,10 @@ type E1Metrics struct {
 		F1        float64 `json:"f1"`
 		Accuracy  float64 `json:"accuracy"`
 	} `json:"detection"`
-	Calibration struct {
-		ECE   float64 `json:"ece"`
-		Brier float64 `json:"brier"`
-	} `json:"calibration"`
-	Cost struct {
-		FNWeight             float64 `json:"fn_cost_weight"`
-		FPWeight             float64 `json:"fp_cost_weight"`
-		TotalCost            float64 `json:"total_cost"`
-		CostWeightedAccuracy float64 `json:"cost_weighted_accuracy"`
-	} `json:"cost"`
-	Abstention struct {
-		AbstainRate          float64 `json:"abstain_rate"`
-		AccuracyNonAbstained float64 `json:"accuracy_non_abstained"`
-		AURC                 float64 `json:"aurc"`
-	} `json:"abstention"`
-	Confusion ConfusionCounts `json:"confusion_matrix"`
+	Calibration CalibrationBlock `json:"calibration"`
+	Cost        CostBlock        `json:"cost"`
+	Abstention  AbstentionBlock  `json:"abstention"`
+	Confusion   ConfusionCounts  `json:"confusion_matrix"`
 }
 
 var e1Task = binaryTask{Positive: "Malicious", Negative: "Benign",
@@ -53,12 +41,7 @@ func e1Block(a *binaryAcc) E1Metrics {
 	c := a.conf
 	m.Detection.TPR, m.Detection.FPR, m.Detection.FNR = c.TPR(), c.FPR(), c.FNR()
 	m.Detection.Precision, m.Detection.F1, m.Detection.Accuracy = c.Precision(), c.F1(), c.Accuracy()
-	m.Calibration.ECE, m.Calibration.Brier = a.cal.ECE(), a.cal.Brier()
-	w := metrics.ReferenceCost
-	m.Cost.FNWeight, m.Cost.FPWeight = w.FNWeight, w.FPWeight
-	m.Cost.TotalCost, m.Cost.CostWeightedAccuracy = w.Total(c), w.WeightedAccuracy(c)
-	m.Abstention.AbstainRate, m.Abstention.AccuracyNonAbstained = c.AbstainRate(), c.Accuracy()
-	m.Abstention.AURC = a.rc.AURC()
+	m.Calibration, m.Cost, m.Abstention = a.blocks()
 	m.Confusion = countsOf(c)
 	return m
 }

@@ -24,22 +24,10 @@ type E4Metrics struct {
 		FPR       float64 `json:"fpr"`
 		Accuracy  float64 `json:"accuracy"`
 	} `json:"detection"`
-	Calibration struct {
-		ECE   float64 `json:"ece"`
-		Brier float64 `json:"brier"`
-	} `json:"calibration"`
-	Cost struct {
-		FNWeight             float64 `json:"fn_cost_weight"`
-		FPWeight             float64 `json:"fp_cost_weight"`
-		TotalCost            float64 `json:"total_cost"`
-		CostWeightedAccuracy float64 `json:"cost_weighted_accuracy"`
-	} `json:"cost"`
-	Abstention struct {
-		AbstainRate          float64 `json:"abstain_rate"`
-		AccuracyNonAbstained float64 `json:"accuracy_non_abstained"`
-		AURC                 float64 `json:"aurc"`
-	} `json:"abstention"`
-	Evidence struct {
+	Calibration CalibrationBlock `json:"calibration"`
+	Cost        CostBlock        `json:"cost"`
+	Abstention  AbstentionBlock  `json:"abstention"`
+	Evidence    struct {
 		// Precision is the mean grounded share over rows predicted
 		// Phishing that gave evidence.
 		Precision float64 `json:"precision"`
@@ -118,12 +106,7 @@ func (a *e4Acc) block() E4Metrics {
 	c := a.conf
 	m.Detection.Precision, m.Detection.Recall, m.Detection.F1 = c.Precision(), c.TPR(), c.F1()
 	m.Detection.FNR, m.Detection.FPR, m.Detection.Accuracy = c.FNR(), c.FPR(), c.Accuracy()
-	m.Calibration.ECE, m.Calibration.Brier = a.cal.ECE(), a.cal.Brier()
-	w := metrics.ReferenceCost
-	m.Cost.FNWeight, m.Cost.FPWeight = w.FNWeight, w.FPWeight
-	m.Cost.TotalCost, m.Cost.CostWeightedAccuracy = w.Total(c), w.WeightedAccuracy(c)
-	m.Abstention.AbstainRate, m.Abstention.AccuracyNonAbstained = c.AbstainRate(), c.Accuracy()
-	m.Abstention.AURC = a.rc.AURC()
+	m.Calibration, m.Cost, m.Abstention = a.blocks()
 	m.Evidence.Precision = metrics.Div(a.precSum, float64(a.precN))
 	m.Evidence.Recall = metrics.Div(a.recSum, float64(a.recN))
 	m.Evidence.RowsPrecision, m.Evidence.RowsRecall = a.precN, a.recN
