@@ -113,6 +113,10 @@ type E2Metrics struct {
 type e2Obs struct {
 	f1w                    float64
 	positive, clean, fpOnC bool
+	// Per-row sums, so the bootstrap can recompute micro averages.
+	tp, fp, fn       float64
+	fixedW, fixableW float64
+	reward           float64
 }
 
 // BuildE2 computes the E2 report from results rows alone: everything comes
@@ -193,7 +197,8 @@ func BuildE2(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 		ft, _ := r.Parsed["fixture_type"].(string)
 		acc := fixTP[ft]
 		fixTP[ft] = [3]float64{acc[0] + tp, acc[1] + fp, acc[2] + fn}
-		o := e2Obs{f1w: prf(tp, fp, fn).F1, positive: len(oracle) > 0, clean: len(oracle) == 0}
+		o := e2Obs{f1w: prf(tp, fp, fn).F1, positive: len(oracle) > 0, clean: len(oracle) == 0,
+			tp: tp, fp: fp, fn: fn, reward: r.Reward}
 		if o.clean {
 			cleanRows++
 			if len(pred) == 0 {
@@ -207,11 +212,13 @@ func BuildE2(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 			if e2Bool(r.Parsed["patch_applied"]) {
 				applied++
 				for _, s := range fixable {
-					fixableW += e2Weight(s)
+					o.fixableW += e2Weight(s)
 				}
 				for _, s := range fixed {
-					fixedW += e2Weight(s)
+					o.fixedW += e2Weight(s)
 				}
+				fixableW += o.fixableW
+				fixedW += o.fixedW
 			}
 		}
 		fixedCount += len(fixed)
@@ -277,11 +284,14 @@ func BuildE2(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 		m.ByFixture[ft] = prf(a[0], a[1], a[2])
 	}
 	meanReward, comps := RewardStats(rows, pos)
+	ci := e2Bootstrap(obs, meta, opts)
 
 	summary := map[string]any{
 		"metrics":     m,
 		"mean_reward": meanReward,
 		"components":  comps,
+		"ci95":        ci,
+		"bootstrap":   map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": "percentile, resampling scored rows"},
 		"counts": map[string]int{
 			"scored": len(obs), "errors": errRows, "score_errors": scoreErrRows, "unparsed": unparsed,
 			"positive": nPos, "clean": cleanRows,
@@ -321,20 +331,50 @@ func BuildE2(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Re
 	}
 	headline := []Stat{
 		{"rows", fmt.Sprintf("%d scored, %d API errors, %d score errors, %d unparsed", len(obs), errRows, scoreErrRows, unparsed)},
-		{"F1 weighted / unweighted", F(m.Weighted.F1) + " / " + F(m.Unweighted.F1)},
+		{"F1 weighted", FCI(ci["f1_weighted"])},
+		{"F1 unweighted", F(m.Unweighted.F1)},
 		{"positive-only F1", F(m.PositiveOnlyF1)},
 		{"patch provided / applied / fix rate", Pct(m.PatchProvidedRate) + " / " + Pct(m.PatchSuccessRate) + " / " + Pct(m.PatchFixRate)},
 		{"new violations introduced", fmt.Sprint(m.NewViolations)},
 		{"clean pass / FP on clean", Pct(m.CleanPassRate) + " / " + Pct(m.FPRateOnClean)},
 		{"tool calls / episode", F(m.MeanToolCalls)},
-		{"mean reward", F(meanReward)},
+		{"patch fix rate", FCI(ci["patch_fix_rate"])},
+		{"mean reward", FCI(ci["mean_reward"])},
 	}
 	r := &Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: problems}
-	r.Markdown = e2Markdown(meta, m, meanReward, comps, charts, len(obs), unparsed)
+	r.Markdown = e2Markdown(meta, m, meanReward, comps, charts, len(obs), unparsed, ci, opts.Reps())
 	return r, nil
 }
 
-func e2Markdown(meta *artifact.Metadata, m E2Metrics, meanReward float64, comps map[string]float64, charts []Chart, n, unparsed int) string {
+// e2Bootstrap gives percentile CIs for the micro weighted F1, the patch fix
+// rate and the mean reward, resampling scored rows.
+func e2Bootstrap(obs []e2Obs, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
+	f1 := func(idx []int) float64 {
+		var tp, fp, fn float64
+		for _, k := range idx {
+			tp, fp, fn = tp+obs[k].tp, fp+obs[k].fp, fn+obs[k].fn
+		}
+		return prf(tp, fp, fn).F1
+	}
+	fix := func(idx []int) float64 {
+		var fixed, fixable float64
+		for _, k := range idx {
+			fixed, fixable = fixed+obs[k].fixedW, fixable+obs[k].fixableW
+		}
+		return metrics.Div(fixed, fixable)
+	}
+	reward := func(idx []int) float64 {
+		var sum float64
+		for _, k := range idx {
+			sum += obs[k].reward
+		}
+		return metrics.Div(sum, float64(len(idx)))
+	}
+	cis := metrics.BootstrapMulti(len(obs), []metrics.Stat{f1, fix, reward}, opts.Reps(), opts.BootstrapSeed(meta))
+	return map[string]metrics.CI{"f1_weighted": cis[0], "patch_fix_rate": cis[1], "mean_reward": cis[2]}
+}
+
+func e2Markdown(meta *artifact.Metadata, m E2Metrics, meanReward float64, comps map[string]float64, charts []Chart, n, unparsed int, ci map[string]metrics.CI, reps int) string {
 	var b strings.Builder
 	b.WriteString("# E2 config verification report\n\n")
 	if meta != nil {
@@ -342,6 +382,13 @@ func e2Markdown(meta *artifact.Metadata, m E2Metrics, meanReward float64, comps 
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "%d scored rows (%d without a parseable answer). Mean reward %s.\n\n", n, unparsed, F(meanReward))
+	b.WriteString("## Headline\n\n")
+	b.WriteString(Table([]string{"metric", "value", "95% CI"}, [][]string{
+		{"F1 (severity-weighted, micro)", F(m.Weighted.F1), ciCell(ci["f1_weighted"], reps)},
+		{"patch fix rate", F(m.PatchFixRate), ciCell(ci["patch_fix_rate"], reps)},
+		{"mean reward", F(meanReward), ciCell(ci["mean_reward"], reps)},
+	}))
+	b.WriteString("\nCIs: percentile bootstrap over scored rows, seeded, so reports are reproducible.\n\n")
 	b.WriteString("## Detection\n\n")
 	b.WriteString(Table([]string{"", "precision", "recall", "F1"}, [][]string{
 		{"severity-weighted (micro)", F(m.Weighted.Precision), F(m.Weighted.Recall), F(m.Weighted.F1)},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/metrics"
 )
 
 func e2Row(t *testing.T, parsed string, calls []env.ToolCallRecord) artifact.Result {
@@ -44,6 +45,14 @@ func TestBuildE2Metrics(t *testing.T) {
 	}
 	m := rep.Summary["metrics"].(E2Metrics)
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	// Bootstrap intervals surround the point estimates they resample.
+	ci := rep.Summary["ci95"].(map[string]metrics.CI)
+	for name, point := range map[string]float64{"f1_weighted": m.Weighted.F1, "patch_fix_rate": m.PatchFixRate} {
+		c := ci[name]
+		if !near(c.Point, point) || c.Lo > point+1e-9 || c.Hi < point-1e-9 {
+			t.Errorf("ci %s = %+v, point %v", name, c, point)
+		}
+	}
 	// weighted: TP 1.3, FP 0.6, FN 0
 	if !near(m.Weighted.Precision, 1.3/1.9) || !near(m.Weighted.Recall, 1) {
 		t.Errorf("weighted %+v", m.Weighted)
