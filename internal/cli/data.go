@@ -38,44 +38,30 @@ README.md card (sources with sha256, seed, parameters, counts, de-duplication).`
 	return cmd
 }
 
-// newDataImportCmd groups importers of public corpora, one subcommand per
-// environment.
-func newDataImportCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "import",
-		Short: "Convert public corpora into environment datasets",
-	}
-	cmd.AddCommand(
-		newDataImportE1Cmd(),
-		newDataImportE4Cmd(),
-	)
+// commandGroup is a parent command whose only job is to hold subcommands,
+// one per environment.
+func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.AddCommand(subs...)
 	return cmd
+}
+
+// newDataImportCmd groups importers of public corpora.
+func newDataImportCmd() *cobra.Command {
+	return commandGroup("import", "Convert public corpora into environment datasets",
+		newDataImportE1Cmd(), newDataImportE4Cmd())
 }
 
 // newDataBuildCmd groups builders that assemble released dataset versions.
 func newDataBuildCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "build",
-		Short: "Build environment datasets (splits + card)",
-	}
-	cmd.AddCommand(
-		newDataBuildE1Cmd(),
-		newDataBuildE2Cmd(),
-	)
-	return cmd
+	return commandGroup("build", "Build environment datasets (splits + card)",
+		newDataBuildE1Cmd(), newDataBuildE2Cmd())
 }
 
 // newDataGenerateCmd groups generators of synthetic datasets.
 func newDataGenerateCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "generate",
-		Short: "Generate synthetic environment datasets",
-	}
-	cmd.AddCommand(
-		newDataGenerateE2Cmd(),
-		newDataGenerateE4Cmd(),
-	)
-	return cmd
+	return commandGroup("generate", "Generate synthetic environment datasets",
+		newDataGenerateE2Cmd(), newDataGenerateE4Cmd())
 }
 
 func newDataImportE1Cmd() *cobra.Command {
