@@ -106,6 +106,9 @@ type Usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	TotalTokens      int64 `json:"total_tokens"`
+	// ReasoningTokens is the part of CompletionTokens spent thinking, when
+	// the endpoint reports it (completion_tokens_details.reasoning_tokens).
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
 }
 
 // Add accumulates another usage report.
@@ -113,6 +116,7 @@ func (u *Usage) Add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
+	u.ReasoningTokens += o.ReasoningTokens
 }
 
 // Rollout is everything that happened in one episode.

@@ -28,8 +28,12 @@ type ToolCall struct {
 
 // Message is one chat turn. Tool results carry the ToolCallID they answer.
 type Message struct {
-	Role       Role       `json:"role"`
-	Content    string     `json:"content"`
+	Role    Role   `json:"role"`
+	Content string `json:"content"`
+	// Reasoning is the thinking text a reasoning parser split off the answer
+	// (vLLM/SGLang/DeepSeek `reasoning_content`). It is kept apart from
+	// Content: rubrics decide whether an answer found only here counts.
+	Reasoning  string     `json:"reasoning_content,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
