@@ -29,6 +29,9 @@ type Result struct {
 	Components map[string]float64 `json:"components,omitempty"`
 	Parsed     map[string]any     `json:"parsed,omitempty"`
 	Rubric     string             `json:"rubric,omitempty"`
+	// Solved is the environment's verdict (env.Score.Solved); nil in rows
+	// written before environments declared it, or read from elsewhere.
+	Solved *bool `json:"solved,omitempty"`
 
 	ToolCalls  []env.ToolCallRecord `json:"tool_calls,omitempty"`
 	Turns      int                  `json:"turns"`

@@ -37,6 +37,9 @@ type Info struct {
 	// Verifiers records the versions of the verifiers scoring depends on,
 	// so run metadata can pin them.
 	Verifiers map[string]string `json:"verifiers,omitempty"`
+	// SolvedWhen states in one sentence what a solved rollout is (the
+	// environment sets Score.Solved by it); reports print it beside pass@k.
+	SolvedWhen string `json:"solved_when"`
 }
 
 // DatasetInfo identifies the rows an evaluation ran on.
@@ -146,7 +149,11 @@ func (r *Rollout) FinalText() string {
 // values (trainers normalise per component); Weights says how Total was made;
 // Parsed holds what the parser read from the model's output.
 type Score struct {
-	Total      float64            `json:"reward"`
+	Total float64 `json:"reward"`
+	// Solved says whether the rollout did the task, by the environment's own
+	// definition (Info.SolvedWhen), independently of rubric weights; pass@k
+	// counts it.
+	Solved     bool               `json:"solved"`
 	Components map[string]float64 `json:"components"`
 	Weights    map[string]float64 `json:"weights,omitempty"`
 	Parsed     map[string]any     `json:"parsed,omitempty"`
