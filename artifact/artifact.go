@@ -40,9 +40,32 @@ type Result struct {
 	LatencyMS  float64              `json:"latency_ms"`
 	// Error is set when the model call failed (completion_error in the
 	// reference); such rows carry no reward and are retried on resume.
-	Error      string    `json:"error,omitempty"`
-	ScoreError string    `json:"score_error,omitempty"`
-	Time       time.Time `json:"time"`
+	Error      string `json:"error,omitempty"`
+	ScoreError string `json:"score_error,omitempty"`
+	// Unverifiable says why a row read from elsewhere could not be
+	// re-scored (its verifier does not exist in svbench); Reward then holds
+	// the reward recorded by the tool that wrote the row, not svbench's.
+	Unverifiable string    `json:"unverifiable,omitempty"`
+	Time         time.Time `json:"time"`
+	// Trainer carries what a training pipeline recorded with the rollout.
+	Trainer *Trainer `json:"trainer,omitempty"`
+}
+
+// Trainer is a training pipeline's bookkeeping for one rollout (verifiers,
+// prime-rl): kept so learning curves and advantage analysis can read it.
+type Trainer struct {
+	Step      *int64   `json:"step,omitempty"`
+	ProblemID string   `json:"problem_id,omitempty"`
+	SampleID  string   `json:"sample_id,omitempty"`
+	Advantage *float64 `json:"advantage,omitempty"`
+	// Reward and Components are what the trainer recorded, components
+	// renamed to svbench's names (reward_accuracy → accuracy).
+	Reward     *float64           `json:"recorded_reward,omitempty"`
+	Components map[string]float64 `json:"recorded_components,omitempty"`
+	// Metrics are the other numbers it logged (num_turns, run_opa_calls, …).
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+	RunID   string             `json:"run_id,omitempty"`
+	EnvName string             `json:"env_name,omitempty"`
 }
 
 // Key identifies a (example, rollout) pair within a run.
@@ -57,7 +80,10 @@ func (r *Result) Key() Key { return Key{r.Index, r.Rollout} }
 // Metadata is metadata.json: everything needed to reproduce and compare a
 // run. It never holds an API key.
 type Metadata struct {
-	RunID          string             `json:"run_id"`
+	RunID string `json:"run_id"`
+	// Source is "" for svbench's own runs and "trainer:<kind>" for rows a
+	// training pipeline wrote and svbench re-scored.
+	Source         string             `json:"source,omitempty"`
 	Environment    string             `json:"environment"`
 	EnvVersion     string             `json:"env_version"`
 	Rubric         string             `json:"rubric"`
@@ -90,6 +116,27 @@ type Metadata struct {
 	AvgReward      float64            `json:"avg_reward"`
 	AvgComponents  map[string]float64 `json:"avg_components,omitempty"`
 	PassAtK        map[string]float64 `json:"pass_at_k,omitempty"`
+	// Launch is how the run was started, so --resume needs nothing else.
+	Launch Launch `json:"launch"`
+	// SolvedWhen is the environment's definition of a solved rollout, the
+	// one pass@k counts.
+	SolvedWhen string `json:"solved_when,omitempty"`
+}
+
+// Launch holds the settings `svbench eval` was started with that the runner
+// itself does not use, so `svbench eval --resume RUN_DIR` can restart the run
+// from metadata.json alone. It never holds a key, only the variable's name.
+type Launch struct {
+	DatasetPath      string   `json:"dataset_path,omitempty"` // "" = the embedded mini set
+	APIKeyEnv        string   `json:"api_key_env,omitempty"`
+	EndpointsFile    string   `json:"endpoints_file,omitempty"`
+	JudgeModel       string   `json:"judge_model,omitempty"`
+	PolicyDirs       []string `json:"policy_dirs,omitempty"`
+	MaxTurns         int      `json:"max_turns,omitempty"`
+	SystemPromptFile string   `json:"system_prompt_file,omitempty"`
+	// SystemPromptSHA256 pins the system prompt file's content: a resumed
+	// run refuses a file that changed.
+	SystemPromptSHA256 string `json:"system_prompt_sha256,omitempty"`
 }
 
 // Run statuses.

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/svbench/svbench/internal/atomicfile"
 )
 
 // Artifact file names inside a run directory.
@@ -96,24 +98,8 @@ func WriteJSONAtomic(path string, v any) error {
 	return WriteFileAtomic(path, append(b, '\n'))
 }
 
-// WriteFileAtomic writes data via a temp file in the same directory, fsync
-// and rename.
+// WriteFileAtomic writes data so a reader never sees half a file and a
+// crash never leaves one; a rewritten file keeps its mode.
 func WriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteBytes(path, data)
 }

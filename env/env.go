@@ -3,6 +3,7 @@ package env
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -82,6 +83,11 @@ type Episode interface {
 	// Step reacts to an assistant message: tool results, a simulated user's
 	// reply, or nothing. A single-turn episode is done after its first step.
 	Step(ctx context.Context, assistant Message) (StepResult, error)
+	// Close releases what the episode holds (a sandbox, a simulated target,
+	// a scratch directory). The runner calls it exactly once when the
+	// episode ends for any reason — done, error, cancellation or a panic in
+	// Step — so it must not depend on a live context.
+	Close() error
 }
 
 // StepResult is an episode's reaction to one assistant turn.
@@ -159,3 +165,9 @@ type Score struct {
 	Parsed     map[string]any     `json:"parsed,omitempty"`
 	Rubric     string             `json:"rubric,omitempty"`
 }
+
+// ErrUnverifiable marks a Score error meaning "this rollout cannot be
+// re-verified here" (its verifier does not exist in svbench, e.g. a
+// reference oracle built by semgrep), as opposed to a broken row. Callers
+// report such rows apart and never count them as a zero reward.
+var ErrUnverifiable = errors.New("cannot be re-verified")

@@ -27,3 +27,6 @@ func (s *SingleTurn) Tools() []Tool { return nil }
 func (s *SingleTurn) Step(context.Context, Message) (StepResult, error) {
 	return StepResult{Done: true, Reason: "answered"}, nil
 }
+
+// Close holds nothing to release.
+func (s *SingleTurn) Close() error { return nil }

@@ -28,8 +28,12 @@ func (e *ModelError) Unwrap() error { return e.Err }
 // every assistant message goes to the episode, and its replies go back to the
 // model, until the episode is done or the turn limit is reached. The rollout
 // is returned even on error, with Error set, so nothing that happened is lost.
-func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex env.Example, cfg EpisodeConfig) (*env.Rollout, error) {
-	ro := &env.Rollout{Started: time.Now()}
+//
+// The episode is closed exactly once however the episode ends (answer,
+// error, cancellation, or a panic in the environment, which becomes an
+// error), so sandboxes and simulated targets never outlive their episode.
+func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex env.Example, cfg EpisodeConfig) (ro *env.Rollout, err error) {
+	ro = &env.Rollout{Started: time.Now()}
 	defer func() { ro.Duration = time.Since(ro.Started) }()
 
 	ep, err := e.Start(ctx, ex)
@@ -37,6 +41,19 @@ func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex en
 		ro.Error = err.Error()
 		return ro, fmt.Errorf("start episode %s: %w", ex.ID, err)
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("episode %s turn %d: environment panicked: %v", ex.ID, ro.Turns, p)
+			ro.Error = err.Error()
+		}
+		if cerr := ep.Close(); cerr != nil {
+			cerr = fmt.Errorf("episode %s: release resources: %w", ex.ID, cerr)
+			if err == nil {
+				err = cerr
+				ro.Error = cerr.Error()
+			}
+		}
+	}()
 	maxTurns := cfg.MaxTurns
 	if maxTurns <= 0 {
 		maxTurns = e.Info().MaxTurns

@@ -83,6 +83,13 @@ type Config struct {
 	OutDir string
 	// ResumeDir continues an existing run instead of starting one.
 	ResumeDir string
+	// RunID names a new run (default: a timestamp and a random suffix).
+	RunID string
+	// SystemPrompt, when set, replaces the environment's system message in
+	// every prompt (prompt baselines); its origin goes into Launch.
+	SystemPrompt string
+	// Launch is recorded in metadata for --resume.
+	Launch artifact.Launch
 
 	Progress Progress
 	Log      *slog.Logger
@@ -141,8 +148,21 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	} else {
 		meta = newMetadata(cfg, info, rubric)
+		if cfg.RunID != "" {
+			if err := CheckRunID(cfg.RunID); err != nil {
+				return nil, err
+			}
+			meta.RunID = cfg.RunID
+		}
 		dir = filepath.Join(cfg.OutDir, "evals", info.ID+"--"+safeName(cfg.Model), meta.RunID)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return nil, fmt.Errorf("create run dir: %w", err)
+		}
+		// Mkdir, not MkdirAll: a run id already used must not mix two runs.
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return nil, fmt.Errorf("run directory %s already exists: continue it with --resume %s, or pick another --run-id", dir, dir)
+			}
 			return nil, fmt.Errorf("create run dir: %w", err)
 		}
 	}
@@ -302,6 +322,10 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		res.ScoreError = err.Error()
 		return res, false
 	}
+	if r.cfg.SystemPrompt != "" {
+		ex.Prompt = WithSystemPrompt(ex.Prompt, r.cfg.SystemPrompt)
+		res.Prompt = ex.Prompt
+	}
 	ro, err := RunEpisode(ctx, r.cfg.Client, r.cfg.Env, ex, EpisodeConfig{Model: r.cfg.EffectiveModel, Sampling: r.cfg.Sampling, MaxTurns: r.cfg.MaxTurns})
 	res.Completion = ro.Completion
 	res.FinalText = ro.FinalText()
@@ -325,6 +349,10 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		res.ScoreError = strings.TrimPrefix(res.ScoreError+"; "+serr.Error(), "; ")
 	}
 	res.Reward, res.Components, res.Parsed = sc.Total, sc.Components, sc.Parsed
+	if serr == nil {
+		solved := sc.Solved
+		res.Solved = &solved
+	}
 	return res, false
 }
 
@@ -475,11 +503,43 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		MaxConsecErr:   cfg.MaxConsecutiveErrors,
 		Params:         maps.Clone(cfg.Params),
 		Verifiers:      maps.Clone(info.Verifiers),
+		SolvedWhen:     info.SolvedWhen,
+		Launch:         cfg.Launch,
 		GitCommit:      version.GitCommit(),
 		SvbenchVersion: version.Version,
 		GoVersion:      version.Go(),
 		Started:        time.Now().UTC(),
 	}
+}
+
+// WithSystemPrompt returns the prompt with its system message replaced by
+// system (or one prepended when there is none). The input is not modified.
+func WithSystemPrompt(prompt []env.Message, system string) []env.Message {
+	out := make([]env.Message, 0, len(prompt)+1)
+	replaced := false
+	for _, m := range prompt {
+		if m.Role == env.RoleSystem {
+			if replaced {
+				continue
+			}
+			m.Content, replaced = system, true
+		}
+		out = append(out, m)
+	}
+	if !replaced {
+		out = append([]env.Message{{Role: env.RoleSystem, Content: system}}, out...)
+	}
+	return out
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// CheckRunID accepts ids usable as one directory name on every OS.
+func CheckRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("--run-id %q: use 1–128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
+	}
+	return nil
 }
 
 // NewRunID is a sortable, collision-resistant run id.
@@ -552,13 +612,12 @@ func (a *aggregate) add(r *artifact.Result) {
 	}
 }
 
-// Passed decides whether a rollout solved its example, for pass@k: the
-// accuracy component when the environment has one, else a positive reward.
+// Passed decides whether a rollout solved its example, for pass@k, by the
+// environment's own verdict (env.Info.SolvedWhen). A row without one (an
+// older run, a scoring error) did not pass: guessing from components once
+// counted every schema-valid E2 answer as solved.
 func Passed(r *artifact.Result) bool {
-	if acc, ok := r.Components["accuracy"]; ok {
-		return acc >= 1
-	}
-	return r.Reward > 0
+	return r.Solved != nil && *r.Solved
 }
 
 func (a *aggregate) fill(m *artifact.Metadata) {

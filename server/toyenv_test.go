@@ -101,6 +101,7 @@ func (toyEnv) Start(_ context.Context, ex env.Example) (env.Episode, error) {
 }
 
 func (t *toyEpisode) Prompt() []env.Message { return t.prompt }
+func (t *toyEpisode) Close() error          { return nil }
 func (t *toyEpisode) Tools() []env.Tool     { return []env.Tool{lookupTool} }
 func (t *toyEpisode) Step(_ context.Context, m env.Message) (env.StepResult, error) {
 	t.turns++

@@ -113,6 +113,7 @@ func (e *Env) Info() env.Info {
 		OutputSchema:  OutputSchema,
 		Tools:         toolDefs(),
 		MaxTurns:      e.maxTurns,
+		SolvedWhen:    SolvedWhen,
 		Policies:      []string{PolicyToolOnly, PolicyToolAutofix},
 	}
 	if e.budget == 0 {

@@ -71,6 +71,9 @@ type episode struct {
 
 func (ep *episode) Prompt() []env.Message { return ep.prompt }
 
+// Close holds nothing: the verifiers run in-process and are shared.
+func (ep *episode) Close() error { return nil }
+
 // Tools offers the scanners unless the budget is 0 (audit by reading alone).
 func (ep *episode) Tools() []env.Tool {
 	if ep.budget == 0 {

@@ -62,6 +62,8 @@ type evaluation struct {
 	toolObs      float64
 	patchDelta   float64 // reference: -1 when no patch was scored
 	scanError    string
+	// unverifiable says why the reference reward cannot be recomputed here.
+	unverifiable string
 }
 
 // Score evaluates a rollout.
@@ -111,9 +113,52 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	if judgeErr != nil {
 		return env.Score{}, judgeErr
 	}
+	if ev.unverifiable != "" {
+		return env.Score{}, fmt.Errorf("%s: %w: %s", ID, env.ErrUnverifiable, ev.unverifiable)
+	}
 	rb := env.Rubric[*evaluation]{Name: rubric, Rewards: rewards}
 	s := rb.Evaluate(ex, &ev, ev.view(fx))
+	s.Solved = ev.solved()
 	return s, nil
+}
+
+// SolvedWhen is E2's definition of a solved rollout (pass@k counts it).
+const SolvedWhen = "the answer lists exactly the ground-truth findings (none missed, no false positive) and, when any of them can be re-verified here, a patch that applies, keeps every object/container/image/resource, fixes all of them and introduces no new finding"
+
+func (ev *evaluation) solved() bool {
+	if !ev.out.JSON {
+		return false
+	}
+	want := map[string]bool{}
+	for _, o := range ev.oracle {
+		want[o.ID] = true
+	}
+	got := map[string]bool{}
+	for _, p := range ev.pred {
+		if !want[p.ID] {
+			return false
+		}
+		got[p.ID] = true
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	if len(ev.checkable) == 0 {
+		return true
+	}
+	if !ev.patchApplied || !ev.structOK || len(ev.introduced) > 0 {
+		return false
+	}
+	fixed := map[string]bool{}
+	for _, f := range ev.fixed {
+		fixed[f.ID] = true
+	}
+	for _, c := range ev.checkable {
+		if !fixed[c.ID] {
+			return false
+		}
+	}
+	return true
 }
 
 func b2f(b bool) float64 {
@@ -145,6 +190,25 @@ func filterPrefix(vs []Violation, tool string) []Violation {
 	return out
 }
 
+// foreignTool returns the tool prefix of the first oracle id that names a
+// tool svbench does not run, or "".
+func foreignTool(oracle []Violation) string {
+	for _, o := range oracle {
+		if tool, _, ok := strings.Cut(o.ID, "/"); ok && !runsTool(tool) {
+			return tool
+		}
+	}
+	return ""
+}
+
+func runsTool(tool string) bool {
+	switch tool {
+	case ToolKubeLinter, ToolTrivy, ToolOPA:
+		return true
+	}
+	return false
+}
+
 // evaluateReference reproduces the reference rubric: oracle = the row's
 // labels, both sides filtered to the primary tool, patch delta from a
 // re-scan by the primary tool, final = F1 + delta + format bonus/penalty,
@@ -152,6 +216,11 @@ func filterPrefix(vs []Violation, tool string) []Violation {
 func evaluateReference(ctx context.Context, v *verifiers, fx *fixture, text string, msgs []env.Message) evaluation {
 	ev := evaluation{out: ParseOutput(text), patchDelta: -1}
 	prim := primaryTool(fx.Type)
+	if t := foreignTool(fx.Oracle); t != "" {
+		// The reference labelled this row with a tool svbench does not
+		// run (semgrep for Terraform): its ids still score detection.
+		prim = t
+	}
 	ev.oracle = filterPrefix(fx.Oracle, prim)
 	ev.pred = filterPrefix(ev.out.Violations, prim)
 	ev.det = ScoreDetection(ev.pred, ev.oracle, 1)
@@ -160,9 +229,12 @@ func evaluateReference(ctx context.Context, v *verifiers, fx *fixture, text stri
 	if ev.patchGiven && ev.out.JSON {
 		patched, kind, err := applyFixPatch(fx, ev.out.Patch)
 		ev.patchKind = kind
-		if err != nil {
+		switch {
+		case err != nil:
 			ev.patchError = err.Error()
-		} else {
+		case !runsTool(prim):
+			ev.unverifiable = fmt.Sprintf("the oracle holds %s ids and svbench does not run %s, so the patched file cannot be re-scanned for the reference's patch_delta (detection F1 alone is %.4f)", prim, prim, ev.det.F1)
+		default:
 			ev.patchApplied = true
 			r := v.scan(ctx, prim, fx.Type, verify.File{Path: fx.Path, Content: patched}, contentHash(patched))
 			if r.err != nil {

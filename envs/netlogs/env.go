@@ -72,6 +72,7 @@ func (e *Environment) Info() env.Info {
 		OutputSchema:  outputSchema,
 		MaxTurns:      1,
 		Policies:      []string{PolicyHeuristic, PolicyFeatures},
+		SolvedWhen:    "the label is the gold label (Malicious or Benign); an abstention is never solved",
 	}
 }
 
@@ -168,6 +169,7 @@ func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, r
 	if !ok {
 		return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
 	}
+	s.Solved = s.Components["accuracy"] >= 1
 	return s, nil
 }
 

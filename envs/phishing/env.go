@@ -82,6 +82,7 @@ func (e *Environment) Info() env.Info {
 		OutputSchema:  outputSchema,
 		MaxTurns:      1,
 		Policies:      []string{PolicyIndicators},
+		SolvedWhen:    "the label is the gold label (Phishing or Legitimate); an abstention is never solved, evidence is scored separately",
 	}
 }
 
@@ -110,7 +111,9 @@ func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, r
 	if p.gold == "" {
 		return env.Score{}, fmt.Errorf("example %s: answer missing or not a label", ex.ID)
 	}
-	return scoreText(p, r.FinalText(), rubric)
+	s, err := scoreText(p, r.FinalText(), rubric)
+	s.Solved = err == nil && s.Components["accuracy"] >= 1
+	return s, err
 }
 
 // scoreText scores a completion text against a payload.

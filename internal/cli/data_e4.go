@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/envs/phishing"
+	"github.com/svbench/svbench/internal/atomicfile"
 )
 
 // newDataImportE4Cmd is `svbench data import e4`: public phishing corpora
@@ -88,37 +90,24 @@ with their line numbers; the import fails once more than --max-bad-rows are bad.
 	return cmd
 }
 
-// importE4 writes to a temporary file renamed into place, so a failed
-// import never leaves a half-written dataset behind.
+// importE4 writes atomically, so a failed import never leaves a
+// half-written dataset behind.
 func importE4(cmd *cobra.Command, src, out string, opts phishing.ImportOptions) (phishing.ImportStats, error) {
 	if dir := filepath.Dir(out); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return phishing.ImportStats{}, fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".import-*.jsonl")
-	if err != nil {
-		return phishing.ImportStats{}, fmt.Errorf("create output: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	st, err := phishing.Import(cmd.Context(), src, opts, w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return st, err
-	}
-	if st.Rows == 0 {
-		return st, errors.New("no rows imported: check --format and the column flags")
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return st, fmt.Errorf("write %s: %w", out, err)
-	}
-	return st, nil
+	var st phishing.ImportStats
+	err := atomicfile.Write(out, func(w io.Writer) error {
+		var err error
+		st, err = phishing.Import(cmd.Context(), src, opts, w)
+		if err == nil && st.Rows == 0 {
+			err = errors.New("no rows imported: check --format and the column flags")
+		}
+		return err
+	})
+	return st, err
 }
 
 func labelSummary(m map[string]int) string {

@@ -14,30 +14,33 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/report"
 	"github.com/svbench/svbench/runner"
 )
 
 type evalFlags struct {
-	envName      string
-	models       string
-	n            int
-	rollouts     int
-	concurrency  int
-	seed         uint64
-	datasetPath  string
-	out          string
-	rubric       string
-	shard        string
-	resume       string
-	maxConsec    int
-	maxTurns     int
-	params       []string
-	policyDirs   []string
-	noReport     bool
-	judgeModel   string
-	progressMode string
-	model        modelFlags
+	envName          string
+	models           string
+	n                int
+	rollouts         int
+	concurrency      int
+	seed             uint64
+	datasetPath      string
+	out              string
+	rubric           string
+	shard            string
+	resume           string
+	maxConsec        int
+	maxTurns         int
+	params           []string
+	policyDirs       []string
+	noReport         bool
+	judgeModel       string
+	progressMode     string
+	runID            string
+	systemPromptFile string
+	model            modelFlags
 }
 
 func newEvalCmd() *cobra.Command {
@@ -49,7 +52,9 @@ func newEvalCmd() *cobra.Command {
 
 Results are appended to outputs/evals/<env>--<model>/<run_id>/results.jsonl as each
 rollout finishes; metadata.json is kept current; at the end summary.json and report.md
-are written. Ctrl-C stops gracefully; --resume RUN_DIR finishes a stopped run.
+are written. Ctrl-C stops gracefully; --resume RUN_DIR alone finishes a stopped or
+killed run: every setting comes from its metadata.json, and a flag given with a
+different value is refused with the difference named.
 
 Models: builtin:<policy> runs an environment's baseline in-process (no key, no network);
 any other name is sent to --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY,
@@ -57,7 +62,7 @@ or looked up in --endpoints.`,
 		Example: `  svbench eval --env e1 --model builtin:features
   svbench eval --env e1 --model gpt-4.1-mini,gpt-5-mini -n 100 -c 32 --seed 42
   OPENAI_BASE_URL=http://localhost:8000/v1 svbench eval --env e2 --model Qwen/Qwen3-8B -t 0 --max-tokens 2048
-  svbench eval --env e1 --model gpt-4.1-mini --resume outputs/evals/network-logs--gpt-4.1-mini/20261121T101500Z-1a2b`,
+  svbench eval --resume outputs/evals/network-logs--gpt-4.1-mini/20261121T101500Z-1a2b`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &f) },
 	}
@@ -72,7 +77,9 @@ or looked up in --endpoints.`,
 	fs.StringVar(&f.out, "out", "outputs", "output root")
 	fs.StringVar(&f.rubric, "rubric", "", "rubric (default: the environment's default; 'reference' for comparability)")
 	fs.StringVar(&f.shard, "shard", "", "evaluate only shard i/n of the selected examples")
-	fs.StringVar(&f.resume, "resume", "", "finish a stopped run in this directory")
+	fs.StringVar(&f.resume, "resume", "", "finish a stopped run in this directory (its settings come from its metadata.json)")
+	fs.StringVar(&f.runID, "run-id", "", "name the run directory (default: UTC timestamp + random suffix)")
+	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "replace the environment's system prompt with this file's text (prompt baselines); recorded with its sha256")
 	fs.IntVar(&f.maxConsec, "max-consecutive-errors", 3, "stop after this many model errors in a row (0 disables)")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "cap on assistant turns (default: the environment's)")
 	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
@@ -87,8 +94,21 @@ or looked up in --endpoints.`,
 func runEval(cmd *cobra.Command, f *evalFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	if f.models == "" {
-		return usagef("--model is required (try --model builtin:heuristic with --env e1)")
+	var (
+		sampling llm.Sampling
+		err      error
+	)
+	if f.resume != "" {
+		if _, sampling, err = applyResume(cmd, f); err != nil {
+			return err
+		}
+	} else {
+		if f.models == "" {
+			return usagef("--model is required (try --model builtin:heuristic with --env e1)")
+		}
+		if sampling, err = f.model.sampling(cmd); err != nil {
+			return err
+		}
 	}
 	shard, err := runner.ParseShard(f.shard)
 	if err != nil {
@@ -98,13 +118,23 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
-	sampling, err := f.model.sampling(cmd)
+	models := splitList(f.models)
+	if f.runID != "" && f.resume == "" {
+		if err := runner.CheckRunID(f.runID); err != nil {
+			return usageError{err}
+		}
+	}
+	if f.runID != "" && len(models) != 1 {
+		return usagef("--run-id names one run: pass exactly one --model")
+	}
+	systemPrompt, systemPromptSum, err := readSystemPrompt(f.systemPromptFile)
 	if err != nil {
 		return err
 	}
-	models := splitList(f.models)
-	if f.resume != "" && len(models) != 1 {
-		return usagef("--resume continues one run: pass exactly one --model")
+	if f.resume != "" {
+		if meta, _ := artifact.ReadMetadata(f.resume); meta != nil && meta.Launch.SystemPromptSHA256 != systemPromptSum {
+			return usagef("--resume %s: the system prompt file %s changed since the run started (sha256 %s, now %s); restore it or start a new run", f.resume, f.systemPromptFile, show(meta.Launch.SystemPromptSHA256), show(systemPromptSum))
+		}
 	}
 	judge, err := f.model.judge(f.judgeModel)
 	if err != nil {
@@ -131,8 +161,17 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			Env: e, Dataset: ds, Client: m.Client, Model: m.Name, EffectiveModel: m.Effective, BaseURL: m.BaseURL,
 			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params,
 			N: f.n, Rollouts: f.rollouts, Concurrency: f.concurrency, Seed: f.seed, Shard: shard,
-			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume,
+			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume, RunID: f.runID,
+			SystemPrompt: systemPrompt,
+			Launch: artifact.Launch{
+				DatasetPath: cleanPath(f.datasetPath), APIKeyEnv: f.model.apiKeyEnv, EndpointsFile: cleanPath(f.model.endpoints),
+				JudgeModel: f.judgeModel, PolicyDirs: absPaths(f.policyDirs), MaxTurns: f.maxTurns,
+				SystemPromptFile: cleanPath(f.systemPromptFile), SystemPromptSHA256: systemPromptSum,
+			},
 			Progress: progressFor(f.progressMode, stderr), Log: log,
+		}
+		if m.Client == nil || strings.HasPrefix(m.Name, "builtin:") {
+			cfg.Launch.APIKeyEnv = ""
 		}
 		fmt.Fprintf(stderr, "evaluating %s on %s (%s, %d rows)\n", m.Name, e.Info().ID, ds.Info().ID, ds.Len())
 		out, runErr := runner.Run(ctx, cfg)
@@ -216,6 +255,14 @@ func splitList(s string) []string {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
+	}
+	return out
+}
+
+func absPaths(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, cleanPath(p))
 	}
 	return out
 }

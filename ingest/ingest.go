@@ -1,0 +1,332 @@
+// Package ingest reads rollout rows that other tools wrote — the verifiers /
+// prime-rl training pipeline the reference uses, vf-eval result files — and
+// turns them into svbench's own forms: an environment row ParseExample
+// accepts, the completion as messages, and the trainer's bookkeeping (step,
+// problem and sample ids, advantage, the reward and components it recorded)
+// kept for later analysis.
+//
+// Those rows store several fields as JSON text inside a JSON string
+// ("prompt", "completion", "info", "metrics"); a reader that takes them at
+// face value scores a chat transcript as if it were the answer. Normalize
+// decodes them, bounded by the row size the caller already enforced.
+package ingest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
+)
+
+// trainerKeys mark a row as a trainer's: svbench's own rows never carry them.
+var trainerKeys = []string{"metrics", "step", "problem_id", "sample_id", "advantage", "env_name"}
+
+// IsTrainerRow reports whether a decoded row looks like a trainer's rollout
+// row rather than svbench's results row or a plain scoring row.
+func IsTrainerRow(m map[string]json.RawMessage) bool {
+	if _, ok := m["final_text"]; ok {
+		return false // svbench's artifact.Result
+	}
+	for _, k := range trainerKeys {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	for _, k := range []string{"prompt", "completion"} {
+		if v, ok := m[k]; ok {
+			if _, isMsgs := messagesInString(v); isMsgs {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Row is one decoded trainer row.
+type Row struct {
+	// Normalized is the row with string-encoded JSON fields decoded, ready
+	// for an environment's ParseExample.
+	Normalized json.RawMessage
+	Prompt     []env.Message
+	Completion []env.Message
+	Answer     json.RawMessage
+	Trainer    artifact.Trainer
+}
+
+// Decode parses one trainer row. It fails only when the row is not a JSON
+// object or a field has a type no trainer writes; the error names the field.
+func Decode(raw []byte) (*Row, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	return decodeMap(m)
+}
+
+func decodeMap(m map[string]json.RawMessage) (*Row, error) {
+	row := &Row{}
+	for _, k := range []string{"prompt", "completion"} {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if msgs, isMsgs := messagesInString(v); isMsgs {
+			b, err := json.Marshal(msgs)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", k, err)
+			}
+			m[k] = b
+		}
+		var c env.Completion
+		if err := json.Unmarshal(m[k], &c); err != nil {
+			return nil, fmt.Errorf("field %q: %w", k, err)
+		}
+		if k == "prompt" {
+			row.Prompt = c.Messages
+		} else {
+			row.Completion = c.Messages
+		}
+	}
+	// "info" and "answer" may hold an object as JSON text; "" means none.
+	for _, k := range []string{"info", "answer"} {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if s, isStr := stringValue(v); isStr {
+			t := strings.TrimSpace(s)
+			switch {
+			case t == "" && k == "info":
+				delete(m, k)
+			case strings.HasPrefix(t, "{") && json.Valid([]byte(t)):
+				m[k] = json.RawMessage(t)
+			}
+		}
+	}
+	row.Answer = m["answer"]
+
+	tr := &row.Trainer
+	var err error
+	if tr.Step, err = intField(m, "step"); err != nil {
+		return nil, err
+	}
+	if tr.ProblemID, err = idField(m, "problem_id"); err != nil {
+		return nil, err
+	}
+	if tr.SampleID, err = idField(m, "sample_id"); err != nil {
+		return nil, err
+	}
+	if tr.Advantage, err = floatField(m, "advantage"); err != nil {
+		return nil, err
+	}
+	if tr.Reward, err = floatField(m, "reward"); err != nil {
+		return nil, err
+	}
+	tr.RunID, _ = stringValue(m["run_id"])
+	tr.EnvName, _ = stringValue(m["env_name"])
+
+	metrics, err := metricsField(m)
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range metrics {
+		if comp, ok := ComponentName(name); ok {
+			if tr.Components == nil {
+				tr.Components = map[string]float64{}
+			}
+			tr.Components[comp] = v
+			continue
+		}
+		if tr.Metrics == nil {
+			tr.Metrics = map[string]float64{}
+		}
+		tr.Metrics[name] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	row.Normalized = b
+	return row, nil
+}
+
+// ComponentName maps a reference reward function's name to svbench's
+// component name: reward_accuracy → accuracy, format_reward → format,
+// reward_config_auditing → config_auditing, judge_reward → judge. Names that
+// are not reward functions (num_turns, run_opa_calls) report false.
+func ComponentName(name string) (string, bool) {
+	switch {
+	case name == "reward":
+		return "", false
+	case strings.HasPrefix(name, "reward_"):
+		return strings.TrimPrefix(name, "reward_"), true
+	case strings.HasSuffix(name, "_reward"):
+		return strings.TrimSuffix(name, "_reward"), true
+	}
+	return "", false
+}
+
+// metricsField collects numeric metrics from "metrics" (an object, or one
+// as JSON text) and from top-level reward columns (vf-eval writes each
+// reward function as its own column).
+func metricsField(m map[string]json.RawMessage) (map[string]float64, error) {
+	out := map[string]float64{}
+	if v, ok := m["metrics"]; ok {
+		raw := []byte(v)
+		if s, isStr := stringValue(v); isStr {
+			raw = []byte(s)
+			if strings.TrimSpace(s) == "" {
+				raw = nil
+			}
+		}
+		if len(raw) > 0 && string(bytes.TrimSpace(raw)) != "null" {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &obj); err != nil {
+				return nil, fmt.Errorf("field \"metrics\": want an object of numbers (or one as JSON text): %w", err)
+			}
+			for k, x := range obj {
+				if f, ok := number(x); ok {
+					out[k] = f
+				}
+			}
+		}
+	}
+	for k, v := range m {
+		if _, isComp := ComponentName(k); !isComp {
+			continue
+		}
+		if f, ok := number(v); ok {
+			out[k] = f
+		}
+	}
+	return out, nil
+}
+
+// messagesInString reports whether v is a JSON string whose text is a list
+// of chat messages (every element an object with a known role).
+func messagesInString(v json.RawMessage) ([]env.Message, bool) {
+	s, ok := stringValue(v)
+	if !ok {
+		return nil, false
+	}
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, "[") {
+		return nil, false
+	}
+	var msgs []env.Message
+	if err := json.Unmarshal([]byte(t), &msgs); err != nil || len(msgs) == 0 {
+		return nil, false
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case env.RoleSystem, env.RoleUser, env.RoleAssistant, env.RoleTool:
+		default:
+			return nil, false
+		}
+	}
+	return msgs, true
+}
+
+func stringValue(v json.RawMessage) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// number reads a JSON number, a boolean (verifiers logs some metrics as
+// booleans) or a numeric string; non-finite values are dropped.
+func number(v json.RawMessage) (float64, bool) {
+	var x any
+	if json.Unmarshal(v, &x) != nil {
+		return 0, false
+	}
+	var f float64
+	switch t := x.(type) {
+	case float64:
+		f = t
+	case bool:
+		if t {
+			f = 1
+		}
+	case string:
+		p, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		if err != nil {
+			return 0, false
+		}
+		f = p
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+func floatField(m map[string]json.RawMessage, k string) (*float64, error) {
+	v, ok := m[k]
+	if !ok || string(v) == "null" {
+		return nil, nil
+	}
+	f, ok := number(v)
+	if !ok {
+		return nil, fmt.Errorf("field %q: want a number, got %s", k, clip(string(v), 40))
+	}
+	return &f, nil
+}
+
+func intField(m map[string]json.RawMessage, k string) (*int64, error) {
+	f, err := floatField(m, k)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	if *f != math.Trunc(*f) {
+		return nil, fmt.Errorf("field %q: want an integer, got %v", k, *f)
+	}
+	i := int64(*f)
+	return &i, nil
+}
+
+// idField accepts a number or a string id (trainers write both).
+func idField(m map[string]json.RawMessage, k string) (string, error) {
+	v, ok := m[k]
+	if !ok || string(v) == "null" {
+		return "", nil
+	}
+	if s, isStr := stringValue(v); isStr {
+		return s, nil
+	}
+	f, ok := number(v)
+	if !ok {
+		return "", fmt.Errorf("field %q: want a number or a string, got %s", k, clip(string(v), 40))
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// SortedNames lists map keys in order, for stable output.
+func SortedNames(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
+)
+
+// ManifestFile is the reference's run manifest, written beside its rows.
+const ManifestFile = "run_manifest.json"
+
+// maxLine bounds one row; trainer rows carry whole transcripts.
+const maxLine = 64 << 20
+
+// Manifest is the part of the reference's run_manifest.json svbench reads
+// (schema: reference-bench/schemas/run_manifest.schema.json).
+type Manifest struct {
+	RunID              string          `json:"run_id"`
+	GitSHA             string          `json:"git_sha"`
+	TimestampUTC       string          `json:"timestamp_utc"`
+	EnvironmentID      string          `json:"environment_id"`
+	EnvironmentVersion string          `json:"environment_version"`
+	DatasetID          string          `json:"dataset_id"`
+	DatasetRevision    string          `json:"dataset_revision"`
+	Split              string          `json:"split"`
+	ModelID            string          `json:"model_id"`
+	ModelRevision      string          `json:"model_revision_or_digest"`
+	SamplingParams     json.RawMessage `json:"sampling_params"`
+	RewardConfigID     string          `json:"reward_config_id"`
+	RewardConfigHash   string          `json:"reward_config_hash"`
+	RewardSource       string          `json:"reward_source"`
+	Seed               int64           `json:"seed"`
+	Trainer            string          `json:"trainer"`
+	MaxSteps           int             `json:"max_steps"`
+	RolloutsPerExample int             `json:"rollouts_per_example"`
+	MaxTokens          int             `json:"max_tokens"`
+	MaxTurns           int             `json:"max_turns"`
+	ToolBudget         int             `json:"tool_budget"`
+	BudgetGroup        string          `json:"budget_group"`
+}
+
+// ReadManifest loads run_manifest.json from dir; (nil, nil) when absent.
+func ReadManifest(dir string) (*Manifest, error) {
+	p := filepath.Join(dir, ManifestFile)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return &m, nil
+}
+
+// Metadata maps a manifest onto svbench's run metadata so reports and the
+// scoreboard can treat a trainer's run like one of svbench's. envID is the
+// canonical environment id; rubric is the one the rows were re-scored with.
+func (m *Manifest) Metadata(envID, rubric string) *artifact.Metadata {
+	md := &artifact.Metadata{
+		RunID: m.RunID, Environment: envID, EnvVersion: m.EnvironmentVersion, Rubric: rubric,
+		Model: m.ModelID, EffectiveModel: m.ModelID, Dataset: m.DatasetID, DatasetRev: m.DatasetRevision,
+		Rollouts: m.RolloutsPerExample, Sampling: m.SamplingParams, GitCommit: m.GitSHA,
+		Status: artifact.StatusCompleted, Source: "trainer:" + orNone(m.Trainer),
+	}
+	if m.Seed >= 0 {
+		md.Seed = uint64(m.Seed)
+	}
+	if t, err := time.Parse(time.RFC3339, m.TimestampUTC); err == nil {
+		md.Started = t
+	}
+	return md
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// IsTrainerFile reports whether the first non-empty row of a results file
+// is a trainer row.
+func IsTrainerFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	for {
+		b, err := readLine(br)
+		b = bytes.TrimSpace(b)
+		if len(b) > 0 {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) != nil {
+				return false, nil
+			}
+			return IsTrainerRow(m), nil
+		}
+		if err != nil {
+			return false, nil
+		}
+	}
+}
+
+// LoadRun re-scores every row of a trainer's results file with the
+// environment and rubric, in file order. Rows that are not JSON, or not this
+// environment's, become rows with ScoreError naming the line; they never
+// stop the others. lines holds each row's 1-based line number.
+func LoadRun(ctx context.Context, path string, e env.Environment, rubric string) (rows []artifact.Result, lines []int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		b, rerr := readLine(br)
+		tail := errors.Is(rerr, io.EOF)
+		if rerr != nil && !tail {
+			if errors.Is(rerr, errLongLine) {
+				rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %v", path, line, rerr)})
+				lines = append(lines, line)
+				continue
+			}
+			return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, rerr)
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) > 0 {
+			row, derr := Decode(b)
+			switch {
+			case derr != nil && tail:
+				// A torn last line of a killed writer.
+			case derr != nil:
+				rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %v", path, line, derr)})
+				lines = append(lines, line)
+			default:
+				rows = append(rows, Rescore(ctx, e, rubric, row, len(rows)))
+				lines = append(lines, line)
+			}
+		}
+		if tail {
+			return rows, lines, nil
+		}
+	}
+}
+
+var errLongLine = fmt.Errorf("row longer than %d MiB; skipped", maxLine>>20)
+
+// readLine reads one line, draining (not buffering) a line over maxLine so
+// the rows after it are still read.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	long := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			buf = append(buf, chunk...)
+			if len(buf) > maxLine {
+				long, buf = true, nil
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long && err == nil {
+			return nil, errLongLine
+		}
+		return buf, err
+	}
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/llm/llmtest"
+)
+
+// tearResults keeps the first keep rows and half of the next, as a kill
+// mid-write leaves them.
+func tearResults(t *testing.T, dir string, keep int) {
+	t.Helper()
+	results := filepath.Join(dir, artifact.ResultsFile)
+	b, err := os.ReadFile(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSpace(string(b)), "\n")
+	torn := strings.Join(lines[:keep], "") + lines[keep][:len(lines[keep])/2]
+	if err := os.WriteFile(results, []byte(torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResumeTakesEverythingFromMetadata(t *testing.T) {
+	var systems []string
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Latency: time.Millisecond, Respond: func(req llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+	}})
+	defer srv.Close()
+	t.Setenv("SVBENCH_RESUME_KEY", "sk-resume-test")
+	t.Setenv("OPENAI_BASE_URL", "")
+	out := t.TempDir()
+	sp := filepath.Join(t.TempDir(), "system.txt")
+	if err := os.WriteFile(sp, []byte("You are a terse SOC analyst. Answer in JSON."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "m-resume", "-n", "12", "-r", "2", "--seed", "7",
+		"--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_RESUME_KEY", "-t", "0.3", "--max-tokens", "77",
+		"--rubric", "reference", "--run-id", "my-run.1", "--system-prompt-file", sp, "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "evals", "network-logs--m-resume", "my-run.1")
+	meta, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatalf("--run-id did not name the directory: %v", err)
+	}
+	if meta.Launch.APIKeyEnv != "SVBENCH_RESUME_KEY" || meta.Launch.SystemPromptSHA256 == "" || meta.SolvedWhen == "" {
+		t.Fatalf("launch not recorded: %+v solved_when %q", meta.Launch, meta.SolvedWhen)
+	}
+	for _, b := range srv.Bodies() {
+		msgs, _ := b["messages"].([]any)
+		first, _ := msgs[0].(map[string]any)
+		systems = append(systems, first["content"].(string))
+	}
+	for _, s := range systems {
+		if s != "You are a terse SOC analyst. Answer in JSON." {
+			t.Fatalf("system prompt sent = %q", s)
+		}
+	}
+	before := len(srv.Bodies())
+
+	tearResults(t, dir, 15)
+	// The same run id again is refused: two runs must not share a directory.
+	code, _, stderr = runCLI(t, "eval", "--env", "e1", "--model", "m-resume", "--run-id", "my-run.1",
+		"--base-url", srv.BaseURL(), "--out", out, "--progress", "none")
+	if code == 0 || !strings.Contains(stderr, "already exists") || !strings.Contains(stderr, "--resume") {
+		t.Fatalf("reused run id: exit %d: %s", code, stderr)
+	}
+
+	// Flags that change the numbers are refused, each difference named.
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-n", "5", "-r", "3", "-t", "0.9", "--rubric", "default", "--progress", "none")
+	if code != 2 {
+		t.Fatalf("conflicting resume: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"--num-examples 5, but the run used 12", "--rollouts 3, but the run used 2", "--temperature 0.9, but the run used 0.3", "--rubric default, but the run used reference"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("refusal does not say %q:\n%s", want, stderr)
+		}
+	}
+
+	// One argument finishes the run: model, endpoint, key variable, rubric,
+	// sampling, n, r, seed and the system prompt all come from metadata.
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-c", "3", "--progress", "none")
+	if code != 0 {
+		t.Fatalf("resume exit %d: %s", code, stderr)
+	}
+	rows, err := artifact.ReadResults(filepath.Join(dir, artifact.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[artifact.Key]bool{}
+	for _, r := range rows {
+		seen[r.Key()] = true
+		if r.Rubric != "reference" {
+			t.Fatalf("resumed row rubric %q", r.Rubric)
+		}
+	}
+	if len(rows) != 24 || len(seen) != 24 {
+		t.Fatalf("after resume %d rows, %d unique; want 24", len(rows), len(seen))
+	}
+	bodies := srv.Bodies()
+	if len(bodies)-before != 24-15 {
+		t.Fatalf("resume sent %d requests, want %d", len(bodies)-before, 24-15)
+	}
+	last := bodies[len(bodies)-1]
+	if last["temperature"] != 0.3 || last["max_tokens"] != 77.0 || last["model"] != "m-resume" {
+		t.Fatalf("resumed request body = %v", last)
+	}
+	// Results and reports keep ordinary permissions after the rewrite.
+	for _, f := range []string{artifact.ResultsFile, artifact.MetadataFile, artifact.SummaryFile, artifact.ReportFile} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s has mode %v after resume; want group/other readable like a normal file", f, st.Mode().Perm())
+		}
+	}
+
+	// A changed system prompt file is refused.
+	tearResults(t, dir, 20)
+	if err := os.WriteFile(sp, []byte("changed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--progress", "none")
+	if code != 2 || !strings.Contains(stderr, "changed since the run started") {
+		t.Fatalf("changed system prompt: exit %d: %s", code, stderr)
+	}
+}
+
+func TestRunIDValidated(t *testing.T) {
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "--run-id", "../escape", "--out", t.TempDir(), "--progress", "none")
+	if code == 0 || !strings.Contains(stderr, "--run-id") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
