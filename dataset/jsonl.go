@@ -31,10 +31,15 @@ func (e *RowError) Error() string {
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s: line %d", loc, e.Line)
 	}
+	msg := e.Msg
 	if e.Field != "" {
-		return fmt.Sprintf("%s: field %q %s", loc, e.Field, e.Msg)
+		msg = fmt.Sprintf("field %q %s", e.Field, e.Msg)
 	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
+	if loc == "" {
+		// Not yet placed in a file (FieldError): no empty "file: " prefix.
+		return msg
+	}
+	return loc + ": " + msg
 }
 
 // FieldError builds a RowError for callers that know only the field; the

@@ -102,7 +102,9 @@ func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 		if s, isStr := stringValue(v); isStr {
 			t := strings.TrimSpace(s)
 			switch {
-			case t == "" && k == "info":
+			case t == "":
+				// verifiers writes "" for "none"; an environment reads
+				// its labels from elsewhere in the row (E2: info).
 				delete(m, k)
 			case strings.HasPrefix(t, "{") && json.Valid([]byte(t)):
 				m[k] = json.RawMessage(t)

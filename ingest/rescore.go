@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -79,7 +80,13 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 		return res
 	}
 	solved := sc.Solved
-	res.Reward, res.Components, res.Parsed, res.Solved = sc.Total, sc.Components, sc.Parsed, &solved
+	res.Reward, res.Components, res.Solved = sc.Total, sc.Components, &solved
+	// Reports read Parsed as results.jsonl gives it back (JSON values, not
+	// the environment's Go types): round-trip it so a re-scored row looks
+	// exactly like one read from a run.
+	if b, err := json.Marshal(sc.Parsed); err == nil {
+		_ = json.Unmarshal(b, &res.Parsed)
+	}
 	if sc.Rubric != "" {
 		res.Rubric = sc.Rubric
 	}

@@ -58,6 +58,9 @@ const (
 	ProblemError      = "error"       // the model call failed
 	ProblemScoreError = "score_error" // scoring failed
 	ProblemUnparsed   = "unparsed"    // no valid answer could be read
+	// ProblemUnverifiable: a row read from elsewhere whose verifier svbench
+	// lacks; listed, left out of metrics, not refused by --strict.
+	ProblemUnverifiable = "unverifiable"
 )
 
 // Problem is a row a strict report refuses.
@@ -207,9 +210,36 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	mu.RLock()
 	b := builders[id]
 	mu.RUnlock()
-	r, err := b(rows, meta, opts)
+	// Rows svbench could not re-verify (a trainer's rows whose verifier it
+	// lacks) carry a recorded reward but no parsed output: they are counted
+	// and listed, never passed to a builder as if they were scored.
+	verified, pos := rows, []int(nil)
+	var unverifiable []Problem
+	for i := range rows {
+		if rows[i].Unverifiable == "" {
+			continue
+		}
+		if pos == nil {
+			verified = nil
+			for j := range rows {
+				if rows[j].Unverifiable == "" {
+					verified = append(verified, rows[j])
+					pos = append(pos, j)
+				}
+			}
+		}
+		unverifiable = append(unverifiable, Problem{Row: i, Index: rows[i].Index, Rollout: rows[i].Rollout, Kind: ProblemUnverifiable, Detail: rows[i].Unverifiable})
+	}
+	r, err := b(verified, meta, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s report: %w", id, err)
+	}
+	if pos != nil {
+		for i := range r.Problems {
+			if p := r.Problems[i].Row; p >= 0 && p < len(pos) {
+				r.Problems[i].Row = pos[p]
+			}
+		}
 	}
 	r.EnvID = id
 	if r.Summary == nil {
@@ -218,11 +248,21 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	r.Summary["env"] = id
 	r.Summary["n_rows"] = len(rows)
 	r.Summary["key_metrics"] = r.Key
+	if len(unverifiable) > 0 {
+		r.Summary["unverifiable_rows"] = len(unverifiable)
+		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), clip(unverifiable[0].Detail, 120))})
+		r.Markdown += fmt.Sprintf("\n## Rows not re-verified\n\n%d row(s) could not be re-scored here and are left out of every metric above (their recorded rewards are kept in the results). First reason: %s\n", len(unverifiable), EscapeCell(unverifiable[0].Detail))
+	}
+	var strictProblems []Problem
+	for _, p := range r.Problems {
+		strictProblems = append(strictProblems, p)
+	}
+	r.Problems = append(r.Problems, unverifiable...)
 	if meta != nil {
 		r.Summary["run"] = RunInfo(meta)
 	}
-	if opts.Strict && len(r.Problems) > 0 {
-		return r, &StrictError{Problems: r.Problems}
+	if opts.Strict && len(strictProblems) > 0 {
+		return r, &StrictError{Problems: strictProblems}
 	}
 	return r, nil
 }

@@ -16,14 +16,19 @@ import (
 
 // ScoreRow is one run on the scoreboard.
 type ScoreRow struct {
-	Env         string             `json:"env"`
-	Model       string             `json:"model"`
-	Dataset     string             `json:"dataset"`
-	DatasetRev  string             `json:"dataset_revision"`
-	RunID       string             `json:"run_id"`
-	Dir         string             `json:"dir"`
-	N           int                `json:"n"`
-	Status      string             `json:"status"`
+	Env        string            `json:"env"`
+	Model      string            `json:"model"`
+	Dataset    string            `json:"dataset"`
+	DatasetRev string            `json:"dataset_revision"`
+	RunID      string            `json:"run_id"`
+	Dir        string            `json:"dir"`
+	N          int               `json:"n"`
+	Status     string            `json:"status"`
+	Rubric     string            `json:"rubric,omitempty"`
+	Params     map[string]string `json:"params,omitempty"`
+	// Source is "" for svbench's runs and "trainer:<kind>" for a trainer's
+	// rollouts that svbench re-scored.
+	Source      string             `json:"source,omitempty"`
 	Date        time.Time          `json:"date"`
 	MainMetric  string             `json:"main_metric,omitempty"`
 	Metrics     map[string]float64 `json:"metrics"`
@@ -41,11 +46,20 @@ type Scoreboard struct {
 // ScoreboardOptions select runs.
 type ScoreboardOptions struct {
 	Env string // canonical id; "" = every env
-	All bool   // keep every run, not only the latest per (env, model, dataset)
+	All bool   // keep every run, not only the latest per key (see Condition)
+	// LoadTrainerRun builds the report of a directory holding a trainer's
+	// rollouts (run_manifest.json, no metadata.json). Re-scoring needs the
+	// environments, which this package does not link, so the caller
+	// supplies it; nil skips such directories.
+	LoadTrainerRun func(dir string) (*Report, *artifact.Metadata, error)
 }
 
-// CollectScoreboard walks root for run directories (those holding
-// metadata.json). A run's summary.json is used when it is at least as new
+// trainerManifest is the reference's run manifest file name.
+const trainerManifest = "run_manifest.json"
+
+// CollectScoreboard walks root for run directories: svbench's (holding
+// metadata.json) and, when opts.LoadTrainerRun is set, a trainer's (holding
+// run_manifest.json beside its rollouts). A run's summary.json is used when it is at least as new
 // as its results; otherwise the summary is computed in memory (run
 // directories are never written). Runs that cannot be read are listed in
 // Skipped with the reason, not fatal: one broken run must not hide the rest.
@@ -55,11 +69,22 @@ func CollectScoreboard(root string, opts ScoreboardOptions) (*Scoreboard, error)
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || d.Name() != artifact.MetadataFile {
+		if d.IsDir() {
 			return nil
 		}
 		dir := filepath.Dir(p)
-		row, err := scoreRun(dir)
+		var row *ScoreRow
+		switch d.Name() {
+		case artifact.MetadataFile:
+			row, err = scoreRun(dir)
+		case trainerManifest:
+			if _, serr := os.Stat(filepath.Join(dir, artifact.MetadataFile)); serr == nil || opts.LoadTrainerRun == nil {
+				return nil // an svbench run (scored above) or nothing to load it with
+			}
+			row, err = scoreTrainerRun(dir, opts.LoadTrainerRun)
+		default:
+			return nil
+		}
 		if err != nil {
 			sb.Skipped = append(sb.Skipped, fmt.Sprintf("%s: %v", dir, err))
 			return nil
@@ -88,10 +113,7 @@ func scoreRun(dir string) (*ScoreRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	row := &ScoreRow{
-		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
-		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
-	}
+	row := newScoreRow(env, dir, meta)
 	summary, err := freshSummary(dir)
 	if err != nil {
 		return nil, err
@@ -101,15 +123,42 @@ func scoreRun(dir string) (*ScoreRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		b, err := json.Marshal(rep.Summary)
-		if err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal(b, &summary); err != nil {
+		if summary, err = json.Marshal(rep.Summary); err != nil {
 			return nil, err
 		}
 		row.SummaryNote = "computed (no up-to-date summary.json)"
 	}
+	return row, row.fillFromSummary(summary)
+}
+
+func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
+	return &ScoreRow{
+		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
+		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
+		Rubric: meta.Rubric, Params: meta.Params, Source: meta.Source,
+	}
+}
+
+// scoreTrainerRun ranks a trainer's run directory by re-scoring it.
+func scoreTrainerRun(dir string, load func(string) (*Report, *artifact.Metadata, error)) (*ScoreRow, error) {
+	rep, meta, err := load(dir)
+	if err != nil {
+		return nil, err
+	}
+	env, err := Resolve(meta.Environment)
+	if err != nil {
+		return nil, err
+	}
+	row := newScoreRow(env, dir, meta)
+	summary, err := json.Marshal(rep.Summary)
+	if err != nil {
+		return nil, err
+	}
+	row.SummaryNote = "trainer rollouts re-scored with the " + meta.Rubric + " rubric"
+	return row, row.fillFromSummary(summary)
+}
+
+func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 	var keys struct {
 		N      int         `json:"n_rows"`
 		Key    []KeyMetric `json:"key_metrics"`
@@ -118,7 +167,7 @@ func scoreRun(dir string) (*ScoreRow, error) {
 		} `json:"counts"`
 	}
 	if err := json.Unmarshal(summary, &keys); err != nil {
-		return nil, fmt.Errorf("summary.json: %w", err)
+		return fmt.Errorf("summary.json: %w", err)
 	}
 	row.N = keys.N
 	if keys.Counts.Scored != nil {
@@ -131,7 +180,28 @@ func scoreRun(dir string) (*ScoreRow, error) {
 	for _, k := range keys.Key {
 		row.Metrics[k.Name] = k.Value
 	}
-	return row, nil
+	return nil
+}
+
+// Condition names what, besides the model and data, changes a run's
+// numbers: rubric, environment parameters and where the rollouts came from.
+// Runs that differ in it are different entries, never one "latest" run.
+func (row *ScoreRow) Condition() string {
+	parts := []string{orDash(row.Rubric)}
+	for _, k := range SortedKeys(row.Params) {
+		parts = append(parts, k+"="+row.Params[k])
+	}
+	if row.Source != "" {
+		parts = append(parts, row.Source)
+	}
+	return strings.Join(parts, " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 // freshSummary returns summary.json when it exists and is not older than
@@ -160,14 +230,14 @@ func freshSummary(dir string) (json.RawMessage, error) {
 }
 
 func latestRuns(rows []ScoreRow) []ScoreRow {
-	type key struct{ env, model, ds string }
+	type key struct{ env, model, ds, cond string }
 	best := map[key]int{}
 	for i, r := range rows {
 		ds := r.DatasetRev
 		if ds == "" {
 			ds = r.Dataset
 		}
-		k := key{r.Env, r.Model, ds}
+		k := key{r.Env, r.Model, ds, r.Condition()}
 		if j, ok := best[k]; !ok || r.Date.After(rows[j].Date) || (r.Date.Equal(rows[j].Date) && r.Dir > rows[j].Dir) {
 			best[k] = i
 		}
@@ -224,7 +294,7 @@ func (sb *Scoreboard) Markdown() string {
 				cols = r.Order
 			}
 		}
-		header := []string{"#", "model", "dataset", "n", "status", "date"}
+		header := []string{"#", "model", "condition", "dataset", "n", "status", "date"}
 		for k, c := range cols {
 			name := c.Name
 			if k == 0 {
@@ -245,7 +315,7 @@ func (sb *Scoreboard) Markdown() string {
 			if !r.Date.IsZero() {
 				date = r.Date.UTC().Format("2006-01-02 15:04")
 			}
-			cells := []string{fmt.Sprint(rank + 1), r.Model, ds, fmt.Sprint(r.N), r.Status, date}
+			cells := []string{fmt.Sprint(rank + 1), r.Model, r.Condition(), ds, fmt.Sprint(r.N), r.Status, date}
 			for _, c := range cols {
 				v, ok := r.Metrics[c.Name]
 				if !ok {

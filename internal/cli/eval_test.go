@@ -194,7 +194,7 @@ func TestScoreCommandKeepsOrderAndReportsBadRows(t *testing.T) {
 	if got[1].Components["accuracy"] != 0 { // answer 1 = Malicious, said Benign
 		t.Errorf("row 2 components %v", got[1].Components)
 	}
-	if !strings.Contains(stderr, "scored 6 rows (3 invalid)") {
+	if !strings.Contains(stderr, "scored 6 rows (3 invalid, 0 not re-verifiable)") {
 		t.Errorf("stderr %q", stderr)
 	}
 }

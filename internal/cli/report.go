@@ -11,13 +11,14 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/ingest"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 	"github.com/svbench/svbench/report"
 )
 
 func newReportCmd() *cobra.Command {
 	var (
-		envName, input, out string
+		envName, input, out, rubric string
 		strict              bool
 		reps                int
 		seed                uint64
@@ -40,6 +41,12 @@ could not be parsed, listing the lines.`,
 			path := artifact.ResultsPath(input)
 			if _, err := os.Stat(path); err != nil {
 				return usagef("--input %s: %v", input, err)
+			}
+			if trainer, err := ingest.IsTrainerFile(path); err == nil && trainer {
+				return reportTrainerRun(cmd, input, envName, rubric, out, report.Options{Strict: strict, BootstrapReps: reps, Seed: seed})
+			}
+			if rubric != "" {
+				return usagef("--rubric applies to a trainer's rollouts, which are re-scored; %s holds svbench results, scored when the run was made (re-score with svbench score)", path)
 			}
 			id := ""
 			if envName != "" {
@@ -86,6 +93,7 @@ could not be parsed, listing the lines.`,
 	f.StringVar(&envName, "env", "", "environment (e1, network-logs, sv-env-network-logs, …); default: from metadata.json")
 	f.StringVar(&input, "input", "", "run directory or results.jsonl (required)")
 	f.StringVar(&out, "out", "", "output directory (default: the run directory / the results file's directory)")
+	f.StringVar(&rubric, "rubric", "", "rubric for re-scoring a trainer's rollouts (default reference, which reproduces the rewards it recorded)")
 	f.BoolVar(&strict, "strict", false, "fail when any row is an API error or unparsed instead of reporting")
 	f.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	f.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = the run's seed)")
@@ -102,4 +110,44 @@ func resolveReportEnv(name string) (string, error) {
 		}
 	}
 	return report.Resolve(name)
+}
+
+// reportTrainerRun re-scores a trainer's rollouts (the verifiers / prime-rl
+// row format, string-encoded JSON fields and all) and writes their report,
+// with how well the re-scored rewards reproduce the recorded ones.
+func reportTrainerRun(cmd *cobra.Command, input, envName, rubric, out string, opts report.Options) error {
+	path := artifact.ResultsPath(input)
+	tr, err := loadTrainerRun(cmd.Context(), input, envName, rubric, opts)
+	var se *report.StrictError
+	if errors.As(err, &se) {
+		for i := range se.Problems {
+			if p := se.Problems[i].Row; p >= 0 && p < len(tr.Lines) {
+				se.Problems[i].Line = tr.Lines[p]
+			}
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err != nil {
+		return err
+	}
+	dir := out
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	if err := report.WriteDir(dir, tr.Report); err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	ag := agreement(tr.Rows)
+	fmt.Fprintf(w, "%s report for %s (trainer rollouts re-scored with the %s rubric)\n", tr.Report.EnvID, path, tr.Meta.Rubric)
+	fmt.Fprintf(w, "  %s\n", ag)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range tr.Report.Headline {
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Name, s.Value)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s, %s and %d chart(s) to %s\n", artifact.SummaryFile, artifact.ReportFile, len(tr.Report.Charts), dir)
+	return nil
 }

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/ingest"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 )
 
@@ -23,7 +25,16 @@ type scoredRow struct {
 	Reward     float64            `json:"reward"`
 	Components map[string]float64 `json:"components"`
 	Parsed     map[string]any     `json:"parsed,omitempty"`
+	Solved     *bool              `json:"solved,omitempty"`
 	Error      string             `json:"error,omitempty"`
+	// Unverifiable says why a trainer's row could not be re-scored here;
+	// Reward and Components then repeat what the trainer recorded.
+	Unverifiable string `json:"unverifiable,omitempty"`
+	// Trainer and Agreement are set for a trainer's rows (verifiers /
+	// prime-rl format): its bookkeeping and whether svbench reproduced
+	// the reward it recorded.
+	Trainer   *artifact.Trainer `json:"trainer,omitempty"`
+	Agreement *ingest.Agreement `json:"agreement,omitempty"`
 }
 
 // scoreBatch bounds the rows held at once: output stays in input order while
@@ -76,11 +87,11 @@ row is invalid (an invalid row never stops the others).`,
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
-			n, bad, err := scoreStream(cmd.Context(), e, rubric, in, name, out, workers)
+			n, bad, unverifiable, err := scoreStream(cmd.Context(), e, rubric, in, name, out, workers)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "scored %d rows (%d invalid) with %s/%s\n", n, bad, e.Info().ID, orDefault(rubric, e.Info().DefaultRubric))
+			fmt.Fprintf(cmd.ErrOrStderr(), "scored %d rows (%d invalid, %d not re-verifiable) with %s/%s\n", n, bad, unverifiable, e.Info().ID, orDefault(rubric, e.Info().DefaultRubric))
 			return nil
 		},
 	}
@@ -93,7 +104,7 @@ row is invalid (an invalid row never stops the others).`,
 	return cmd
 }
 
-func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out io.Writer, workers int) (n, bad int, err error) {
+func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out io.Writer, workers int) (n, bad, unverifiable int, err error) {
 	w := bufio.NewWriterSize(out, 1<<16)
 	type item struct {
 		line int
@@ -123,6 +134,9 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 			if results[i].Error != "" {
 				bad++
 			}
+			if results[i].Unverifiable != "" {
+				unverifiable++
+			}
 			if err := enc.Encode(&results[i]); err != nil {
 				return err
 			}
@@ -140,14 +154,14 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 		return ctx.Err()
 	})
 	if err != nil {
-		return n, bad, err
+		return n, bad, unverifiable, err
 	}
 	if len(batch) > 0 {
 		if err := flush(); err != nil {
-			return n, bad, err
+			return n, bad, unverifiable, err
 		}
 	}
-	return n, bad, nil
+	return n, bad, unverifiable, nil
 }
 
 // eachRawLine is like dataset.EachLine but hands invalid JSON to the
@@ -187,6 +201,10 @@ func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, r
 			row = scoredRow{Line: line, Error: fmt.Sprintf("internal error scoring this row: %v", r)}
 		}
 	}()
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) == nil && ingest.IsTrainerRow(fields) {
+		return scoreTrainerRow(ctx, e, rubric, line, raw)
+	}
 	var head struct {
 		Completion *env.Completion `json:"completion"`
 	}
@@ -214,7 +232,30 @@ func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, r
 		row.Error = fmt.Sprintf("line %d: %v", line, err)
 		return row
 	}
-	row.Reward, row.Components, row.Parsed = sc.Total, sc.Components, sc.Parsed
+	solved := sc.Solved
+	row.Reward, row.Components, row.Parsed, row.Solved = sc.Total, sc.Components, sc.Parsed, &solved
+	return row
+}
+
+// scoreTrainerRow re-scores one row in the verifiers / prime-rl format.
+func scoreTrainerRow(ctx context.Context, e env.Environment, rubric string, line int, raw []byte) scoredRow {
+	row := scoredRow{Line: line}
+	tr, err := ingest.Decode(raw)
+	if err != nil {
+		row.Error = fmt.Sprintf("line %d: %v", line, err)
+		return row
+	}
+	if len(tr.Completion) == 0 {
+		row.Error = fmt.Sprintf("line %d: field \"completion\" missing or empty (a string, a list of messages, or one as JSON text)", line)
+		return row
+	}
+	res := ingest.Rescore(ctx, e, rubric, tr, line)
+	row.Reward, row.Components, row.Parsed, row.Solved = res.Reward, res.Components, res.Parsed, res.Solved
+	row.Unverifiable, row.Trainer = res.Unverifiable, res.Trainer
+	if res.ScoreError != "" {
+		row.Error = fmt.Sprintf("line %d: %s", line, res.ScoreError)
+	}
+	row.Agreement = ingest.Compare(&res)
 	return row
 }
 

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/ingest"
+	"github.com/svbench/svbench/report"
+)
+
+// trainerRun is a trainer's rollouts re-scored by svbench.
+type trainerRun struct {
+	Report *report.Report
+	Meta   *artifact.Metadata
+	Rows   []artifact.Result
+	Lines  []int
+}
+
+// loadTrainerRun re-scores a trainer's results (a directory holding
+// results.jsonl and, optionally, run_manifest.json, or the file itself) and
+// builds its report. envName may be empty when the manifest or the rows
+// name the environment.
+func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts report.Options) (*trainerRun, error) {
+	path := artifact.ResultsPath(input)
+	dir := filepath.Dir(path)
+	man, err := ingest.ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if envName == "" && man != nil {
+		envName = man.EnvironmentID
+	}
+	if envName == "" {
+		envName = envFromRows(path)
+	}
+	if envName == "" {
+		return nil, usagef("%s: no --env given and neither %s nor the rows name the environment; pass --env", path, ingest.ManifestFile)
+	}
+	e, err := newEnv(envName, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	info := e.Info()
+	if rubric == "" {
+		rubric = "reference"
+	}
+	if !contains(info.Rubrics, rubric) {
+		return nil, usagef("--rubric %q: environment %s has rubrics %v", rubric, info.ID, info.Rubrics)
+	}
+	rows, lines, err := ingest.LoadRun(ctx, path, e, rubric)
+	if err != nil {
+		return nil, err
+	}
+	meta := &artifact.Metadata{Environment: info.ID, Rubric: rubric, Status: artifact.StatusCompleted, Source: "trainer:unknown", Dataset: path}
+	if man != nil {
+		meta = man.Metadata(info.ID, rubric)
+	}
+	if meta.RunID == "" && len(rows) > 0 && rows[0].Trainer != nil {
+		meta.RunID = rows[0].Trainer.RunID
+	}
+	if meta.Model == "" {
+		meta.Model = "unknown"
+	}
+	meta.EnvVersion = orDefault(meta.EnvVersion, info.Version)
+	meta.SolvedWhen = info.SolvedWhen
+	meta.Completed = len(rows)
+	rep, err := report.Build(info.ID, rows, meta, opts)
+	if rep != nil {
+		rep.Summary["trainer_agreement"] = agreement(rows)
+	}
+	if err != nil {
+		return &trainerRun{Report: rep, Meta: meta, Rows: rows, Lines: lines}, err
+	}
+	return &trainerRun{Report: rep, Meta: meta, Rows: rows, Lines: lines}, nil
+}
+
+// envFromRows reads env_name ("intertwine/sv-env-network-logs") from the
+// first row that has one.
+func envFromRows(path string) string {
+	name := ""
+	_ = eachTrainerRow(path, func(r *ingest.Row) bool {
+		if r.Trainer.EnvName != "" {
+			name = r.Trainer.EnvName
+			if i := strings.LastIndex(name, "/"); i >= 0 {
+				name = name[i+1:]
+			}
+			return false
+		}
+		return true
+	})
+	if _, err := env.Default.Resolve(name); err != nil {
+		return ""
+	}
+	return name
+}
+
+// agreementSummary says how well svbench reproduced the trainer's rewards.
+type agreementSummary struct {
+	Rows         int     `json:"rows"`
+	WithRecorded int     `json:"with_recorded_reward"`
+	Reproduced   int     `json:"reproduced"`
+	Differing    int     `json:"differing"`
+	Unverifiable int     `json:"unverifiable"`
+	Unparseable  int     `json:"score_errors"`
+	MaxAbsDelta  float64 `json:"max_abs_delta"`
+	// RecordedMean and RescoredMean are over rows that have both.
+	RecordedMean float64 `json:"recorded_mean_reward"`
+	RescoredMean float64 `json:"rescored_mean_reward"`
+	Tolerance    float64 `json:"tolerance"`
+}
+
+func agreement(rows []artifact.Result) agreementSummary {
+	s := agreementSummary{Rows: len(rows), Tolerance: ingest.RewardTolerance}
+	var rec, res float64
+	for i := range rows {
+		r := &rows[i]
+		switch {
+		case r.Unverifiable != "":
+			s.Unverifiable++
+		case r.ScoreError != "":
+			s.Unparseable++
+		}
+		if r.Trainer != nil && r.Trainer.Reward != nil {
+			s.WithRecorded++
+		}
+		a := ingest.Compare(r)
+		if a == nil {
+			continue
+		}
+		rec += a.Recorded
+		res += a.Rescored
+		if a.Reproduce {
+			s.Reproduced++
+		} else {
+			s.Differing++
+		}
+		s.MaxAbsDelta = math.Max(s.MaxAbsDelta, math.Abs(a.Delta))
+	}
+	if n := s.Reproduced + s.Differing; n > 0 {
+		s.RecordedMean, s.RescoredMean = rec/float64(n), res/float64(n)
+	}
+	return s
+}
+
+func (s agreementSummary) String() string {
+	return fmt.Sprintf("%d/%d rows reproduce the recorded reward (max |Δ| %.3g); %d differ, %d cannot be re-verified here, %d failed to score",
+		s.Reproduced, s.Reproduced+s.Differing, s.MaxAbsDelta, s.Differing, s.Unverifiable, s.Unparseable)
+}
+
+// eachTrainerRow decodes rows until fn returns false; undecodable rows are
+// skipped (LoadRun reports them).
+func eachTrainerRow(path string, fn func(*ingest.Row) bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), dataset.MaxLine)
+	for sc.Scan() {
+		if len(strings.TrimSpace(sc.Text())) == 0 {
+			continue
+		}
+		r, err := ingest.Decode(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		if !fn(r) {
+			return nil
+		}
+	}
+	return sc.Err()
+}
