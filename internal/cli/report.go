@@ -19,9 +19,9 @@ import (
 func newReportCmd() *cobra.Command {
 	var (
 		envName, input, out, rubric string
-		strict              bool
-		reps                int
-		seed                uint64
+		strict                      bool
+		reps                        int
+		seed                        uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "report",

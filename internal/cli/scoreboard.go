@@ -14,7 +14,7 @@ import (
 func newScoreboardCmd() *cobra.Command {
 	var (
 		root, out, envName, rubric string
-		all                bool
+		all                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scoreboard",
