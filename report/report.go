@@ -253,6 +253,11 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), clip(unverifiable[0].Detail, 120))})
 		r.Markdown += fmt.Sprintf("\n## Rows not re-verified\n\n%d row(s) could not be re-scored here and are left out of every metric above (their recorded rewards are kept in the results). First reason: %s\n", len(unverifiable), EscapeCell(unverifiable[0].Detail))
 	}
+	if n := reasoningOnly(rows); n > 0 {
+		r.Summary["reasoning_only_rows"] = n
+		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})
+		r.Markdown += fmt.Sprintf("\n## Answers only in reasoning\n\n%d row(s) ended with an empty `content` and a non-empty `reasoning_content`. Both rubrics score only `content`, as the reference does, so these rows count as no answer. This usually means the model ran out of tokens while thinking (raise `--max-tokens`) or the server's reasoning parser swallowed the answer.\n", n)
+	}
 	var strictProblems []Problem
 	for _, p := range r.Problems {
 		strictProblems = append(strictProblems, p)
@@ -341,4 +346,24 @@ func FromRun(runDirOrResults string, envID string, opts Options) (*Report, error
 		}
 	}
 	return r, err
+}
+
+// reasoningOnly counts rows whose final assistant message has no content but
+// has reasoning text: a thinking model's answer lost to truncation or to the
+// server's reasoning parser, which the rubric scores as no answer.
+func reasoningOnly(rows []artifact.Result) int {
+	n := 0
+	for i := range rows {
+		msgs := rows[i].Completion
+		for j := len(msgs) - 1; j >= 0; j-- {
+			if msgs[j].Role != "assistant" {
+				continue
+			}
+			if strings.TrimSpace(msgs[j].Content) == "" && strings.TrimSpace(msgs[j].Reasoning) != "" {
+				n++
+			}
+			break
+		}
+	}
+	return n
 }

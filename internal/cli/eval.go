@@ -229,7 +229,11 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 		}
 	}
 	if m.Usage.TotalTokens > 0 {
-		fmt.Fprintf(w, "  tokens      %d prompt + %d completion\n", m.Usage.PromptTokens, m.Usage.CompletionTokens)
+		fmt.Fprintf(w, "  tokens      %d prompt + %d completion", m.Usage.PromptTokens, m.Usage.CompletionTokens)
+		if m.Usage.ReasoningTokens > 0 {
+			fmt.Fprintf(w, " (%d of them reasoning)", m.Usage.ReasoningTokens)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  run dir     %s\n", dir)
 }

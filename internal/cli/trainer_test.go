@@ -139,6 +139,7 @@ func TestReportAndScoreboardReadTrainerRunDirectories(t *testing.T) {
 		Agreement struct {
 			Reproduced int `json:"reproduced"`
 		} `json:"trainer_agreement"`
+		ReasoningOnly int `json:"reasoning_only_rows"`
 	}
 	b, err := os.ReadFile(filepath.Join(out, "e1", "summary.json"))
 	if err != nil {
@@ -149,7 +150,7 @@ func TestReportAndScoreboardReadTrainerRunDirectories(t *testing.T) {
 	}
 	// Before the string-encoded completions were decoded every row read as
 	// an abstention; one row abstains and two give no valid label.
-	if sum.Metrics.Abstention.AbstainRate > 0.31 || sum.Agreement.Reproduced != 10 || sum.Run.Model != "Qwen/Qwen3-4B" || sum.Run.Rubric != "reference" {
+	if sum.Metrics.Abstention.AbstainRate > 0.31 || sum.Agreement.Reproduced != 10 || sum.Run.Model != "Qwen/Qwen3-4B" || sum.Run.Rubric != "reference" || sum.ReasoningOnly != 1 {
 		t.Fatalf("summary: %s", b)
 	}
 
