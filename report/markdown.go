@@ -104,6 +104,18 @@ func RunTable(meta *artifact.Metadata) string {
 	if meta.EffectiveModel != "" && meta.EffectiveModel != meta.Model {
 		rows = append(rows[:3], append([][]string{{"effective model", meta.EffectiveModel}}, rows[3:]...)...)
 	}
+	if meta.Rubric != "" {
+		rows = append(rows, []string{"rubric", meta.Rubric})
+	}
+	if meta.Source != "" {
+		rows = append(rows, []string{"source", meta.Source})
+	}
+	for _, k := range SortedKeys(meta.PassAtK) {
+		rows = append(rows, []string{k, F(meta.PassAtK[k])})
+	}
+	if meta.SolvedWhen != "" && (len(meta.PassAtK) > 0 || meta.Rollouts > 1) {
+		rows = append(rows, []string{"solved (pass@k) when", EscapeCell(meta.SolvedWhen)})
+	}
 	return Table([]string{"field", "value"}, rows)
 }
 

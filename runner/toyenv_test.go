@@ -54,5 +54,5 @@ func (t toyEnv) Score(_ context.Context, ex env.Example, r *env.Rollout, _ strin
 	if strings.Contains(r.FinalText(), ans) {
 		acc = 1
 	}
-	return env.Score{Total: acc, Components: map[string]float64{"accuracy": acc}}, nil
+	return env.Score{Total: acc, Components: map[string]float64{"accuracy": acc}, Solved: acc == 1}, nil
 }
