@@ -39,9 +39,12 @@ type ScoreItem struct {
 type ScoreResult struct {
 	Reward     float64            `json:"reward"`
 	Components map[string]float64 `json:"components"`
-	Parsed     map[string]any     `json:"parsed,omitempty"`
-	Rubric     string             `json:"rubric,omitempty"`
-	Error      *APIError          `json:"error,omitempty"`
+	// Solved is the environment's verdict on the rollout (what pass@k
+	// counts), independent of rubric weights.
+	Solved bool           `json:"solved"`
+	Parsed map[string]any `json:"parsed,omitempty"`
+	Rubric string         `json:"rubric,omitempty"`
+	Error  *APIError      `json:"error,omitempty"`
 
 	env string
 	dur time.Duration
@@ -168,7 +171,7 @@ func (s *Server) scoreItem(ctx context.Context, it *ScoreItem) (res ScoreResult)
 	if aerr != nil {
 		return fail(aerr)
 	}
-	return ScoreResult{Reward: sc.Total, Components: sc.Components, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id}
+	return ScoreResult{Reward: sc.Total, Components: sc.Components, Solved: sc.Solved, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id}
 }
 
 func countAssistant(msgs []env.Message) int {
