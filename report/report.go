@@ -13,10 +13,12 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -210,35 +212,34 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	mu.RLock()
 	b := builders[id]
 	mu.RUnlock()
-	// Rows svbench could not re-verify (a trainer's rows whose verifier it
-	// lacks) carry a recorded reward but no parsed output: they are counted
-	// and listed, never passed to a builder as if they were scored.
-	verified, pos := rows, []int(nil)
+	// The builder sees the rows in canonical (example, rollout) order:
+	// statistics, bootstrap resamples above all, follow row order, and rows
+	// are appended as rollouts finish, so without it the same run would
+	// give a different report at another concurrency. Rows svbench could
+	// not re-verify (a trainer's rows whose verifier it lacks) carry a
+	// recorded reward but no parsed output: they are counted and listed,
+	// never passed to a builder as if they were scored. pos maps the
+	// builder's row positions back to the caller's.
+	pos := make([]int, 0, len(rows))
 	var unverifiable []Problem
-	for i := range rows {
-		if rows[i].Unverifiable == "" {
+	for _, i := range canonicalOrder(rows) {
+		if rows[i].Unverifiable != "" {
+			unverifiable = append(unverifiable, Problem{Row: i, Index: rows[i].Index, Rollout: rows[i].Rollout, Kind: ProblemUnverifiable, Detail: rows[i].Unverifiable})
 			continue
 		}
-		if pos == nil {
-			verified = nil
-			for j := range rows {
-				if rows[j].Unverifiable == "" {
-					verified = append(verified, rows[j])
-					pos = append(pos, j)
-				}
-			}
-		}
-		unverifiable = append(unverifiable, Problem{Row: i, Index: rows[i].Index, Rollout: rows[i].Rollout, Kind: ProblemUnverifiable, Detail: rows[i].Unverifiable})
+		pos = append(pos, i)
 	}
-	r, err := b(verified, meta, opts)
+	builderRows := make([]artifact.Result, len(pos))
+	for k, i := range pos {
+		builderRows[k] = rows[i]
+	}
+	r, err := b(builderRows, meta, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s report: %w", id, err)
 	}
-	if pos != nil {
-		for i := range r.Problems {
-			if p := r.Problems[i].Row; p >= 0 && p < len(pos) {
-				r.Problems[i].Row = pos[p]
-			}
+	for i := range r.Problems {
+		if p := r.Problems[i].Row; p >= 0 && p < len(pos) {
+			r.Problems[i].Row = pos[p]
 		}
 	}
 	r.EnvID = id
@@ -258,10 +259,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})
 		r.Markdown += fmt.Sprintf("\n## Answers only in reasoning\n\n%d row(s) ended with an empty `content` and a non-empty `reasoning_content`. Both rubrics score only `content`, as the reference does, so these rows count as no answer. This usually means the model ran out of tokens while thinking (raise `--max-tokens`) or the server's reasoning parser swallowed the answer.\n", n)
 	}
-	var strictProblems []Problem
-	for _, p := range r.Problems {
-		strictProblems = append(strictProblems, p)
-	}
+	strictProblems := slices.Clone(r.Problems)
 	r.Problems = append(r.Problems, unverifiable...)
 	if meta != nil {
 		r.Summary["run"] = RunInfo(meta)
@@ -366,4 +364,21 @@ func reasoningOnly(rows []artifact.Result) int {
 		}
 	}
 	return n
+}
+
+// canonicalOrder returns row positions sorted by (example index,
+// rollout); the sort is stable, so rows sharing a key (reference rows
+// without rollouts) keep their file order.
+func canonicalOrder(rows []artifact.Result) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(rows[a].Index, rows[b].Index); c != 0 {
+			return c
+		}
+		return cmp.Compare(rows[a].Rollout, rows[b].Rollout)
+	})
+	return order
 }
