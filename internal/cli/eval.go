@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +42,7 @@ type evalFlags struct {
 	judgeModel       string
 	progressMode     string
 	runID            string
+	envArgs          string
 	systemPromptFile string
 	model            modelFlags
 }
@@ -68,7 +72,7 @@ or looked up in --endpoints.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.envName, "env", "", "environment: e1, network-logs, sv-env-network-logs, …")
-	fs.StringVar(&f.models, "model", "", "model name(s), comma-separated; builtin:<policy> for built-in baselines")
+	fs.StringVarP(&f.models, "model", "m", "", "model name(s), comma-separated; builtin:<policy> for built-in baselines")
 	fs.IntVarP(&f.n, "num-examples", "n", 0, "examples to evaluate after the seeded shuffle (0 = all)")
 	fs.IntVarP(&f.rollouts, "rollouts", "r", 1, "rollouts per example (pass@k in metadata when > 1)")
 	fs.IntVarP(&f.concurrency, "concurrency", "c", 16, "episodes in flight")
@@ -83,6 +87,7 @@ or looked up in --endpoints.`,
 	fs.IntVar(&f.maxConsec, "max-consecutive-errors", 3, "stop after this many model errors in a row (0 disables)")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "cap on assistant turns (default: the environment's)")
 	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
+	fs.StringVarP(&f.envArgs, "env-args", "a", "", `environment parameters as a JSON object (vf-eval's -a), e.g. '{"tool_budget": 0}'`)
 	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E2); served like --model, asked at temperature 0")
@@ -98,6 +103,13 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		sampling llm.Sampling
 		err      error
 	)
+	if f.envArgs != "" {
+		kvs, err := envArgsParams(f.envArgs)
+		if err != nil {
+			return err
+		}
+		f.params = append(f.params, kvs...)
+	}
 	if f.resume != "" {
 		if _, sampling, err = applyResume(cmd, f); err != nil {
 			return err
@@ -269,4 +281,23 @@ func absPaths(ps []string) []string {
 		out = append(out, cleanPath(p))
 	}
 	return out
+}
+
+// envArgsParams turns vf-eval's -a JSON object into key=value parameters
+// (strings as they are, other values as their JSON text).
+func envArgsParams(js string) ([]string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		return nil, usagef("-a/--env-args: want a JSON object such as '{\"tool_budget\": 0}': %v", err)
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := string(m[k])
+		var str string
+		if json.Unmarshal(m[k], &str) == nil {
+			v = str
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
 }

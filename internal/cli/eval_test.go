@@ -39,7 +39,7 @@ func TestEvalAgainstOpenAICompatibleEndpoint(t *testing.T) {
 	t.Setenv("SVBENCH_TEST_KEY", key)
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "eval", "--env", "sv-env-network-logs", "--model", "m-a,m-b", "-n", "20", "-c", "4",
-		"--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_TEST_KEY", "-t", "0", "--max-tokens", "64",
+		"--base-url", srv.BaseURL(), "-k", "SVBENCH_TEST_KEY", "-T", "0", "-t", "64",
 		"-S", `{"chat_template_kwargs": {"enable_thinking": false}}`, "--out", out, "--progress", "none")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
@@ -250,5 +250,39 @@ func TestEvalWithJudgeModel(t *testing.T) {
 	code, _, stderr = runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "--param", "reward_source=llm_judge", "--out", t.TempDir())
 	if code == 0 || !strings.Contains(stderr, "needs a judge model") {
 		t.Fatalf("no judge: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// vf-eval's short flags: -m model, -b base URL, -k key variable, -T
+// temperature, -t max tokens, -a env args. -t once meant temperature, so
+// "-t 1024" sent temperature 1024.
+func TestEvalSpeaksVfEvalFlags(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.6}`}
+	}})
+	defer srv.Close()
+	t.Setenv("VF_KEY", "sk-vf")
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "-m", "m-vf", "-b", srv.BaseURL(), "-k", "VF_KEY", "-n", "3", "-r", "1", "-c", "2",
+		"-T", "0.5", "-t", "1024", "-S", `{"top_k": 20}`, "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	body := srv.Bodies()[0]
+	if body["temperature"] != 0.5 || body["max_tokens"] != 1024.0 || body["top_k"] != 20.0 || body["model"] != "m-vf" {
+		t.Fatalf("request body = %v", body)
+	}
+
+	out = t.TempDir()
+	code, _, stderr = runCLI(t, "eval", "--env", "e2", "-m", "builtin:tool-only", "-a", `{"tool_budget": 0}`, "-n", "2", "--out", out, "--progress", "none", "--no-report")
+	if code != 0 {
+		t.Fatalf("-a: exit %d: %s", code, stderr)
+	}
+	meta, err := artifact.ReadMetadata(runDirs(t, out)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Params["tool_budget"] != "0" {
+		t.Fatalf("params from -a = %v", meta.Params)
 	}
 }

@@ -31,12 +31,12 @@ type modelFlags struct {
 
 func (f *modelFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key")
+	fs.StringVarP(&f.baseURL, "base-url", "b", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
+	fs.StringVarP(&f.apiKeyEnv, "api-key-env", "k", "OPENAI_API_KEY", "environment variable holding the API key")
 	fs.StringVar(&f.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
-	fs.Float64VarP(&f.temperature, "temperature", "t", 0, "sampling temperature (sent only when given; 0 is sent as 0)")
+	fs.Float64VarP(&f.temperature, "temperature", "T", 0, "sampling temperature (sent only when given; 0 is sent as 0)")
 	fs.Float64Var(&f.topP, "top-p", 0, "nucleus sampling top_p (sent only when given)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "completion token limit (max_completion_tokens for reasoning models)")
+	fs.IntVarP(&f.maxTokens, "max-tokens", "t", 0, "completion token limit (max_completion_tokens for reasoning models)")
 	fs.Int64Var(&f.seed, "sampling-seed", 0, "seed sent to the endpoint (sent only when given)")
 	fs.StringVarP(&f.extra, "sampling-args", "S", "", `extra JSON merged into the request body, e.g. '{"chat_template_kwargs": {"enable_thinking": false}}'`)
 	fs.DurationVar(&f.timeout, "timeout", 120*time.Second, "per-request timeout")

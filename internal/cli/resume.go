@@ -66,7 +66,7 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 		check("rubric", f.rubric, meta.Rubric)
 	}
 	f.rubric = meta.Rubric
-	if fs.Changed("param") {
+	if fs.Changed("param") || fs.Changed("env-args") {
 		given, err := parseParams(f.params)
 		if err != nil {
 			return nil, rec, err

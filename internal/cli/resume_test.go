@@ -41,7 +41,7 @@ func TestResumeTakesEverythingFromMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "m-resume", "-n", "12", "-r", "2", "--seed", "7",
-		"--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_RESUME_KEY", "-t", "0.3", "--max-tokens", "77",
+		"--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_RESUME_KEY", "-T", "0.3", "--max-tokens", "77",
 		"--rubric", "reference", "--run-id", "my-run.1", "--system-prompt-file", sp, "--out", out, "--progress", "none")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -75,7 +75,7 @@ func TestResumeTakesEverythingFromMetadata(t *testing.T) {
 	}
 
 	// Flags that change the numbers are refused, each difference named.
-	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-n", "5", "-r", "3", "-t", "0.9", "--rubric", "default", "--progress", "none")
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-n", "5", "-r", "3", "-T", "0.9", "--rubric", "default", "--progress", "none")
 	if code != 2 {
 		t.Fatalf("conflicting resume: exit %d: %s", code, stderr)
 	}
