@@ -30,6 +30,9 @@ type Spec struct {
 	ID      string
 	Aliases []string
 	New     func(Options) (Environment, error)
+	// Params declares every parameter New accepts; the registry refuses
+	// others (with a suggestion) and invalid values before New runs.
+	Params []ParamSpec
 }
 
 // Registry maps ids and aliases to environment constructors.
@@ -89,11 +92,25 @@ func (r *Registry) New(name string, opts Options) (Environment, error) {
 	r.mu.RLock()
 	s := r.specs[id]
 	r.mu.RUnlock()
+	if err := CheckParams(id, s.Params, opts.Params); err != nil {
+		return nil, err
+	}
 	e, err := s.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("environment %s: %w", id, err)
 	}
 	return e, nil
+}
+
+// Params returns the parameters the named environment declares.
+func (r *Registry) Params(name string) ([]ParamSpec, error) {
+	id, err := r.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.specs[id].Params, nil
 }
 
 // IDs lists canonical ids, sorted.

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/svbench/svbench/dataset"
@@ -43,7 +44,17 @@ var miniJSONL []byte
 
 func init() {
 	// "sv-env-config-verification" resolves through the registry's prefix rule.
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New})
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params})
+}
+
+// Params are E2's parameters; README.md explains what each changes.
+var Params = []env.ParamSpec{
+	{Name: "tool_budget", Kind: env.ParamInt, Default: strconv.Itoa(DefaultToolBudget), Min: 0, Max: 1000,
+		Doc: "tool calls allowed per episode; 0 offers no tools and a reading-only prompt"},
+	{Name: "max_turns", Kind: env.ParamInt, Default: strconv.Itoa(DefaultMaxTurns), Min: 1, Max: 1000,
+		Doc: "assistant turns per episode"},
+	{Name: "reward_source", Kind: env.ParamEnum, Default: SourceExecutable, Values: []string{SourceExecutable, SourceJudge, SourceHybrid},
+		Doc: "executable verifiers, an LLM judge (needs --judge-model), or both summed"},
 }
 
 // Env is the E2 environment. It is safe for concurrent use.
@@ -64,30 +75,18 @@ func New(opts env.Options) (env.Environment, error) { return NewEnv(opts) }
 
 // NewEnv is New with the concrete type.
 func NewEnv(opts env.Options) (*Env, error) {
+	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+		return nil, err
+	}
 	e := &Env{opts: opts, budget: DefaultToolBudget, maxTurns: DefaultMaxTurns, source: SourceExecutable}
-	for k, p := range opts.Params {
-		switch k {
-		case "tool_budget", "max_turns":
-			n, err := strconv.Atoi(p)
-			if err != nil || n < 0 || n > 1000 {
-				return nil, fmt.Errorf("param %s=%q: want an integer in [0, 1000]", k, p)
-			}
-			if k == "tool_budget" {
-				e.budget = n
-			} else {
-				if n == 0 {
-					return nil, fmt.Errorf("param max_turns must be at least 1")
-				}
-				e.maxTurns = n
-			}
-		case "reward_source":
-			switch p {
-			case SourceExecutable, SourceJudge, SourceHybrid:
-				e.source = p
-			default:
-				return nil, fmt.Errorf("param reward_source=%q: want executable, llm_judge or hybrid", p)
-			}
-		}
+	if v, ok := opts.Params["tool_budget"]; ok {
+		e.budget, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	if v, ok := opts.Params["max_turns"]; ok {
+		e.maxTurns, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	if v, ok := opts.Params["reward_source"]; ok {
+		e.source = v
 	}
 	if e.source != SourceExecutable && opts.Judge == nil {
 		return nil, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", e.source)

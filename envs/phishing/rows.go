@@ -248,22 +248,39 @@ func promptText(raw json.RawMessage) (string, error) {
 	return EmailFromPrompt(msgs), nil
 }
 
-// parseAnswer maps the reference's label forms: int 1 or phishing, spam,
-// malicious, fraud → Phishing; abstain → Abstain; anything else → Legitimate.
+// parseAnswer reads a gold label: "Phishing" / "Legitimate" in any case,
+// the public corpora's "Phishing Email" / "Safe Email", or 1/0 and
+// true/false. Anything else is refused: a gold label silently read as
+// Legitimate scores a correct answer as wrong. Other corpora's labels
+// (spam, ham, malicious, …) are mapped explicitly by `svbench data import
+// e4 --label-map`, never here.
 func parseAnswer(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", fmt.Errorf("is missing; use \"Phishing\", \"Legitimate\" or \"Abstain\"")
+		return "", fmt.Errorf("is missing; use \"Phishing\" or \"Legitimate\"")
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return mapLabel(s), nil
+		if l, ok := goldLabel(s); ok {
+			return l, nil
+		}
+		hint := ""
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "malicious", "benign":
+			hint = " (an E1 network-logs label: is this an e1 dataset?)"
+		case "spam", "ham", "phish", "fraud", "safe", "legit":
+			hint = " (map it with svbench data import e4 --label-map)"
+		}
+		return "", fmt.Errorf("is %q, not a gold label; use \"Phishing\" or \"Legitimate\" (or 1/0)%s", truncate(s, 40), hint)
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
-		if n.String() == "1" {
+		switch n.String() {
+		case "1":
 			return LabelPhishing, nil
+		case "0":
+			return LabelLegitimate, nil
 		}
-		return LabelLegitimate, nil
+		return "", fmt.Errorf("is %s; a numeric gold label must be 1 (Phishing) or 0 (Legitimate)", n)
 	}
 	var b bool
 	if json.Unmarshal(raw, &b) == nil {
@@ -275,14 +292,14 @@ func parseAnswer(raw json.RawMessage) (string, error) {
 	return "", fmt.Errorf("must be a string label or 0/1, got %s", truncate(string(raw), 40))
 }
 
-func mapLabel(s string) string {
+func goldLabel(s string) (string, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "phishing", "spam", "malicious", "fraud", "1", "phishing email":
-		return LabelPhishing
-	case "abstain":
-		return LabelAbstain
+	case "phishing", "phishing email":
+		return LabelPhishing, true
+	case "legitimate", "safe email":
+		return LabelLegitimate, true
 	}
-	return LabelLegitimate
+	return "", false
 }
 
 func truncate(s string, n int) string {

@@ -18,13 +18,21 @@ func newEnvsCmd() *cobra.Command {
 		Short: "List the registered environments, their rubrics and built-in policies",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var infos []env.Info
+			type described struct {
+				env.Info
+				Params []env.ParamSpec `json:"params"`
+			}
+			var infos []described
 			for _, id := range env.Default.IDs() {
 				e, err := env.Default.New(id, env.Options{})
 				if err != nil {
 					return err
 				}
-				infos = append(infos, e.Info())
+				params, err := env.Default.Params(id)
+				if err != nil {
+					return err
+				}
+				infos = append(infos, described{Info: e.Info(), Params: params})
 			}
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
@@ -32,9 +40,13 @@ func newEnvsCmd() *cobra.Command {
 				return enc.Encode(infos)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tALIASES\tVERSION\tRUBRICS\tPOLICIES")
+			fmt.Fprintln(tw, "ID\tALIASES\tVERSION\tRUBRICS\tPOLICIES\tPARAMS")
 			for _, in := range infos {
-				fmt.Fprintf(tw, "%s\t%v\t%s\t%v\t%v\n", in.ID, in.Aliases, in.Version, in.Rubrics, in.Policies)
+				var ps []string
+				for _, p := range in.Params {
+					ps = append(ps, p.Name+"="+p.Default)
+				}
+				fmt.Fprintf(tw, "%s\t%v\t%s\t%v\t%v\t%v\n", in.ID, in.Aliases, in.Version, in.Rubrics, in.Policies, ps)
 			}
 			return tw.Flush()
 		},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/report"
@@ -156,8 +159,14 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.rubric != "" && !contains(e.Info().Rubrics, f.rubric) {
+		return usagef("--rubric %q: environment %s has rubrics %s%s", f.rubric, e.Info().ID, strings.Join(e.Info().Rubrics, ", "), didYouMean(f.rubric, e.Info().Rubrics))
+	}
 	ds, closeDS, err := runner.OpenDataset(ctx, e, f.datasetPath, false)
 	if err != nil {
+		if other := otherEnvFor(f.datasetPath, e.Info().ID); other != "" {
+			return fmt.Errorf("%w\n%s rows parse as %s rows, not %s: pass --env %s", err, f.datasetPath, other, e.Info().ID, other)
+		}
 		return err
 	}
 	defer closeDS()
@@ -300,4 +309,46 @@ func envArgsParams(js string) ([]string, error) {
 		out = append(out, k+"="+v)
 	}
 	return out, nil
+}
+
+func didYouMean(s string, candidates []string) string {
+	if c := env.Suggest(s, candidates); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
+// otherEnvFor names another registered environment whose rows the first
+// row of path parses as, to explain a dataset given to the wrong --env.
+func otherEnvFor(path, current string) string {
+	if path == "" {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), dataset.MaxLine)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		for _, id := range env.Default.IDs() {
+			if id == current {
+				continue
+			}
+			other, err := env.Default.New(id, env.Options{})
+			if err != nil {
+				continue
+			}
+			if _, err := other.ParseExample(json.RawMessage(line)); err == nil {
+				return id
+			}
+		}
+		return ""
+	}
+	return ""
 }

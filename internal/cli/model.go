@@ -2,7 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -49,11 +50,20 @@ func (f *modelFlags) sampling(cmd *cobra.Command) (llm.Sampling, error) {
 	fs := cmd.Flags()
 	if fs.Changed("temperature") {
 		t := f.temperature
+		if t < 0 || t > 2 || math.IsNaN(t) {
+			return s, usagef("-T/--temperature %v: OpenAI-compatible servers accept 0 to 2", t)
+		}
 		s.Temperature = &t
 	}
 	if fs.Changed("top-p") {
 		p := f.topP
+		if p <= 0 || p > 1 || math.IsNaN(p) {
+			return s, usagef("--top-p %v: want a value in (0, 1]", p)
+		}
 		s.TopP = &p
+	}
+	if f.maxTokens < 0 {
+		return s, usagef("-t/--max-tokens %d: want a positive limit, or 0 for the server's default", f.maxTokens)
 	}
 	if fs.Changed("sampling-seed") {
 		v := f.seed
@@ -182,8 +192,11 @@ func newEnv(name string, params map[string]string, policyDirs []string, judge en
 		return nil, usageError{err}
 	}
 	e, err := env.Default.New(name, env.Options{Params: params, PolicyDirs: policyDirs, Judge: judge})
+	if errors.Is(err, env.ErrBadParam) {
+		return nil, usageError{err}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w", err)
+		return nil, err
 	}
 	return e, nil
 }
