@@ -38,9 +38,14 @@ type ScoreRow struct {
 
 // Scoreboard is scoreboard.json.
 type Scoreboard struct {
-	Root    string     `json:"root"`
-	Runs    []ScoreRow `json:"runs"`
-	Skipped []string   `json:"skipped,omitempty"`
+	Root string     `json:"root"`
+	Runs []ScoreRow `json:"runs"`
+	// Unranked are runs that did not complete (interrupted, stopped on
+	// errors, failed, still running): listed with their status, never
+	// ranked, since a 4-row fragment or a 0-row failure would otherwise
+	// outrank or hide a complete run.
+	Unranked []ScoreRow `json:"unranked,omitempty"`
+	Skipped  []string   `json:"skipped,omitempty"`
 }
 
 // ScoreboardOptions select runs.
@@ -97,10 +102,26 @@ func CollectScoreboard(root string, opts ScoreboardOptions) (*Scoreboard, error)
 	if err != nil {
 		return nil, fmt.Errorf("scan %s: %w", root, err)
 	}
+	var ranked []ScoreRow
+	for _, r := range sb.Runs {
+		if r.Status == artifact.StatusCompleted && r.N > 0 {
+			ranked = append(ranked, r)
+		} else {
+			sb.Unranked = append(sb.Unranked, r)
+		}
+	}
+	sb.Runs = ranked
 	if !opts.All {
-		sb.Runs = latestRuns(sb.Runs)
+		sb.Runs = bestRuns(sb.Runs)
 	}
 	sortScoreRows(sb.Runs)
+	sort.SliceStable(sb.Unranked, func(i, j int) bool {
+		a, b := sb.Unranked[i], sb.Unranked[j]
+		if a.Env != b.Env {
+			return a.Env < b.Env
+		}
+		return a.Date.After(b.Date)
+	})
 	return sb, nil
 }
 
@@ -229,7 +250,9 @@ func freshSummary(dir string) (json.RawMessage, error) {
 	return b, nil
 }
 
-func latestRuns(rows []ScoreRow) []ScoreRow {
+// bestRuns keeps one run per (env, model, dataset revision, condition):
+// the most complete (most scored rows), then the newest.
+func bestRuns(rows []ScoreRow) []ScoreRow {
 	type key struct{ env, model, ds, cond string }
 	best := map[key]int{}
 	for i, r := range rows {
@@ -238,7 +261,8 @@ func latestRuns(rows []ScoreRow) []ScoreRow {
 			ds = r.Dataset
 		}
 		k := key{r.Env, r.Model, ds, r.Condition()}
-		if j, ok := best[k]; !ok || r.Date.After(rows[j].Date) || (r.Date.Equal(rows[j].Date) && r.Dir > rows[j].Dir) {
+		j, ok := best[k]
+		if !ok || r.N > rows[j].N || (r.N == rows[j].N && (r.Date.After(rows[j].Date) || (r.Date.Equal(rows[j].Date) && r.Dir > rows[j].Dir))) {
 			best[k] = i
 		}
 	}
@@ -329,7 +353,19 @@ func (sb *Scoreboard) Markdown() string {
 		fmt.Fprintf(&b, "## %s\n\n%s\n", env, Table(header, rows))
 		i = j
 	}
-	b.WriteString("Metrics marked ↓ are better when lower. Rows are sorted by the first (bold) metric.\n")
+	b.WriteString("Metrics marked ↓ are better when lower. Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
+	if len(sb.Unranked) > 0 {
+		b.WriteString("\n## Not ranked (incomplete runs)\n\n")
+		var rows [][]string
+		for _, r := range sb.Unranked {
+			date := "—"
+			if !r.Date.IsZero() {
+				date = r.Date.UTC().Format("2006-01-02 15:04")
+			}
+			rows = append(rows, []string{r.Env, r.Model, r.Condition(), fmt.Sprint(r.N), r.Status, date, EscapeCell(r.Dir)})
+		}
+		b.WriteString(Table([]string{"env", "model", "condition", "n", "status", "date", "dir"}, rows))
+	}
 	if len(sb.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n")
 		for _, s := range sb.Skipped {

@@ -234,6 +234,7 @@ type run struct {
 
 	mu          sync.Mutex
 	consecutive int
+	lastErr     string
 	writeErr    error
 }
 
@@ -301,7 +302,7 @@ feed:
 	case r.writeErr != nil:
 		return artifact.StatusFailed, r.writeErr.Error(), r.writeErr
 	case errors.Is(cause, errTooManyErrors):
-		d := fmt.Sprintf("stopped after %d consecutive model errors", r.cfg.MaxConsecutiveErrors)
+		d := fmt.Sprintf("stopped after %d consecutive model errors; the last: %s", r.cfg.MaxConsecutiveErrors, clipText(r.lastErr, 600))
 		return artifact.StatusEarlyStop, d, fmt.Errorf("%s; fix the endpoint and resume with --resume %s", d, r.dir)
 	case ctx.Err() != nil:
 		return artifact.StatusInterrupted, "interrupted", fmt.Errorf("%w; resume with --resume %s", ErrInterrupted, r.dir)
@@ -373,6 +374,7 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	r.agg.add(&res)
 	if modelFailed {
 		r.consecutive++
+		r.lastErr = res.Error
 		if r.cfg.MaxConsecutiveErrors > 0 && r.consecutive >= r.cfg.MaxConsecutiveErrors {
 			cancel(errTooManyErrors)
 		}
@@ -682,4 +684,12 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// clipText bounds an endpoint's words for the terminal and metadata.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
