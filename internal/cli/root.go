@@ -72,6 +72,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newReportCmd(), newScoreboardCmd(),
 		newServeCmd(),
 		newVerifyCmd(),
+		newVersionCmd(),
 	)
 	return root
 }

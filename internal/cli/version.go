@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/internal/version"
+)
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print svbench's version, the commit it was built from and the Go toolchain",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			commit := version.GitCommit()
+			if commit == "" {
+				commit = "unknown"
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "svbench %s\ncommit  %s\ngo      %s\n", version.Version, commit, version.Go())
+			return err
+		},
+	}
+}
