@@ -18,8 +18,20 @@ const (
 	ExitOK       = 0
 	ExitError    = 1 // the command failed (bad input, I/O, …)
 	ExitUsage    = 2 // wrong flags or arguments
-	ExitFindings = 1 // `svbench verify` found something
+	ExitFindings = 1 // `svbench verify` / `data validate` found something
+	// ExitCheckFailed: `svbench verify` could not verify (unreadable file,
+	// verifier error), so CI can tell "findings" from "broken".
+	ExitCheckFailed = 3
 )
+
+// codedError is an error printed like any other but exiting with code.
+type codedError struct {
+	err  error
+	code int
+}
+
+func (e codedError) Error() string { return e.err.Error() }
+func (e codedError) Unwrap() error { return e.err }
 
 // usageError marks errors caused by how the command was called.
 type usageError struct{ error }
@@ -49,6 +61,10 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return ExitUsage
+	}
+	var ce codedError
+	if errors.As(err, &ce) {
+		return ce.code
 	}
 	return ExitError
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -40,16 +41,18 @@ func newVerifyCmd() *cobra.Command {
 		Long: `Run svbench's verifiers on Kubernetes YAML (.yaml, .yml) and Terraform (.tf)
 files or directories (walked recursively).
 
-By default each file is linted on its own, so results match what an environment
-sees for that file; --context dir lints each directory's files together, which
-cross-object checks such as kube-linter's dangling-service need.
+By default (--context auto) a directory argument is linted as one context, as
+kube-linter lints a folder, so cross-object checks (a ServiceAccount defined in a
+sibling file, a Service's selector) see every object; a file argument is linted
+on its own, which is what an environment sees for that file. --context file or
+dir forces one behaviour.
 
 --policy DIR adds Rego policies: package svbench.kubernetes (input: one object)
 or svbench.terraform (input: the converted configuration), rule
 deny contains {"id", "severity", "msg"}.
 
-Exit status: 0 when nothing is found, 1 when there are findings or an error,
-2 on usage errors.`,
+Exit status: 0 when nothing is found, 1 when there are findings, 2 on usage
+errors, 3 when verification itself failed (unreadable file, verifier error).`,
 		Example: `  svbench verify deploy.yaml
   svbench verify --tool kube-linter --context dir --format table k8s/
   svbench verify --tool opa --policy ./policies infra/main.tf`,
@@ -64,11 +67,14 @@ Exit status: 0 when nothing is found, 1 when there are findings or an error,
 			if format != "json" && format != "table" {
 				return usagef("verify: --format %q: want json or table", format)
 			}
-			if contextMode != "file" && contextMode != "dir" {
-				return usagef("verify: --context %q: want file or dir", contextMode)
+			if contextMode != "file" && contextMode != "dir" && contextMode != "auto" {
+				return usagef("verify: --context %q: want auto, file or dir", contextMode)
 			}
-			groups, err := collectContexts(args, contextMode == "dir")
+			groups, err := verifyContexts(args, contextMode)
 			if err != nil {
+				return checkFailed(err)
+			}
+			if err := toolApplies(tool, groups); err != nil {
 				return err
 			}
 			s, err := suite.New(cmd.Context(), suite.Options{
@@ -76,14 +82,14 @@ Exit status: 0 when nothing is found, 1 when there are findings or an error,
 				Policy:     policy.Options{Dirs: policyDirs},
 			})
 			if err != nil {
-				return err
+				return checkFailed(err)
 			}
 			var results []verifyResult
 			total := 0
 			for _, g := range groups {
 				fs, err := s.Verify(cmd.Context(), tool, g.files)
 				if err != nil {
-					return fmt.Errorf("%s: %w", g.name, err)
+					return checkFailed(fmt.Errorf("%s: %w", g.name, err))
 				}
 				if fs == nil {
 					fs = []verify.Finding{}
@@ -110,7 +116,7 @@ Exit status: 0 when nothing is found, 1 when there are findings or an error,
 	f := cmd.Flags()
 	f.StringVar(&tool, "tool", suite.ToolAll, "verifier to run: kube-linter, trivy, opa or all")
 	f.StringVar(&format, "format", "json", "output format: json or table")
-	f.StringVar(&contextMode, "context", "file", "lint context: file (each file alone) or dir (each directory together)")
+	f.StringVar(&contextMode, "context", "auto", "lint context: auto (directories together, files alone), file (each file alone) or dir (each directory together)")
 	f.BoolVar(&allChecks, "all-checks", false, "enable every offline kube-linter built-in check, not only the defaults")
 	f.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (repeatable)")
 	return cmd
@@ -119,6 +125,65 @@ Exit status: 0 when nothing is found, 1 when there are findings or an error,
 type lintGroup struct {
 	name  string // the file, or the directory for --context dir
 	files []verify.File
+}
+
+// verifyContexts groups the arguments by the --context mode.
+func verifyContexts(args []string, mode string) ([]lintGroup, error) {
+	if mode != "auto" {
+		return collectContexts(args, mode == "dir")
+	}
+	var files, dirs []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dirs = append(dirs, a)
+		} else {
+			files = append(files, a)
+		}
+	}
+	var groups []lintGroup
+	for _, part := range []struct {
+		args  []string
+		byDir bool
+	}{{files, false}, {dirs, true}} {
+		if len(part.args) == 0 {
+			continue
+		}
+		g, err := collectContexts(part.args, part.byDir)
+		if err != nil {
+			return nil, err
+		}
+		groups = append(groups, g...)
+	}
+	return groups, nil
+}
+
+// toolApplies refuses a tool none of the files is for (trivy on YAML),
+// which would otherwise print an empty table and exit 0 as if clean.
+func toolApplies(tool string, groups []lintGroup) error {
+	want := map[string]suite.Kind{suite.ToolKubeLinter: suite.KindKubernetes, suite.ToolTrivy: suite.KindTerraform}
+	k, ok := want[tool]
+	if !ok {
+		return nil
+	}
+	for _, g := range groups {
+		for _, f := range g.files {
+			if suite.KindOf(f.Path) == k {
+				return nil
+			}
+		}
+	}
+	what := map[suite.Kind]string{suite.KindKubernetes: "Kubernetes YAML (.yaml, .yml)", suite.KindTerraform: "Terraform (.tf)"}[k]
+	return usagef("verify: --tool %s checks %s files and none of the given files is one; use --tool opa or all, or give %s files", tool, what, what)
+}
+
+// checkFailed marks a failure of verification itself (exit 3), distinct
+// from findings (exit 1); usage errors keep exit 2.
+func checkFailed(err error) error {
+	var ue usageError
+	if errors.As(err, &ue) {
+		return err
+	}
+	return codedError{err: err, code: ExitCheckFailed}
 }
 
 // collectContexts reads the named files and walks the directories for YAML
