@@ -108,7 +108,7 @@ func TestScoreboardCommand(t *testing.T) {
 		if err := os.Rename(run, dst); err != nil {
 			t.Fatal(err)
 		}
-		meta := artifact.Metadata{RunID: "run1", Environment: "network-logs", Model: model, Seed: uint64(i + 1)}
+		meta := artifact.Metadata{RunID: "run1", Environment: "network-logs", Model: model, Seed: uint64(i + 1), Status: artifact.StatusCompleted}
 		if err := artifact.WriteJSONAtomic(filepath.Join(dst, artifact.MetadataFile), meta); err != nil {
 			t.Fatal(err)
 		}

@@ -61,6 +61,9 @@ which reproduces the rewards the trainer recorded). By default only the latest r
 			for _, s := range sb.Skipped {
 				fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s\n", s)
 			}
+			if len(sb.Unranked) > 0 {
+				fmt.Fprintf(w, "%d incomplete run(s) listed, not ranked\n", len(sb.Unranked))
+			}
 			fmt.Fprintf(w, "%d run(s) ranked; wrote %s and %s\n", len(sb.Runs),
 				filepath.Join(dir, "scoreboard.md"), filepath.Join(dir, "scoreboard.json"))
 			return nil
