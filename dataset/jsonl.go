@@ -57,7 +57,7 @@ func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) err
 	line := 0
 	for sc.Scan() {
 		line++
-		raw := bytes.TrimSpace(sc.Bytes())
+		raw := bytes.TrimSpace(TrimBOM(sc.Bytes()))
 		if len(raw) == 0 {
 			continue
 		}
@@ -107,3 +107,7 @@ func Revision(content []byte) string {
 func formatRevision(sum []byte) string {
 	return "sha256:" + hex.EncodeToString(sum)[:16]
 }
+
+// TrimBOM drops a UTF-8 byte-order mark, which Windows editors put at the
+// start of a file and JSON decoders refuse.
+func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }

@@ -142,7 +142,7 @@ func LoadRun(ctx context.Context, path string, e env.Environment, rubric string)
 			}
 			return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, rerr)
 		}
-		b = bytes.TrimSpace(b)
+		b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
 		if len(b) > 0 {
 			row, derr := Decode(b)
 			switch {

@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/dataset"
 )
 
 // maxLine bounds one results row; larger lines are refused, not buffered.
@@ -41,7 +42,7 @@ func LoadResults(path string) ([]artifact.Result, []int, error) {
 		if err != nil && !tail {
 			return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
-		b = bytes.TrimSpace(b)
+		b = bytes.TrimSpace(dataset.TrimBOM(b))
 		if len(b) > 0 {
 			r, perr := decodeRow(b)
 			switch {

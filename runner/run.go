@@ -400,8 +400,8 @@ func (r *run) checkpoint() {
 func selectExamples(rows, n int, seed uint64, sh Shard, log *slog.Logger) []int {
 	perm := dataset.Permutation(rows, seed)
 	if n > rows {
-		log.Warn("fewer examples than requested; using all", "requested", n, "available", rows)
-		fmt.Fprintf(os.Stderr, "warning: -n %d is larger than the dataset (%d rows); evaluating all %d\n", n, rows, rows)
+		// One warning, through the run's logger (the CLI's goes to stderr).
+		log.Warn(fmt.Sprintf("-n %d is larger than the dataset (%d rows); evaluating all %d", n, rows, rows))
 	}
 	if n > 0 && n < rows {
 		perm = perm[:n]

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -107,8 +109,9 @@ row is invalid (an invalid row never stops the others).`,
 func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out io.Writer, workers int) (n, bad, unverifiable int, err error) {
 	w := bufio.NewWriterSize(out, 1<<16)
 	type item struct {
-		line int
-		raw  []byte
+		line    int
+		raw     []byte
+		lineErr error
 	}
 	batch := make([]item, 0, scoreBatch)
 	results := make([]scoredRow, scoreBatch)
@@ -120,6 +123,10 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 			go func() {
 				defer wg.Done()
 				for i := range next {
+					if batch[i].lineErr != nil {
+						results[i] = scoredRow{Line: batch[i].line, Error: batch[i].lineErr.Error()}
+						continue
+					}
 					results[i] = scoreOne(ctx, e, rubric, batch[i].line, batch[i].raw)
 				}
 			}()
@@ -146,8 +153,8 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 		batch = batch[:0]
 		return w.Flush()
 	}
-	err = eachRawLine(in, name, func(line int, raw []byte) error {
-		batch = append(batch, item{line, append([]byte(nil), raw...)})
+	err = eachRawLine(in, name, func(line int, raw []byte, lineErr error) error {
+		batch = append(batch, item{line, append([]byte(nil), raw...), lineErr})
 		if len(batch) == scoreBatch {
 			return flush()
 		}
@@ -164,34 +171,49 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 	return n, bad, unverifiable, nil
 }
 
-// eachRawLine is like dataset.EachLine but hands invalid JSON to the
-// scorer as a row error instead of stopping: one bad row must not lose the
-// rest.
-func eachRawLine(in io.Reader, name string, fn func(line int, raw []byte) error) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 0, 64<<10), dataset.MaxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(trimSpace(b)) == 0 {
-			continue
+// eachRawLine is like dataset.EachLine but hands every problem line to the
+// scorer as a row error instead of stopping: invalid JSON, and a line over
+// dataset.MaxLine (skipped without buffering it). One bad row must not lose
+// the rest. A UTF-8 byte-order mark is dropped.
+func eachRawLine(in io.Reader, name string, fn func(line int, raw []byte, lineErr error) error) error {
+	br := bufio.NewReaderSize(in, 1<<20)
+	for line := 1; ; line++ {
+		raw, long, err := readBoundedLine(br, dataset.MaxLine)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s: line %d: %w", name, line, err)
 		}
-		if err := fn(line, b); err != nil {
-			return err
+		switch {
+		case long:
+			if ferr := fn(line, nil, fmt.Errorf("line %d is longer than %d MiB; skipped", line, dataset.MaxLine>>20)); ferr != nil {
+				return ferr
+			}
+		case len(bytes.TrimSpace(dataset.TrimBOM(raw))) > 0:
+			if ferr := fn(line, bytes.TrimSpace(dataset.TrimBOM(raw)), nil); ferr != nil {
+				return ferr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: line %d: %w", name, line+1, err)
-	}
-	return nil
 }
 
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
+// readBoundedLine reads one line; past max bytes it drains the rest of the
+// line without keeping it and reports long.
+func readBoundedLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			line = append(line, chunk...)
+			if len(line) > max {
+				long, line = true, nil
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, long, err
 	}
-	return b
 }
 
 func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, raw []byte) (row scoredRow) {

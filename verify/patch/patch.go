@@ -108,6 +108,17 @@ func ApplyUnified(target string, original []byte, diff string, limits Limits) (o
 	if len(diff) > limits.MaxBytes {
 		return nil, rejectf("diff is %d bytes, over the %d-byte limit", len(diff), limits.MaxBytes)
 	}
+	// Line endings are not content: a diff written with CRLF (Windows
+	// clients, some chat UIs) applies to an LF file, and an LF diff to a
+	// CRLF file, whose endings the result keeps.
+	diff = strings.ReplaceAll(diff, "\r\n", "\n")
+	if bytes.Contains(original, []byte("\r\n")) {
+		lf, err := ApplyUnified(target, bytes.ReplaceAll(original, []byte("\r\n"), []byte("\n")), diff, limits)
+		if err != nil {
+			return nil, err
+		}
+		return bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n")), nil
+	}
 	if strings.TrimSpace(diff) == "" {
 		return nil, rejectf("empty diff")
 	}

@@ -191,3 +191,29 @@ func FuzzApplyUnified(f *testing.F) {
 		}
 	})
 }
+
+func TestApplyUnifiedLineEndings(t *testing.T) {
+	lf := "a: 1\nb: 2\nc: 3\n"
+	crlf := strings.ReplaceAll(lf, "\n", "\r\n")
+	diff := "--- a/f.yaml\n+++ b/f.yaml\n@@ -1,3 +1,3 @@\n a: 1\n-b: 2\n+b: 20\n c: 3\n"
+	crlfDiff := strings.ReplaceAll(diff, "\n", "\r\n")
+	tests := []struct {
+		name, original, diff, want string
+	}{
+		{"LF diff, LF file", lf, diff, "a: 1\nb: 20\nc: 3\n"},
+		{"CRLF diff, LF file", lf, crlfDiff, "a: 1\nb: 20\nc: 3\n"},
+		{"LF diff, CRLF file", crlf, diff, "a: 1\r\nb: 20\r\nc: 3\r\n"},
+		{"CRLF diff, CRLF file", crlf, crlfDiff, "a: 1\r\nb: 20\r\nc: 3\r\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := ApplyUnified("f.yaml", []byte(tc.original), tc.diff, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != tc.want {
+				t.Fatalf("got %q, want %q", out, tc.want)
+			}
+		})
+	}
+}
