@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +21,9 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
+	"github.com/svbench/svbench/internal/version"
+	"github.com/svbench/svbench/report"
+	"github.com/svbench/svbench/runner"
 )
 
 // scoredRow is one output line of `svbench score`.
@@ -37,6 +42,9 @@ type scoredRow struct {
 	// the reward it recorded.
 	Trainer   *artifact.Trainer `json:"trainer,omitempty"`
 	Agreement *ingest.Agreement `json:"agreement,omitempty"`
+
+	// result is the row as a run's results.jsonl holds it, for --run-dir.
+	result *artifact.Result
 }
 
 // scoreBatch bounds the rows held at once: output stays in input order while
@@ -44,7 +52,7 @@ type scoredRow struct {
 const scoreBatch = 4096
 
 func newScoreCmd() *cobra.Command {
-	var envName, rubric, input, output string
+	var envName, rubric, input, output, runDir, model string
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "score",
@@ -89,9 +97,31 @@ row is invalid (an invalid row never stops the others).`,
 			if workers <= 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
-			n, bad, unverifiable, err := scoreStream(cmd.Context(), e, rubric, in, name, out, workers)
+			var runResults *os.File
+			if runDir != "" {
+				if err := os.MkdirAll(runDir, 0o755); err != nil {
+					return err
+				}
+				if runResults, err = os.Create(filepath.Join(runDir, artifact.ResultsFile)); err != nil {
+					return err
+				}
+				defer runResults.Close()
+			}
+			var rw io.Writer
+			if runResults != nil {
+				rw = runResults
+			}
+			n, bad, unverifiable, err := scoreStream(cmd.Context(), e, rubric, in, name, out, rw, workers)
 			if err != nil {
 				return err
+			}
+			if runDir != "" {
+				if err := runResults.Close(); err != nil {
+					return err
+				}
+				if err := writeScoredRun(cmd, runDir, e, rubric, input, model, n); err != nil {
+					return err
+				}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "scored %d rows (%d invalid, %d not re-verifiable) with %s/%s\n", n, bad, unverifiable, e.Info().ID, orDefault(rubric, e.Info().DefaultRubric))
 			return nil
@@ -103,11 +133,17 @@ row is invalid (an invalid row never stops the others).`,
 	fs.StringVar(&input, "input", "", "rows to score (JSONL; - for stdin)")
 	fs.StringVarP(&output, "output", "o", "", "write scores here instead of stdout")
 	fs.IntVarP(&workers, "concurrency", "c", 0, "scoring workers (default: all cores)")
+	fs.StringVar(&model, "model", "unknown", "the model that wrote the completions, recorded with --run-dir")
+	fs.StringVar(&runDir, "run-dir", "", "also write the scored rows as a run (results.jsonl + metadata.json) with its report into this directory")
 	return cmd
 }
 
-func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out io.Writer, workers int) (n, bad, unverifiable int, err error) {
+func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Reader, name string, out, runResults io.Writer, workers int) (n, bad, unverifiable int, err error) {
 	w := bufio.NewWriterSize(out, 1<<16)
+	var rw *json.Encoder
+	if runResults != nil {
+		rw = json.NewEncoder(runResults)
+	}
 	type item struct {
 		line    int
 		raw     []byte
@@ -146,6 +182,15 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 			}
 			if err := enc.Encode(&results[i]); err != nil {
 				return err
+			}
+			if rw != nil {
+				res := results[i].result
+				if res == nil {
+					res = &artifact.Result{Index: results[i].Line - 1, ScoreError: results[i].Error}
+				}
+				if err := rw.Encode(res); err != nil {
+					return fmt.Errorf("write run results: %w", err)
+				}
 			}
 			results[i] = scoredRow{}
 		}
@@ -256,6 +301,11 @@ func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, r
 	}
 	solved := sc.Solved
 	row.Reward, row.Components, row.Parsed, row.Solved = sc.Total, sc.Components, sc.Parsed, &solved
+	row.result = &artifact.Result{
+		Index: line - 1, ExampleID: ex.ID, Prompt: ex.Prompt, Answer: ex.Answer, Meta: ex.Meta,
+		Completion: ro.Completion, FinalText: ro.FinalText(), Turns: ro.Turns,
+		Reward: sc.Total, Components: sc.Components, Parsed: sc.Parsed, Solved: &solved, Rubric: sc.Rubric,
+	}
 	return row
 }
 
@@ -271,7 +321,8 @@ func scoreTrainerRow(ctx context.Context, e env.Environment, rubric string, line
 		row.Error = fmt.Sprintf("line %d: field \"completion\" missing or empty (a string, a list of messages, or one as JSON text)", line)
 		return row
 	}
-	res := ingest.Rescore(ctx, e, rubric, tr, line)
+	res := ingest.Rescore(ctx, e, rubric, tr, line-1)
+	row.result = &res
 	row.Reward, row.Components, row.Parsed, row.Solved = res.Reward, res.Components, res.Parsed, res.Solved
 	row.Unverifiable, row.Trainer = res.Unverifiable, res.Trainer
 	if res.ScoreError != "" {
@@ -295,4 +346,28 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// writeScoredRun gives rows scored offline the artifacts of a run, so the
+// report, scoreboard and dashboard read them like an evaluation's.
+func writeScoredRun(cmd *cobra.Command, dir string, e env.Environment, rubric, input, model string, n int) error {
+	info := e.Info()
+	meta := &artifact.Metadata{
+		RunID: runner.NewRunID(time.Now()), Source: "score", Environment: info.ID, EnvVersion: info.Version,
+		Rubric: orDefault(rubric, info.DefaultRubric), Model: model, Dataset: input, DatasetRows: n, NumExamples: n,
+		Rollouts: 1, Status: artifact.StatusCompleted, Completed: n, SolvedWhen: info.SolvedWhen,
+		GitCommit: version.GitCommit(), SvbenchVersion: version.Version, GoVersion: version.Go(), Started: time.Now().UTC(),
+	}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
+		return err
+	}
+	rep, err := report.FromRun(dir, info.ID, report.Options{})
+	if err != nil {
+		return fmt.Errorf("report for %s: %w", dir, err)
+	}
+	if err := report.WriteDir(dir, rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrote the scored rows as a run with its report to %s\n", dir)
+	return nil
 }

@@ -43,3 +43,27 @@ func TestScoreKeepsEveryRowAroundBadOnes(t *testing.T) {
 		}
 	}
 }
+
+// Completions scored offline (vLLM batch outputs) become a run that report
+// and scoreboard read like an evaluation.
+func TestScoreRunDirFeedsReportAndScoreboard(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "vllm-batch")
+	in := filepath.Join("testdata", "trainer", "e1", "results.jsonl")
+	code, _, stderr := runCLI(t, "score", "--env", "e1", "--input", in, "--model", "Qwen/Qwen3-4B", "--run-dir", dir, "-o", filepath.Join(root, "scores.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"results.jsonl", "metadata.json", "summary.json", "report.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	if code, _, stderr = runCLI(t, "report", "--input", dir); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "scoreboard", "--root", root, "--out", t.TempDir())
+	if code != 0 || !strings.Contains(stdout, "1 run(s) ranked") {
+		t.Fatalf("scoreboard: exit %d: %s %s", code, stdout, stderr)
+	}
+}
