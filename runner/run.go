@@ -235,8 +235,12 @@ type run struct {
 	mu          sync.Mutex
 	consecutive int
 	lastErr     string
+	shownErrs   map[string]bool
 	writeErr    error
 }
+
+// maxShownErrors bounds how many distinct model errors a run prints.
+const maxShownErrors = 5
 
 func (r *run) execute(ctx context.Context, jobs []job, total, already int) (status, detail string, err error) {
 	r.started = time.Now()
@@ -375,6 +379,15 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	if modelFailed {
 		r.consecutive++
 		r.lastErr = res.Error
+		// The endpoint's own words belong in the terminal, not only in
+		// results.jsonl: each distinct error once, a few at most.
+		if r.shownErrs == nil {
+			r.shownErrs = map[string]bool{}
+		}
+		if !r.shownErrs[res.Error] && len(r.shownErrs) < maxShownErrors {
+			r.shownErrs[res.Error] = true
+			r.cfg.Log.Warn("model call failed", "example", res.Index, "rollout", res.Rollout, "err", clipText(res.Error, 600))
+		}
 		if r.cfg.MaxConsecutiveErrors > 0 && r.consecutive >= r.cfg.MaxConsecutiveErrors {
 			cancel(errTooManyErrors)
 		}
