@@ -27,8 +27,11 @@ type Result struct {
 
 	Reward     float64            `json:"reward"`
 	Components map[string]float64 `json:"components,omitempty"`
-	Parsed     map[string]any     `json:"parsed,omitempty"`
-	Rubric     string             `json:"rubric,omitempty"`
+	// Weights are the rubric's, so Reward = Σ Weights·Components can be
+	// recomputed under other normalisations (advantage analysis).
+	Weights map[string]float64 `json:"weights,omitempty"`
+	Parsed  map[string]any     `json:"parsed,omitempty"`
+	Rubric  string             `json:"rubric,omitempty"`
 	// Solved is the environment's verdict (env.Score.Solved); nil in rows
 	// written before environments declared it, or read from elsewhere.
 	Solved *bool `json:"solved,omitempty"`
@@ -121,6 +124,8 @@ type Metadata struct {
 	// SolvedWhen is the environment's definition of a solved rollout, the
 	// one pass@k counts.
 	SolvedWhen string `json:"solved_when,omitempty"`
+	// CoreMetrics are the environment's default regression-gate metrics.
+	CoreMetrics []string `json:"core_metrics,omitempty"`
 }
 
 // Launch holds the settings `svbench eval` was started with that the runner

@@ -41,6 +41,9 @@ type Info struct {
 	// SolvedWhen states in one sentence what a solved rollout is (the
 	// environment sets Score.Solved by it); reports print it beside pass@k.
 	SolvedWhen string `json:"solved_when"`
+	// CoreMetrics are the per-row quantities ("reward", "solved" or a
+	// component name) a regression gate checks by default.
+	CoreMetrics []string `json:"core_metrics,omitempty"`
 }
 
 // DatasetInfo identifies the rows an evaluation ran on.

@@ -80,7 +80,7 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 		return res
 	}
 	solved := sc.Solved
-	res.Reward, res.Components, res.Solved = sc.Total, sc.Components, &solved
+	res.Reward, res.Components, res.Weights, res.Solved = sc.Total, sc.Components, sc.Weights, &solved
 	// Reports read Parsed as results.jsonl gives it back (JSON values, not
 	// the environment's Go types): round-trip it so a re-scored row looks
 	// exactly like one read from a run.

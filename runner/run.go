@@ -353,7 +353,7 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 	if serr != nil {
 		res.ScoreError = strings.TrimPrefix(res.ScoreError+"; "+serr.Error(), "; ")
 	}
-	res.Reward, res.Components, res.Parsed = sc.Total, sc.Components, sc.Parsed
+	res.Reward, res.Components, res.Weights, res.Parsed = sc.Total, sc.Components, sc.Weights, sc.Parsed
 	if serr == nil {
 		solved := sc.Solved
 		res.Solved = &solved
@@ -519,6 +519,7 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		Params:         maps.Clone(cfg.Params),
 		Verifiers:      maps.Clone(info.Verifiers),
 		SolvedWhen:     info.SolvedWhen,
+		CoreMetrics:    info.CoreMetrics,
 		Launch:         cfg.Launch,
 		GitCommit:      version.GitCommit(),
 		SvbenchVersion: version.Version,

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/svbench/svbench/analysis/advantage"
 	"github.com/svbench/svbench/env"
 )
 
@@ -32,6 +35,9 @@ type ScoreItem struct {
 	Answer     json.RawMessage `json:"answer,omitempty"`
 	Completion *env.Completion `json:"completion"`
 	Rubric     string          `json:"rubric,omitempty"`
+	// Group ties the rollouts of one prompt (a string or a number): each
+	// item of a group gets its group-relative advantages back.
+	Group json.RawMessage `json:"group,omitempty"`
 }
 
 // ScoreResult is one item's verdict, in request order. On error Reward is 0
@@ -44,7 +50,15 @@ type ScoreResult struct {
 	Solved bool           `json:"solved"`
 	Parsed map[string]any `json:"parsed,omitempty"`
 	Rubric string         `json:"rubric,omitempty"`
-	Error  *APIError      `json:"error,omitempty"`
+	// Advantages are set for items sent with a group: the advantage under
+	// each scheme (grpo, grpo_std, per_component, gdpo) and each
+	// component's own group-standardised value (the decoupled signal).
+	Advantages          map[string]float64 `json:"advantages,omitempty"`
+	ComponentAdvantages map[string]float64 `json:"component_advantages,omitempty"`
+	Error               *APIError          `json:"error,omitempty"`
+
+	group   string
+	weights map[string]float64
 
 	env string
 	dur time.Duration
@@ -79,6 +93,9 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 		}
 		results[i].dur = time.Since(start)
 	})
+	if err == nil {
+		groupAdvantages(results)
+	}
 	s.recordItems("/v1/score", results)
 	if err != nil {
 		status, aerr := contextError(r.Context())
@@ -171,7 +188,106 @@ func (s *Server) scoreItem(ctx context.Context, it *ScoreItem) (res ScoreResult)
 	if aerr != nil {
 		return fail(aerr)
 	}
-	return ScoreResult{Reward: sc.Total, Components: sc.Components, Solved: sc.Solved, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id}
+	return ScoreResult{Reward: sc.Total, Components: sc.Components, Solved: sc.Solved, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id,
+		group: groupKey(it.Group), weights: sc.Weights}
+}
+
+// groupKey is the group's value as text ("7" for 7 and "7").
+func groupKey(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// groupAdvantages fills each grouped item's advantages. Items of one
+// request's groups must share components and weights (one environment and
+// rubric); a group holding a failed item gets an error on every item rather
+// than advantages computed from part of it. GDPO's batch normalisation runs
+// over every group of the request.
+func groupAdvantages(results []ScoreResult) {
+	var order []string
+	members := map[string][]int{}
+	for i, r := range results {
+		if r.group == "" {
+			continue
+		}
+		if _, ok := members[r.group]; !ok {
+			order = append(order, r.group)
+		}
+		members[r.group] = append(members[r.group], i)
+	}
+	if len(order) == 0 {
+		return
+	}
+	var names []string
+	var weights map[string]float64
+	in := &advantage.Input{}
+	var placed [][]int
+	for _, g := range order {
+		idx := members[g]
+		reason := ""
+		for _, i := range idx {
+			r := &results[i]
+			switch {
+			case r.Error != nil:
+				reason = fmt.Sprintf("item %d of the group failed to score", i)
+			case names == nil:
+				names = slices.Sorted(maps.Keys(r.Components))
+				weights = r.weights
+			case !slices.Equal(names, slices.Sorted(maps.Keys(r.Components))) || !maps.Equal(weights, r.weights):
+				reason = "the request's grouped items mix environments or rubrics (different components or weights); send one kind per request"
+			}
+			if reason != "" {
+				break
+			}
+		}
+		if reason != "" {
+			for _, i := range idx {
+				if results[i].Error == nil {
+					results[i].Error = apiErrorf(CodeInvalidItem, "group %q: no advantages: %s", g, reason)
+				}
+			}
+			continue
+		}
+		grp := advantage.Group{Key: g}
+		for _, i := range idx {
+			c := make([]float64, len(names))
+			for k, n := range names {
+				c[k] = results[i].Components[n]
+			}
+			grp.Rollouts = append(grp.Rollouts, advantage.Rollout{Components: c})
+		}
+		in.Groups = append(in.Groups, grp)
+		placed = append(placed, idx)
+	}
+	if len(in.Groups) == 0 {
+		return
+	}
+	in.Names = names
+	for _, n := range names {
+		in.Weights = append(in.Weights, weights[n])
+	}
+	adv := advantage.Advantages(in)
+	for gi, idx := range placed {
+		z := advantage.ComponentScores(in.Groups[gi], len(names))
+		for j, i := range idx {
+			r := &results[i]
+			r.Advantages = map[string]float64{}
+			for _, s := range advantage.Schemes {
+				r.Advantages[s] = adv[s][gi][j]
+			}
+			r.ComponentAdvantages = map[string]float64{}
+			for k, n := range names {
+				r.ComponentAdvantages[n] = z[j][k]
+			}
+		}
+	}
 }
 
 func countAssistant(msgs []env.Message) int {

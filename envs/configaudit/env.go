@@ -113,6 +113,7 @@ func (e *Env) Info() env.Info {
 		Tools:         toolDefs(),
 		MaxTurns:      e.maxTurns,
 		SolvedWhen:    SolvedWhen,
+		CoreMetrics:   []string{"reward", "config_auditing", "solved"},
 		Policies:      []string{PolicyToolOnly, PolicyToolAutofix},
 	}
 	if e.budget == 0 {

@@ -73,6 +73,7 @@ func (e *Environment) Info() env.Info {
 		MaxTurns:      1,
 		Policies:      []string{PolicyHeuristic, PolicyFeatures},
 		SolvedWhen:    "the label is the gold label (Malicious or Benign); an abstention is never solved",
+		CoreMetrics:   []string{"reward", "accuracy", "solved"},
 	}
 }
 

@@ -83,6 +83,7 @@ func (e *Environment) Info() env.Info {
 		MaxTurns:      1,
 		Policies:      []string{PolicyIndicators},
 		SolvedWhen:    "the label is the gold label (Phishing or Legitimate); an abstention is never solved, evidence is scored separately",
+		CoreMetrics:   []string{"reward", "accuracy", "evidence", "solved"},
 	}
 }
 

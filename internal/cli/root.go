@@ -89,6 +89,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(),
 		newVerifyCmd(),
 		newVersionCmd(),
+		newAdvantagesCmd(),
+		newCompareCmd(), newGateCmd(),
 	)
 	return root
 }

@@ -1,0 +1,228 @@
+package advantage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/ingest"
+)
+
+// Loaded is a run turned into groups, with how the weights were found.
+type Loaded struct {
+	Input *Input
+	// WeightsFrom says where the weights came from: "flag", "rows" (the
+	// rubric recorded them) or "fitted" (least squares on recorded rewards).
+	WeightsFrom string
+	// FitMaxResidual is the largest |reward − Σ w·c| after fitting.
+	FitMaxResidual float64
+	// Skipped counts rows without components (errors, unverifiable rows).
+	Skipped int
+	// GroupedBy is "step+problem_id" for a trainer's rows, "example" for
+	// svbench's (all rollouts of one example).
+	GroupedBy string
+}
+
+// compact is what analysis keeps per row: 1M rows stay within ~100 MB.
+type compact struct {
+	group    string
+	comps    map[string]float64
+	reward   float64
+	recorded *float64
+}
+
+// Load reads a run directory or results file, svbench's or a trainer's,
+// streaming it. weights, when non-nil, overrides the rows' weights.
+func Load(path string, weights map[string]float64) (*Loaded, error) {
+	path = artifact.ResultsPath(path)
+	trainer, err := ingest.IsTrainerFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rows []compact
+	var rowWeights map[string]float64
+	skipped := 0
+	ld := &Loaded{GroupedBy: "example"}
+	if trainer {
+		ld.GroupedBy = "step+problem_id"
+		err = eachTrainerRow(path, func(line int, r *ingest.Row) {
+			if len(r.Trainer.Components) == 0 || r.Trainer.Reward == nil {
+				skipped++
+				return
+			}
+			key := r.Trainer.ProblemID
+			if key == "" {
+				key = "line " + strconv.Itoa(line)
+			}
+			if r.Trainer.Step != nil {
+				key = strconv.FormatInt(*r.Trainer.Step, 10) + "/" + key
+			}
+			rows = append(rows, compact{group: key, comps: r.Trainer.Components, reward: *r.Trainer.Reward, recorded: r.Trainer.Advantage})
+		})
+	} else {
+		err = artifact.EachResult(path, func(r *artifact.Result) error {
+			if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" || len(r.Components) == 0 {
+				skipped++
+				return nil
+			}
+			if rowWeights == nil && len(r.Weights) > 0 {
+				rowWeights = r.Weights
+			}
+			var rec *float64
+			if r.Trainer != nil {
+				rec = r.Trainer.Advantage
+			}
+			rows = append(rows, compact{group: strconv.Itoa(r.Index), comps: r.Components, reward: r.Reward, recorded: rec})
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: no row carries reward components (%d rows skipped: errors or unverifiable)", path, skipped)
+	}
+	ld.Skipped = skipped
+
+	names := componentNames(rows)
+	switch {
+	case weights != nil:
+		ld.WeightsFrom = "flag"
+	case rowWeights != nil:
+		weights, ld.WeightsFrom = rowWeights, "rows"
+	default:
+		w, resid, err := fitWeights(rows, names)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the rows record no weights and they cannot be fitted from the recorded rewards (%v); pass --weights name=w,…", path, err)
+		}
+		weights, ld.WeightsFrom, ld.FitMaxResidual = w, "fitted", resid
+	}
+	in := &Input{Names: names}
+	for _, n := range names {
+		w, ok := weights[n]
+		if !ok {
+			return nil, fmt.Errorf("no weight for component %q (weights known: %v); pass --weights", n, slices.Sorted(maps.Keys(weights)))
+		}
+		in.Weights = append(in.Weights, w)
+	}
+	index := map[string]int{}
+	for _, r := range rows {
+		gi, ok := index[r.group]
+		if !ok {
+			gi = len(in.Groups)
+			index[r.group] = gi
+			in.Groups = append(in.Groups, Group{Key: r.group})
+		}
+		c := make([]float64, len(names))
+		for k, n := range names {
+			c[k] = r.comps[n]
+		}
+		in.Groups[gi].Rollouts = append(in.Groups[gi].Rollouts, Rollout{Components: c, Recorded: r.recorded})
+	}
+	ld.Input = in
+	return ld, nil
+}
+
+func componentNames(rows []compact) []string {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.comps {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// fitWeights solves min ‖C w − r‖² for the weights that made the recorded
+// rewards from the components (trainer rows carry both but not the
+// weights), and reports the largest residual so a bad fit is visible.
+func fitWeights(rows []compact, names []string) (map[string]float64, float64, error) {
+	if len(rows) < len(names) {
+		return nil, 0, fmt.Errorf("%d rows for %d components", len(rows), len(names))
+	}
+	c := mat.NewDense(len(rows), len(names), nil)
+	r := mat.NewVecDense(len(rows), nil)
+	for i, row := range rows {
+		for k, n := range names {
+			c.Set(i, k, row.comps[n])
+		}
+		r.SetVec(i, row.reward)
+	}
+	var w mat.VecDense
+	if err := w.SolveVec(c, r); err != nil {
+		return nil, 0, err
+	}
+	out := map[string]float64{}
+	for k, n := range names {
+		// Round away solver noise: rubric weights are short decimals.
+		out[n] = math.Round(w.AtVec(k)*1e9) / 1e9
+	}
+	resid := 0.0
+	for _, row := range rows {
+		s := 0.0
+		for _, n := range names {
+			s += out[n] * row.comps[n]
+		}
+		resid = math.Max(resid, math.Abs(s-row.reward))
+	}
+	return out, resid, nil
+}
+
+func eachTrainerRow(path string, fn func(line int, r *ingest.Row)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			if r, derr := ingest.Decode(t); derr == nil {
+				fn(line, r)
+			} else if !errors.Is(err, io.EOF) {
+				return fmt.Errorf("%s: line %d: %w", path, line, derr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
+	}
+}
+
+// ParseWeights reads "accuracy=1,format=0.1".
+func ParseWeights(s string) (map[string]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]float64{}
+	for _, kv := range bytes.Split([]byte(s), []byte(",")) {
+		k, v, ok := bytes.Cut(bytes.TrimSpace(kv), []byte("="))
+		if !ok || len(k) == 0 {
+			return nil, fmt.Errorf("--weights %q: want name=weight,…", s)
+		}
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("--weights: %s=%s is not a number", k, v)
+		}
+		out[string(k)] = f
+	}
+	return out, nil
+}
+
+// JSON renders the report (a helper for the CLI and server).
+func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }

@@ -1,0 +1,83 @@
+package compare
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCompareByHand(t *testing.T) {
+	// diffs (b − a) = 1, 1, 0, −1: mean 0.25. McNemar: one pair passes
+	// only in A, two only in B; exact p = 2·P(Bin(3, ½) ≤ 1) = 2·4/8 = 1.
+	// Sign flips of (1, 1, −1) give |sum| ≥ 1 in all 8 cases: p = 1.
+	q := Compare("solved", []float64{0, 0, 1, 1}, []float64{1, 1, 1, 0}, Options{})
+	if q.Diff != 0.25 || q.MeanA != 0.5 || q.MeanB != 0.75 {
+		t.Fatalf("means %+v", q)
+	}
+	if q.McNemar == nil || q.McNemar.OnlyA != 1 || q.McNemar.OnlyB != 2 || q.McNemar.P != 1 {
+		t.Fatalf("mcnemar %+v", q.McNemar)
+	}
+	if q.P < 0.99 || q.Test != "sign-flip permutation" {
+		t.Fatalf("p %v (%s)", q.P, q.Test)
+	}
+	if q.DiffLo > q.Diff || q.DiffHi < q.Diff {
+		t.Fatalf("CI [%v, %v] excludes %v", q.DiffLo, q.DiffHi, q.Diff)
+	}
+	if q.Significant() {
+		t.Fatalf("a 4-row difference reported as significant: %+v", q)
+	}
+}
+
+func TestCompareClearDifference(t *testing.T) {
+	a, b := make([]float64, 30), make([]float64, 30)
+	for i := range b {
+		b[i] = 1
+	}
+	q := Compare("accuracy", a, b, Options{})
+	// Only the all-plus and all-minus flips reach |sum| = 30.
+	if q.P > 0.001 || !q.Significant() || q.DiffLo != 1 || q.DiffHi != 1 {
+		t.Fatalf("%+v", q)
+	}
+	if q.EffectSize != nil {
+		t.Fatalf("effect size defined with zero spread: %v", *q.EffectSize)
+	}
+	if q.McNemar.P > 1e-8 {
+		t.Fatalf("McNemar p %v for 30 discordant pairs all one way", q.McNemar.P)
+	}
+}
+
+func TestPairedT(t *testing.T) {
+	// d = 1..5: mean 3, sd 1.5811, t = 4.2426 on 4 df, two-sided p = 0.013236.
+	if p := pairedT([]float64{1, 2, 3, 4, 5}); math.Abs(p-0.013236) > 1e-5 {
+		t.Fatalf("p = %v", p)
+	}
+	q := Compare("reward", []float64{0, 0, 0, 0, 0}, []float64{1, 2, 3, 4, 5}, Options{PermutationBudget: 1})
+	if q.Test != "paired t" || math.Abs(q.P-0.013236) > 1e-5 || q.EffectSize == nil || math.Abs(*q.EffectSize-3/1.5811388) > 1e-6 {
+		t.Fatalf("%+v", q)
+	}
+}
+
+func TestPairAndSlices(t *testing.T) {
+	row := func(key string, v float64, diff string) Row {
+		return Row{Key: key, Values: map[string]float64{"reward": v}, Slices: map[string]string{"difficulty": diff}}
+	}
+	a := []Row{row("0/0", 1, "easy"), row("1/0", 0, "hard"), row("2/0", 0, "hard"), row("9/0", 1, "easy")}
+	b := []Row{row("2/0", 1, "hard"), row("0/0", 1, "easy"), row("1/0", 1, "hard"), row("7/0", 0, "easy")}
+	p := Pair(a, b)
+	if len(p.A) != 3 || p.OnlyA != 1 || p.OnlyB != 1 {
+		t.Fatalf("pairs %d, only A %d, only B %d", len(p.A), p.OnlyA, p.OnlyB)
+	}
+	sl := Slices(p, []string{"difficulty"}, []string{"reward"}, Options{})
+	if len(sl) != 2 || sl[0].Value != "easy" || sl[0].Quantity[0].Diff != 0 || sl[1].Value != "hard" || sl[1].Quantity[0].Diff != 1 {
+		t.Fatalf("slices %+v", sl)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a := []float64{0.1, 0.5, 0.3, 0.9, 0.2, 0.4}
+	b := []float64{0.2, 0.4, 0.8, 0.7, 0.6, 0.1}
+	q1 := Compare("r", a, b, Options{Seed: 3})
+	q2 := Compare("r", a, b, Options{Seed: 3})
+	if q1.P != q2.P || q1.DiffLo != q2.DiffLo || q1.DiffHi != q2.DiffHi {
+		t.Fatalf("same seed, different results: %+v vs %+v", q1, q2)
+	}
+}

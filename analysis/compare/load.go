@@ -1,0 +1,241 @@
+package compare
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/ingest"
+)
+
+// SliceFields are the row metadata fields breakdowns use when present.
+var SliceFields = []string{"difficulty", "scenario", "attack_family", "cwe", "language", "fixture_type", "campaign", "category", "source"}
+
+// Run is one run's rows, ready to pair.
+type Run struct {
+	Dir  string
+	Meta *artifact.Metadata
+	Rows []Row
+	// Names lists the quantities present: reward, solved, then components.
+	Names []string
+	// Skipped counts rows without a score (model errors, scoring errors,
+	// unverifiable rows).
+	Skipped int
+}
+
+// Load reads an svbench run directory, or a trainer's run directory
+// (recorded rewards and components, paired by problem and sample id).
+func Load(path string) (*Run, error) {
+	res := artifact.ResultsPath(path)
+	if _, err := os.Stat(res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run := &Run{Dir: filepath.Dir(res)}
+	names := map[string]bool{}
+	trainer, err := ingest.IsTrainerFile(res)
+	if err != nil {
+		return nil, err
+	}
+	if trainer {
+		man, err := ingest.ReadManifest(run.Dir)
+		if err != nil {
+			return nil, err
+		}
+		if man != nil {
+			run.Meta = man.Metadata(man.EnvironmentID, "recorded")
+		}
+		err = eachLine(res, func(b []byte) {
+			r, err := ingest.Decode(b)
+			if err != nil || r.Trainer.Reward == nil {
+				run.Skipped++
+				return
+			}
+			tr := r.Trainer
+			key := tr.ProblemID + "/" + tr.SampleID
+			if tr.Step != nil {
+				key = strconv.FormatInt(*tr.Step, 10) + ":" + key
+			}
+			row := Row{Key: key, Values: map[string]float64{"reward": *tr.Reward}}
+			for k, v := range tr.Components {
+				row.Values[k] = v
+			}
+			for k := range row.Values {
+				names[k] = true
+			}
+			run.Rows = append(run.Rows, row)
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		if m, err := artifact.ReadMetadata(run.Dir); err == nil {
+			run.Meta = m
+		}
+		err = artifact.EachResult(res, func(r *artifact.Result) error {
+			if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" {
+				run.Skipped++
+				return nil
+			}
+			id := r.ExampleID
+			if id == "" {
+				id = "#" + strconv.Itoa(r.Index)
+			}
+			row := Row{Key: id + "/" + strconv.Itoa(r.Rollout), Values: map[string]float64{"reward": r.Reward}}
+			for k, v := range r.Components {
+				row.Values[k] = v
+			}
+			if r.Solved != nil {
+				row.Values["solved"] = b2f(*r.Solved)
+			}
+			for _, f := range SliceFields {
+				if v, ok := r.Meta[f]; ok {
+					if row.Slices == nil {
+						row.Slices = map[string]string{}
+					}
+					row.Slices[f] = fmt.Sprint(v)
+				}
+			}
+			for k := range row.Values {
+				names[k] = true
+			}
+			run.Rows = append(run.Rows, row)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(run.Rows) == 0 {
+		return nil, fmt.Errorf("%s: no scored rows to compare (%d skipped)", path, run.Skipped)
+	}
+	delete(names, "reward")
+	delete(names, "solved")
+	run.Names = []string{"reward"}
+	for _, r := range run.Rows {
+		if _, ok := r.Values["solved"]; ok {
+			run.Names = append(run.Names, "solved")
+			break
+		}
+	}
+	run.Names = append(run.Names, slices.Sorted(maps.Keys(names))...)
+	return run, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Mismatches lists what differs between two runs that makes their numbers
+// incomparable: environment, dataset revision, rubric, rollouts per
+// example, max tokens, max turns, tool budget and other parameters, and the
+// system prompt. Unknown values (a side without metadata) are not flagged.
+func Mismatches(a, b *artifact.Metadata) []Mismatch {
+	if a == nil || b == nil {
+		return nil
+	}
+	var out []Mismatch
+	add := func(field, x, y string) {
+		if x != "" && y != "" && x != y {
+			out = append(out, Mismatch{Field: field, A: x, B: y})
+		}
+	}
+	add("environment", a.Environment, b.Environment)
+	add("dataset revision", a.DatasetRev, b.DatasetRev)
+	add("rubric", a.Rubric, b.Rubric)
+	add("rollouts per example", itoa(a.Rollouts), itoa(b.Rollouts))
+	add("max tokens", maxTokens(a), maxTokens(b))
+	add("max turns", maxTurns(a), maxTurns(b))
+	add("tool budget", a.Params["tool_budget"], b.Params["tool_budget"])
+	for _, k := range slices.Sorted(maps.Keys(unionKeys(a.Params, b.Params))) {
+		if k == "tool_budget" || k == "max_turns" {
+			continue
+		}
+		if a.Params[k] != b.Params[k] {
+			out = append(out, Mismatch{Field: "param " + k, A: orNone(a.Params[k]), B: orNone(b.Params[k])})
+		}
+	}
+	add("system prompt sha256", a.Launch.SystemPromptSHA256, b.Launch.SystemPromptSHA256)
+	return out
+}
+
+func unionKeys(a, b map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func maxTokens(m *artifact.Metadata) string {
+	var s struct {
+		MaxTokens int `json:"max_tokens"`
+	}
+	if json.Unmarshal(m.Sampling, &s) != nil || s.MaxTokens == 0 {
+		return "(server default)"
+	}
+	return strconv.Itoa(s.MaxTokens)
+}
+
+func maxTurns(m *artifact.Metadata) string {
+	if v := m.Params["max_turns"]; v != "" {
+		return v
+	}
+	if m.Launch.MaxTurns > 0 {
+		return strconv.Itoa(m.Launch.MaxTurns)
+	}
+	return "(environment default)"
+}
+
+func eachLine(path string, fn func([]byte)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return scanLines(f, fn)
+}
+
+func scanLines(r io.Reader, fn func([]byte)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		b, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(b); len(t) > 0 {
+			fn(t)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

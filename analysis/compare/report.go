@@ -1,0 +1,187 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Comparison is `svbench compare`'s result for one pair of runs (B against
+// the baseline A).
+type Comparison struct {
+	A          string     `json:"baseline"`
+	B          string     `json:"candidate"`
+	ModelA     string     `json:"baseline_model,omitempty"`
+	ModelB     string     `json:"candidate_model,omitempty"`
+	Pairs      int        `json:"pairs"`
+	OnlyA      int        `json:"unpaired_baseline_rows"`
+	OnlyB      int        `json:"unpaired_candidate_rows"`
+	Mismatches []Mismatch `json:"mismatches,omitempty"`
+	Quantities []Quantity `json:"quantities"`
+	Slices     []Slice    `json:"slices,omitempty"`
+}
+
+// Runs compares candidate against baseline. allowUnpaired permits rows
+// without a partner (they are counted and left out); a budget mismatch is
+// always refused unless allowMismatch.
+func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparison, error) {
+	c := &Comparison{A: a.Dir, B: b.Dir}
+	if a.Meta != nil {
+		c.ModelA = a.Meta.Model
+	}
+	if b.Meta != nil {
+		c.ModelB = b.Meta.Model
+	}
+	c.Mismatches = Mismatches(a.Meta, b.Meta)
+	if len(c.Mismatches) > 0 && !allowMismatch {
+		var d []string
+		for _, m := range c.Mismatches {
+			d = append(d, m.String())
+		}
+		return nil, fmt.Errorf("%s and %s are not comparable: %s (match the budgets and settings, or pass --allow-mismatch to compare anyway and say so)", a.Dir, b.Dir, strings.Join(d, "; "))
+	}
+	p := Pair(a.Rows, b.Rows)
+	c.Pairs, c.OnlyA, c.OnlyB = len(p.A), p.OnlyA, p.OnlyB
+	if c.Pairs == 0 {
+		return nil, fmt.Errorf("%s and %s share no (example, rollout) pair: were they run on the same dataset and seed?", a.Dir, b.Dir)
+	}
+	if (c.OnlyA > 0 || c.OnlyB > 0) && !allowUnpaired {
+		return nil, fmt.Errorf("%s and %s are not fully paired: %d rows only in the baseline, %d only in the candidate (finish the runs with --resume, or pass --allow-unpaired to compare the %d shared pairs)", a.Dir, b.Dir, c.OnlyA, c.OnlyB, c.Pairs)
+	}
+	names := intersect(a.Names, b.Names)
+	c.Quantities = Quantities(p, names, opts)
+	c.Slices = Slices(p, SliceFields, names, opts)
+	return c, nil
+}
+
+func intersect(a, b []string) []string {
+	in := map[string]bool{}
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Markdown renders the comparison.
+func (c *Comparison) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s → %s\n\n", orDash(c.ModelA, c.A), orDash(c.ModelB, c.B))
+	fmt.Fprintf(&b, "Baseline `%s`, candidate `%s`: %d paired rollouts", c.A, c.B, c.Pairs)
+	if c.OnlyA+c.OnlyB > 0 {
+		fmt.Fprintf(&b, " (%d baseline and %d candidate rows unpaired, left out)", c.OnlyA, c.OnlyB)
+	}
+	b.WriteString(".\n\n")
+	for _, m := range c.Mismatches {
+		fmt.Fprintf(&b, "**Not budget-matched:** %s.\n\n", m)
+	}
+	b.WriteString(quantityTable(c.Quantities))
+	b.WriteString("\nΔ is candidate − baseline with a paired bootstrap 95% interval; p from the paired test named; d_z = mean Δ / sd Δ; McNemar for pass/fail quantities. **bold** = the interval excludes 0.\n")
+	if len(c.Slices) > 0 {
+		b.WriteString("\n### By slice (reward)\n\n| field | value | n | Δ | 95% CI | p |\n|---|---|---|---|---|---|\n")
+		for _, s := range c.Slices {
+			for _, q := range s.Quantity {
+				if q.Name != "reward" {
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %s | %d | %s | [%.4f, %.4f] | %.3g |\n", s.Field, s.Value, q.N, diffCell(q), q.DiffLo, q.DiffHi, q.P)
+			}
+		}
+	}
+	return b.String()
+}
+
+func quantityTable(qs []Quantity) string {
+	var b strings.Builder
+	b.WriteString("| quantity | n | baseline | candidate | Δ | 95% CI | p | d_z | McNemar (A only / B only, p) |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, q := range qs {
+		es := "n/a"
+		if q.EffectSize != nil {
+			es = fmt.Sprintf("%.3f", *q.EffectSize)
+		}
+		mc := "—"
+		if q.McNemar != nil {
+			mc = fmt.Sprintf("%d / %d, %.3g", q.McNemar.OnlyA, q.McNemar.OnlyB, q.McNemar.P)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %s | [%.4f, %.4f] | %.3g (%s) | %s | %s |\n",
+			q.Name, q.N, q.MeanA, q.MeanB, diffCell(q), q.DiffLo, q.DiffHi, q.P, q.Test, es, mc)
+	}
+	return b.String()
+}
+
+func diffCell(q Quantity) string {
+	s := fmt.Sprintf("%+.4f", q.Diff)
+	if q.Significant() {
+		return "**" + s + "**"
+	}
+	return s
+}
+
+func orDash(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// GateRule is one metric's allowed drop.
+type GateRule struct {
+	Metric string
+	// MaxDrop is the largest relative drop allowed (0.03 = 3%).
+	MaxDrop float64
+	// LowerIsBetter flips the direction (a rise is a regression).
+	LowerIsBetter bool
+}
+
+// GateResult is one rule's verdict.
+type GateResult struct {
+	Metric      string  `json:"metric"`
+	Baseline    float64 `json:"baseline"`
+	Candidate   float64 `json:"candidate"`
+	RelDrop     float64 `json:"relative_drop"`
+	MaxDrop     float64 `json:"max_drop"`
+	Significant bool    `json:"significant"`
+	// Verdict is "pass", "fail", "noise" (over the limit but the paired
+	// interval includes 0) or "missing".
+	Verdict string `json:"verdict"`
+}
+
+// Gate applies the rules to a comparison. A drop beyond the limit fails
+// only when the paired 95% interval excludes 0 (or always, when strict).
+func Gate(c *Comparison, rules []GateRule, strict bool) ([]GateResult, bool) {
+	byName := map[string]Quantity{}
+	for _, q := range c.Quantities {
+		byName[q.Name] = q
+	}
+	ok := true
+	var out []GateResult
+	for _, r := range rules {
+		q, found := byName[r.Metric]
+		if !found {
+			out = append(out, GateResult{Metric: r.Metric, MaxDrop: r.MaxDrop, Verdict: "missing"})
+			ok = false
+			continue
+		}
+		drop := q.MeanA - q.MeanB
+		if r.LowerIsBetter {
+			drop = -drop
+		}
+		rel := drop / math.Max(math.Abs(q.MeanA), 1e-12)
+		g := GateResult{Metric: r.Metric, Baseline: q.MeanA, Candidate: q.MeanB, RelDrop: rel, MaxDrop: r.MaxDrop, Significant: q.Significant(), Verdict: "pass"}
+		if rel > r.MaxDrop {
+			switch {
+			case q.Significant() || strict:
+				g.Verdict, ok = "fail", false
+			default:
+				g.Verdict = "noise"
+			}
+		}
+		out = append(out, g)
+	}
+	return out, ok
+}

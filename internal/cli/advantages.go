@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/analysis/advantage"
+	"github.com/svbench/svbench/artifact"
+)
+
+func newAdvantagesCmd() *cobra.Command {
+	var weights, out string
+	cmd := &cobra.Command{
+		Use:   "advantages RUN",
+		Short: "Compare GRPO, per-component and GDPO-style advantages on a run's multi-component rewards",
+		Long: `Groups a run's rollouts by prompt (and training step for a trainer's rows) and computes
+each rollout's advantage under GRPO (mean-centred, with and without std normalisation),
+per-component normalisation then weighted sum, and GDPO-style decoupled normalisation
+followed by batch normalisation. Reports the share of collapsed (zero-advantage) groups,
+which component decides the advantage's sign, each scheme's rank correlation with each
+component, sensitivity to ±20% weight changes, and which scheme reproduces the advantages
+a trainer recorded. Weights come from the rows (svbench records the rubric's), --weights,
+or a least-squares fit of the recorded rewards. Writes advantages.json and advantages.md.`,
+		Example: "  svbench advantages outputs/evals/network-logs--m/RUN\n  svbench advantages prime-rl-run/ --weights accuracy=1,format=0.1,calibration=0.2,asymmetric_cost=0.5",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := advantage.ParseWeights(weights)
+			if err != nil {
+				return usageError{err}
+			}
+			if _, err := os.Stat(args[0]); err != nil {
+				return usagef("advantages: %v", err)
+			}
+			ld, err := advantage.Load(args[0], w)
+			if err != nil {
+				return err
+			}
+			rep, err := advantage.Analyse(ld.Input)
+			if err != nil {
+				return err
+			}
+			dir := out
+			if dir == "" {
+				dir = filepath.Dir(artifact.ResultsPath(args[0]))
+			}
+			b, err := rep.JSON()
+			if err != nil {
+				return err
+			}
+			if err := artifact.WriteFileAtomic(filepath.Join(dir, "advantages.json"), append(b, '\n')); err != nil {
+				return err
+			}
+			md := rep.Markdown(ld)
+			if err := artifact.WriteFileAtomic(filepath.Join(dir, "advantages.md"), []byte(md)); err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), md)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote advantages.json and advantages.md to %s\n", dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&weights, "weights", "", "component weights name=w,… (default: recorded in the rows, else fitted)")
+	cmd.Flags().StringVar(&out, "out", "", "output directory (default: the run's)")
+	return cmd
+}
