@@ -3,6 +3,7 @@ package configaudit
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/svbench/svbench/extract"
@@ -49,9 +50,16 @@ type Output struct {
 
 // ParseOutput reads the model's final text. It never fails: problems are
 // recorded and make the output schema-invalid.
+//
+// The object is read as Python's json.loads reads it (extract.PyMap), so
+// NaN, Infinity and -Infinity do not discard the answer. Both rubrics then
+// treat such a value as an invalid value of its field: a confidence that is
+// not a finite number in [0, 1] makes the output schema-invalid (format 0)
+// and leaves Confidence at 0; in a violation or a patch it is a value of the
+// wrong type. The violations themselves are scored as usual.
 func ParseOutput(text string) Output {
 	var o Output
-	m, ok := extract.Map(text)
+	m, ok := extract.PyMap(text)
 	if !ok {
 		o.Problems = append(o.Problems, "no JSON object in the answer")
 		return o
@@ -103,8 +111,17 @@ func ParseOutput(text string) Output {
 			o.Patch = p
 		}
 	case []any:
-		// A JSON Patch given as an array rather than a string.
-		if b, err := json.Marshal(p); err == nil && len(b) <= MaxPatchBytes {
+		// A JSON Patch given as an array rather than a string. An array
+		// holding NaN or Infinity cannot be re-encoded: no patch.
+		b, err := json.Marshal(p)
+		switch {
+		case err != nil:
+			o.SchemaValid = false
+			o.Problems = append(o.Problems, `"patch" array is not valid JSON (NaN or Infinity); ignored`)
+		case len(b) > MaxPatchBytes:
+			o.SchemaValid = false
+			o.Problems = append(o.Problems, fmt.Sprintf("patch array is %d bytes, over the %d-byte limit; ignored", len(b), MaxPatchBytes))
+		default:
 			o.Patch = string(b)
 		}
 	default:
@@ -112,16 +129,48 @@ func ParseOutput(text string) Output {
 		o.Problems = append(o.Problems, `"patch" must be a string`)
 	}
 	if c, ok := m["confidence"]; ok {
-		n, isNum := c.(json.Number)
-		f, err := n.Float64()
-		if !isNum || err != nil || f < 0 || f > 1 {
-			o.SchemaValid = false
-			o.Problems = append(o.Problems, `"confidence" must be a number in [0, 1]`)
-		} else {
+		if f, ok := confidence(c); ok {
 			o.Confidence = f
+		} else {
+			o.SchemaValid = false
+			o.Problems = append(o.Problems, fmt.Sprintf(`"confidence" must be a finite number in [0, 1], got %s`, describe(c)))
 		}
 	}
 	return o
+}
+
+// confidence accepts a finite JSON number in [0, 1]. NaN and the
+// infinities fail: NaN compares false with both bounds, so it is rejected
+// explicitly rather than by the range check.
+func confidence(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || f > 1 {
+		return 0, false
+	}
+	return f, true
+}
+
+// describe names a decoded JSON value for a problem message, briefly.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case extract.NonFinite:
+		return x.String()
+	case json.Number:
+		return truncate(string(x), 32)
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	}
+	return "an object"
 }
 
 func knownSeverity(s string) bool {

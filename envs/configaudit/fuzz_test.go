@@ -1,6 +1,7 @@
 package configaudit
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,10 @@ func FuzzParseOutput(f *testing.F) {
 		`{"violations": [{"id": 5}], "patch": [{"op": "remove", "path": "/spec"}]}`,
 		`<think>x</think>{"violations": [{"id": "a/b", "severity": "critical"}]`,
 		"",
+		`{"violations": [{"id": "kube-linter/latest-tag", "severity": "med"}], "confidence": NaN}`,
+		"```json\n{\"violations\": [NaN, {\"id\": Infinity}], \"confidence\": -Infinity}\n```",
+		`{"violations": [], "patch": [{"op": "add", "path": "/a", "value": NaN}], "confidence": Infinity}`,
+		`{"violations": ["\u0000NaN"], "patch": NaN}`,
 	} {
 		f.Add(s)
 	}
@@ -23,6 +28,9 @@ func FuzzParseOutput(f *testing.F) {
 		}
 		if o.SchemaValid && !o.JSON {
 			t.Fatal("schema-valid without a JSON object")
+		}
+		if math.IsNaN(o.Confidence) || o.Confidence < 0 || o.Confidence > 1 {
+			t.Fatalf("confidence %v outside [0, 1]", o.Confidence)
 		}
 		for _, v := range o.Violations {
 			if v.ID == "" || len(v.ID) > MaxIDLen {

@@ -1,7 +1,6 @@
 package netlogs
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -55,28 +54,27 @@ type Output struct {
 }
 
 // Parse reads a completion. It never panics and never fails: malformed
-// output is a parse with no label.
+// output is a parse with no label. The object is read under Python's json
+// grammar (extract.PyMap), as the reference does: NaN, Infinity and
+// -Infinity are accepted, and a confidence given as one is a float outside
+// [0, 1], so it counts as 0 and fails both format checks.
 func Parse(text string) Output {
 	var out Output
-	obj, ok := findObject(text)
+	obj, ok := extract.PyMap(text)
 	if !ok {
 		return out
 	}
 	out.Object = true
 
-	if raw, ok := obj["label"]; ok && len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			switch s {
-			case LabelMalicious, LabelBenign, LabelAbstain:
-				out.RefLabel = s
-			}
-			out.Label = canonicalLabel(s)
+	if s, ok := obj["label"].(string); ok {
+		switch s {
+		case LabelMalicious, LabelBenign, LabelAbstain:
+			out.RefLabel = s
 		}
+		out.Label = canonicalLabel(s)
 	}
 
-	if raw, ok := obj["confidence"]; ok && len(raw) > 0 {
-		conf := decodeScalar(raw)
+	if conf, ok := obj["confidence"]; ok {
 		if f, ok := pyFloat(conf); ok && f >= 0 && f <= 1 {
 			out.RefConfidence = f
 		}
@@ -95,32 +93,10 @@ func Parse(text string) Output {
 			}
 		}
 	}
-	if raw, ok := obj["rationale"]; ok && len(raw) > 2 && raw[0] == '"' {
-		var r string
-		if json.Unmarshal(raw, &r) == nil && strings.TrimSpace(r) != "" {
-			out.HasRationale = true
-		}
+	if r, ok := obj["rationale"].(string); ok && strings.TrimSpace(r) != "" {
+		out.HasRationale = true
 	}
 	return out
-}
-
-// decodeScalar turns a raw JSON value into json.Number, bool, string, or
-// nil for null, arrays and objects (which Python's float() rejects alike).
-func decodeScalar(raw json.RawMessage) any {
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case c == 't':
-		return true
-	case c == 'f':
-		return false
-	case c == '-' || isDigit(c):
-		return json.Number(raw)
-	}
-	return nil
 }
 
 func canonicalLabel(s string) string {
@@ -156,14 +132,16 @@ func asNumError(err error, target **strconv.NumError) bool {
 	return ok
 }
 
-// pyFloat mirrors Python's float(x) on a decoded JSON value: numbers and
-// bools convert, strings convert when Python's float literal grammar
-// accepts them, everything else (None, lists, objects) raises and the
-// reference maps that to 0.
+// pyFloat mirrors Python's float(x) on a decoded JSON value: numbers, the
+// NaN/Infinity constants and bools convert, strings convert when Python's
+// float literal grammar accepts them, everything else (None, lists,
+// objects) raises and the reference maps that to 0.
 func pyFloat(v any) (float64, bool) {
 	switch x := v.(type) {
 	case json.Number:
 		return numberValue(x)
+	case extract.NonFinite:
+		return float64(x), true
 	case bool:
 		if x {
 			return 1, true
@@ -249,112 +227,3 @@ func decimalString(s string) (float64, bool) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// findObject follows the reference extraction order (whole text, first
-// fenced block, first balanced object). Python's json module also accepts
-// the non-standard constants NaN, Infinity and -Infinity, so when the text
-// contains them the candidates are checked with those rewritten to
-// placeholder strings; the placeholders are neither labels nor numbers,
-// which is exactly how the reference treats NaN/inf after conversion.
-func findObject(text string) (map[string]json.RawMessage, bool) {
-	if len(text) > MaxCompletion {
-		text = text[:MaxCompletion]
-	}
-	if !strings.Contains(text, "NaN") && !strings.Contains(text, "Infinity") {
-		raw, ok := extract.Object(text)
-		if !ok {
-			return nil, false
-		}
-		return decodeObject(raw)
-	}
-	return extract.Find(text, pyObject)
-}
-
-func pyObject(s string) (map[string]json.RawMessage, bool) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "{") {
-		return nil, false
-	}
-	return decodeObject([]byte(pyConstants(s)))
-}
-
-// decodeObject reads the top-level members of a JSON object, leaving their
-// values raw so a long rationale or nested junk costs no decoding.
-func decodeObject(raw []byte) (map[string]json.RawMessage, bool) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, false
-	}
-	return m, true
-}
-
-// pyConstants rewrites NaN, Infinity and -Infinity where a JSON value may
-// start (never inside strings, never as keys) to placeholder strings.
-func pyConstants(s string) string {
-	var out *bytes.Buffer
-	var stack []byte
-	expectValue := true
-	last := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			i = j + 1
-			expectValue = false
-			continue
-		case c == '{':
-			stack = append(stack, c)
-			expectValue = false
-		case c == '[':
-			stack = append(stack, c)
-			expectValue = true
-		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			expectValue = false
-		case c == ':':
-			expectValue = true
-		case c == ',':
-			expectValue = len(stack) > 0 && stack[len(stack)-1] == '['
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			if expectValue {
-				if tok := pyConstantAt(s[i:]); tok != "" {
-					if out == nil {
-						out = &bytes.Buffer{}
-					}
-					out.WriteString(s[last:i])
-					out.WriteString(`"\u0000` + tok + `"`)
-					i += len(tok)
-					last = i
-					expectValue = false
-					continue
-				}
-			}
-			expectValue = false
-		}
-		i++
-	}
-	if out == nil {
-		return s
-	}
-	out.WriteString(s[last:])
-	return out.String()
-}
-
-func pyConstantAt(s string) string {
-	for _, tok := range [...]string{"NaN", "Infinity", "-Infinity"} {
-		if strings.HasPrefix(s, tok) {
-			return tok
-		}
-	}
-	return ""
-}

@@ -66,9 +66,15 @@ type Output struct {
 
 // ParseOutput reads a completion. It never fails: malformed output is an
 // Output without a label.
+//
+// The object is read as Python's json.loads reads it (extract.PyMap): the
+// literals NaN, Infinity and -Infinity do not discard the answer. A
+// confidence given as one is what Python's float() makes of it, a float
+// outside [0, 1]: RefConfOK and ConfNumber are both false and both
+// confidences stay 0. Anywhere else it is a value of the wrong type.
 func ParseOutput(text string) Output {
 	var o Output
-	obj, ok := extract.Map(text)
+	obj, ok := extract.PyMap(text)
 	if !ok {
 		return o
 	}
@@ -85,11 +91,13 @@ func ParseOutput(text string) Output {
 		o.ExactLabel = s == o.Label && o.Label != ""
 	}
 	if c, ok := obj["confidence"]; ok {
-		if f, ok := pyFloat(c); ok && f >= 0 && f <= 1 {
+		// NaN fails both comparisons, as it does in Python; finite says so
+		// explicitly.
+		if f, ok := pyFloat(c); ok && finite(f) && f >= 0 && f <= 1 {
 			o.RefConfidence, o.RefConfOK = f, true
 		}
 		if n, ok := c.(json.Number); ok {
-			if f, err := n.Float64(); err == nil && f >= 0 && f <= 1 {
+			if f, err := n.Float64(); err == nil && finite(f) && f >= 0 && f <= 1 {
 				o.Confidence, o.ConfNumber = f, true
 			}
 		}
@@ -101,12 +109,17 @@ func ParseOutput(text string) Output {
 	}
 	list, isList := ev.([]any)
 	if !isList {
+		// Evidence that is present but not a list is one malformed item:
+		// a string keeps its text, anything else (a number, NaN, an object)
+		// has none, so the reference's format check finds no non-blank
+		// string and grounding finds nothing.
 		o.EvidenceWellFormed = false
-		if s, ok := ev.(string); ok {
-			o.EvidenceGiven, o.EvidenceCount = true, 1
+		o.EvidenceGiven, o.EvidenceCount = true, 1
+		s, isString := ev.(string)
+		if isString {
 			o.RefStrings = []string{s}
-			o.Items = []Item{{Value: s}}
 		}
+		o.Items = []Item{{Value: s}}
 		return o
 	}
 	if len(list) == 0 {
@@ -149,6 +162,8 @@ func pyFloat(v any) (float64, bool) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		return f, err == nil || isRangeErr(err)
+	case extract.NonFinite:
+		return float64(x), true
 	case bool:
 		if x {
 			return 1, true
@@ -181,5 +196,5 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// finite guards report values.
+// finite reports whether f is a number: not NaN, not ±Inf.
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

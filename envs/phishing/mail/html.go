@@ -1,7 +1,6 @@
 package mail
 
 import (
-	"html"
 	"strconv"
 	"strings"
 
@@ -11,7 +10,8 @@ import (
 
 // html renders an HTML body to visible text, keeping every anchor's href
 // with its visible text and every form, and dropping script, style and
-// inline data: images (which can be megabytes of base64).
+// inline data: images (which can be megabytes of base64). Character
+// references are decoded exactly once, by the tokenizer.
 func (p *parser) html(src string) {
 	z := xhtml.NewTokenizer(strings.NewReader(src))
 	var out strings.Builder
@@ -35,7 +35,10 @@ func (p *parser) html(src string) {
 			if skip > 0 {
 				continue
 			}
-			t := html.UnescapeString(string(z.Text()))
+			// Text already decodes character references (as TagAttr
+			// does for attribute values): decoding again would turn the
+			// source "AT&amp;amp;T" into "AT&T" instead of "AT&amp;T".
+			t := string(z.Text())
 			out.WriteString(t)
 			if anchor != nil && anchorText.Len() < 2048 {
 				anchorText.WriteString(t)

@@ -190,6 +190,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("From: \"PayPal\" <x@paypa1.com>\nContent-Type: multipart/alternative; boundary=B\n\n--B\nContent-Type: text/html; charset=koi8-r\nContent-Transfer-Encoding: quoted-printable\n\n<a href=3D\"http://1.2.3.4/\">www.paypal.com</a>\n--B--\n")
 	f.Add("Content-Type: message/rfc822\n\nFrom: y@z\n\nx")
 	f.Add("no headers")
+	f.Add("From: a@b.example\nContent-Type: text/html\n\n<p>AT&amp;amp;T &#x26; &amp</p><a href=\"http://x.example/?a=1&amp;amp;b\">AT&amp;T</a>")
 	f.Fuzz(func(t *testing.T, raw string) {
 		lim := DefaultLimits()
 		lim.MaxBytes = 1 << 16
@@ -212,5 +213,83 @@ func TestFindURLs(t *testing.T) {
 	want := "https://a.example/x?y=1 | www.b.example/path | irs-refunds.website/claim | HTTP://C.EXAMPLE | http://e.example/(p)"
 	if got != want {
 		t.Errorf("findURLs:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestHTMLEntitiesDecodedOnce: each layer decodes once. The transfer
+// encoding is undone by the MIME layer, character references by the HTML
+// tokenizer (text and attribute values alike); plain text keeps an "&amp;"
+// as written. "AT&amp;amp;T" in HTML source therefore reads "AT&amp;T".
+func TestHTMLEntitiesDecodedOnce(t *testing.T) {
+	const hdr = "From: a@b.example\r\n"
+	cases := []struct {
+		name      string
+		raw       string
+		text      []string // substrings of Msg.Text
+		notText   []string
+		hrefs     []string // Links[i].Href, in order
+		linkTexts []string // Links[i].Text, in order
+	}{
+		{
+			name:    "html text",
+			raw:     hdr + "Content-Type: text/html; charset=utf-8\r\n\r\n<p>Dear AT&amp;amp;T customer &amp; friend, 3 &lt; 4 &#38;&#x26;</p>",
+			text:    []string{"Dear AT&amp;T customer & friend, 3 < 4 &&"},
+			notText: []string{"AT&T"},
+		},
+		{
+			name:      "html anchor text and href",
+			raw:       hdr + "Content-Type: text/html\r\n\r\n<a href=\"https://evil.example/x?a=1&amp;amp;b=2&amp;c=3\">AT&amp;amp;T sign-in</a>",
+			text:      []string{"AT&amp;T sign-in"},
+			hrefs:     []string{"https://evil.example/x?a=1&amp;b=2&c=3"},
+			linkTexts: []string{"AT&amp;T sign-in"},
+		},
+		{
+			name:    "quoted-printable html",
+			raw:     hdr + "Content-Type: text/html; charset=iso-8859-1\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p style=3D\"x\">AT&amp;amp;T =E9t=E9 &amp;lt;</p>",
+			text:    []string{"AT&amp;T été &lt;"},
+			notText: []string{"AT&T", "été <"},
+		},
+		{
+			name:    "plain text is not HTML",
+			raw:     hdr + "Content-Type: text/plain\r\n\r\nDear AT&amp;T customer, 3 &lt; 4 https://a.example/x?a=1&amp;b=2",
+			text:    []string{"Dear AT&amp;T customer, 3 &lt; 4"},
+			notText: []string{"AT&T", "3 < 4"},
+			hrefs:   []string{"https://a.example/x?a=1&amp;b=2"},
+		},
+		{
+			name: "multipart alternative",
+			raw: hdr + "Content-Type: multipart/alternative; boundary=B\r\n\r\n--B\r\nContent-Type: text/plain\r\n\r\nplain AT&amp;T\r\n" +
+				"--B\r\nContent-Type: text/html\r\n\r\n<p>html AT&amp;amp;T</p>\r\n--B--\r\n",
+			text:    []string{"plain AT&amp;T", "html AT&amp;T"},
+			notText: []string{"AT&T"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Parse(tc.raw)
+			for _, s := range tc.text {
+				if !strings.Contains(m.Text, s) {
+					t.Errorf("text %q lacks %q", m.Text, s)
+				}
+			}
+			for _, s := range tc.notText {
+				if strings.Contains(m.Text, s) {
+					t.Errorf("text %q contains %q: decoded twice", m.Text, s)
+				}
+			}
+			if tc.hrefs != nil || tc.linkTexts != nil {
+				var hrefs, texts []string
+				for _, l := range m.Links {
+					hrefs = append(hrefs, l.Href)
+					texts = append(texts, l.Text)
+				}
+				if tc.hrefs != nil && strings.Join(hrefs, " ") != strings.Join(tc.hrefs, " ") {
+					t.Errorf("hrefs %q, want %q", hrefs, tc.hrefs)
+				}
+				if tc.linkTexts != nil && strings.Join(texts, " ") != strings.Join(tc.linkTexts, " ") {
+					t.Errorf("link texts %q, want %q", texts, tc.linkTexts)
+				}
+			}
+		})
 	}
 }
