@@ -46,6 +46,9 @@ or a least-squares fit of the recorded rewards. Writes advantages.json and advan
 			if dir == "" {
 				dir = filepath.Dir(artifact.ResultsPath(args[0]))
 			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
 			b, err := rep.JSON()
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -192,6 +193,9 @@ func gateRules(metricsFlag, drop string, meta *artifact.Metadata) ([]compare.Gat
 }
 
 func writeOutputs(dir, name string, v any, md string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
