@@ -6,6 +6,10 @@
 //
 // Every ratio with a zero denominator is 0, as in the reference report
 // generator, so an empty or fully abstained run yields zeros, never NaN.
+// The reference's exceptions are kept too: FNR is 1 − TPR (1 with no
+// positives) and cost-weighted accuracy is 1 with nothing decided. Reports
+// that must not show such a value as a score check the counts (see
+// Confusion.Decided and PRF.PrecisionDefined).
 package metrics
 
 // Div returns a/b, or 0 when b is 0.
@@ -115,13 +119,16 @@ func (w Cost) Total(c Confusion) float64 {
 	return float64(c.FN)*w.FNWeight + float64(c.FP)*w.FPWeight
 }
 
-// WeightedAccuracy is 1 - total / (n · FNWeight) with n the non-abstained
-// predictions (the reference's denominator, recovered from its outputs):
-// the share of the worst possible cost avoided. 0 when nothing was decided.
+// WeightedAccuracy is 1 - total / (n · max(FNWeight, FPWeight)) with n the
+// non-abstained predictions (the reference's denominator, pinned by its
+// parity vectors): the share of the worst possible cost avoided. With
+// nothing decided no cost was incurred and it is 1, as the reference's
+// report generator returns; callers that must tell that case apart check
+// c.Decided().
 func (w Cost) WeightedAccuracy(c Confusion) float64 {
-	d := float64(c.Decided()) * w.FNWeight
+	d := float64(c.Decided()) * max(w.FNWeight, w.FPWeight)
 	if d == 0 {
-		return 0
+		return 1
 	}
 	return 1 - w.Total(c)/d
 }

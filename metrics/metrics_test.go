@@ -20,8 +20,12 @@ func TestConfusion(t *testing.T) {
 	}{
 		{"mixed", Confusion{TP: 3, TN: 4, FP: 1, FN: 2, Abstain: 2},
 			0.6, 0.2, 0.4, 0.75, 2 * 0.75 * 0.6 / 1.35, 0.7, 2.0 / 12, 21, 0.79},
-		{"empty", Confusion{}, 0, 0, 1, 0, 0, 0, 0, 0, 0},
-		{"all abstain", Confusion{Abstain: 3}, 0, 0, 1, 0, 0, 0, 1, 0, 0},
+		// The reference generator's conventions: FNR = 1 − TPR, and
+		// cost-weighted accuracy 1 when nothing was decided.
+		{"empty", Confusion{}, 0, 0, 1, 0, 0, 0, 0, 0, 1},
+		{"all abstain", Confusion{Abstain: 3}, 0, 0, 1, 0, 0, 0, 1, 0, 1},
+		{"all one class, all right", Confusion{TN: 3}, 0, 0, 1, 0, 0, 1, 0, 0, 1},
+		{"only false alarms", Confusion{FP: 2}, 0, 1, 1, 0, 0, 0, 0, 2, 0.9},
 		{"no positives predicted", Confusion{TN: 2, FN: 1}, 0, 0, 1, 0, 0, 2.0 / 3, 0, 10, 1 - 10.0/30},
 		{"perfect", Confusion{TP: 2, TN: 2}, 1, 0, 0, 1, 1, 1, 0, 0, 1},
 	}

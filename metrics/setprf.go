@@ -1,7 +1,9 @@
 package metrics
 
 // PRF is precision, recall and F1 with the raw tallies they came from
-// (counts for unweighted, summed weights for weighted scoring).
+// (counts for unweighted, summed weights for weighted scoring). It is
+// svbench's one implementation of set precision/recall: E2's rubric and
+// report both score through it.
 type PRF struct {
 	TP        float64 `json:"tp"`
 	FP        float64 `json:"fp"`
@@ -22,6 +24,24 @@ func NewPRF(tp, fp, fn float64) PRF {
 // Add pools tallies (micro-averaging): precision and recall are recomputed
 // from the summed counts.
 func (a PRF) Add(b PRF) PRF { return NewPRF(a.TP+b.TP, a.FP+b.FP, a.FN+b.FN) }
+
+// ScaleFP charges each false positive k times its weight: FP becomes k·FP
+// and precision and F1 are recomputed (k = 1 changes nothing). A scorer
+// uses k > 1 so that listing every candidate cannot pay.
+func (a PRF) ScaleFP(k float64) PRF { return NewPRF(a.TP, a.FP*k, a.FN) }
+
+// PrecisionDefined reports whether anything was predicted (TP + FP > 0);
+// otherwise Precision is 0 by convention, not by measurement.
+func (a PRF) PrecisionDefined() bool { return a.TP+a.FP > 0 }
+
+// RecallDefined reports whether there was anything to find (TP + FN > 0).
+func (a PRF) RecallDefined() bool { return a.TP+a.FN > 0 }
+
+// F1Defined reports whether F1 measures anything: it is undefined only
+// when nothing was to be found and nothing was predicted. When gold items
+// exist but none was predicted (or only wrong ones were), F1 = 2·TP /
+// (2·TP + FP + FN) = 0 is a real score.
+func (a PRF) F1Defined() bool { return a.TP+a.FP+a.FN > 0 }
 
 // Item is a set element with a weight (e.g. a finding id and its severity
 // weight).

@@ -15,39 +15,47 @@ import (
 // reports (E1 network logs, E4 phishing): how rows become outcomes, the
 // accumulators behind the reference's metrics block, the bootstrap, the
 // per-meta-field breakdowns, the three standard charts and the Markdown
-// sections every such report has. Each environment's file keeps only what
-// differs: its labels, its metrics block, its extra columns and its notes.
+// sections every such report has. Each environment's builder keeps only
+// what differs: its labels, its metrics block, its extra columns and its
+// notes.
 
-// binaryTask names a task's classes and reads its gold answers.
-type binaryTask struct {
-	Positive, Negative string
+// BinaryTask names a binary task's classes and reads its gold answers.
+type BinaryTask struct {
+	Positive, Negative string // predicted labels, e.g. "Malicious", "Benign"
 	// Answer reads a row's gold label. skip marks rows with no binary gold
 	// (E4's Abstain answers), which are counted and left out.
 	Answer func(raw json.RawMessage) (positive, skip bool, err error)
 }
 
-// binaryObs is one scored row reduced to what the metrics need.
-type binaryObs struct {
-	out      metrics.Outcome
-	conf     float64
-	positive bool // the gold label
+// BinaryObs is one scored row reduced to what the metrics need.
+type BinaryObs struct {
+	Outcome    metrics.Outcome
+	Confidence float64
+	Positive   bool // the gold label
+	// Unparsed marks a row without a valid predicted label; its Outcome is
+	// Abstain (svbench's convention) but the reference's report generator
+	// leaves such rows out altogether.
+	Unparsed bool
 }
 
-func (o binaryObs) correct() bool { return o.out == metrics.TP || o.out == metrics.TN }
+// Correct reports whether the row was decided and right.
+func (o BinaryObs) Correct() bool { return o.Outcome == metrics.TP || o.Outcome == metrics.TN }
 
-// binaryAcc accumulates the confusion, calibration and risk–coverage of a
-// set of observations: abstentions enter only the confusion's abstain count.
-type binaryAcc struct {
-	conf metrics.Confusion
-	cal  metrics.Calibration
-	rc   metrics.RiskCoverage
+// BinaryAcc accumulates the confusion, calibration and risk–coverage of a
+// set of observations: abstentions enter only the confusion's abstain
+// count. The zero value is ready to use.
+type BinaryAcc struct {
+	Confusion    metrics.Confusion
+	Calibration  metrics.Calibration
+	RiskCoverage metrics.RiskCoverage
 }
 
-func (a *binaryAcc) add(o binaryObs) {
-	a.conf.Add(o.out)
-	if o.out != metrics.Abstain {
-		a.cal.Add(o.conf, o.correct())
-		a.rc.Add(o.conf, o.correct())
+// Add records one observation.
+func (a *BinaryAcc) Add(o BinaryObs) {
+	a.Confusion.Add(o.Outcome)
+	if o.Outcome != metrics.Abstain {
+		a.Calibration.Add(o.Confidence, o.Correct())
+		a.RiskCoverage.Add(o.Confidence, o.Correct())
 	}
 }
 
@@ -73,101 +81,106 @@ type AbstentionBlock struct {
 	AURC                 float64 `json:"aurc"`
 }
 
-// blocks computes the shared sections.
-func (a *binaryAcc) blocks() (CalibrationBlock, CostBlock, AbstentionBlock) {
-	c, w := a.conf, metrics.ReferenceCost
-	return CalibrationBlock{ECE: a.cal.ECE(), Brier: a.cal.Brier()},
+// Blocks computes the shared sections with the reference generator's
+// conventions: a ratio with nothing to count is 0, and cost-weighted
+// accuracy is 1 when nothing was decided.
+func (a *BinaryAcc) Blocks() (CalibrationBlock, CostBlock, AbstentionBlock) {
+	c, w := a.Confusion, metrics.ReferenceCost
+	return CalibrationBlock{ECE: a.Calibration.ECE(), Brier: a.Calibration.Brier()},
 		CostBlock{FNWeight: w.FNWeight, FPWeight: w.FPWeight, TotalCost: w.Total(c), CostWeightedAccuracy: w.WeightedAccuracy(c)},
-		AbstentionBlock{AbstainRate: c.AbstainRate(), AccuracyNonAbstained: c.Accuracy(), AURC: a.rc.AURC()}
+		AbstentionBlock{AbstainRate: c.AbstainRate(), AccuracyNonAbstained: c.Accuracy(), AURC: a.RiskCoverage.AURC()}
 }
 
-// binaryRows is every row of a run sorted into observations and problems.
-type binaryRows struct {
-	task     binaryTask
-	obs      []binaryObs
-	pos      []int // row position of each observation
-	obsOf    map[int]int
-	problems []Problem
-	all      binaryAcc
+// BinaryRun is every row of a run sorted into observations and problems.
+type BinaryRun struct {
+	Task     BinaryTask
+	Obs      []BinaryObs
+	Pos      []int // row position of each observation
+	Problems []Problem
+	All      BinaryAcc // every observation
 
-	errRows, scoreErrRows, unparsed, explicitAbstain, skipped int
-	abstainPos, abstainNeg                                    int
+	ErrorRows, ScoreErrorRows int // excluded from every metric
+	Unparsed                  int // no valid label: counted as abstentions
+	ExplicitAbstain           int // the model answered Abstain
+	Skipped                   int // no binary gold (BinaryTask.Answer's skip)
+
+	obsOf                  map[int]int
+	abstainPos, abstainNeg int
 }
 
-// scanBinary classifies rows. API-error and score-error rows are problems
+// ScanBinary classifies rows. API-error and score-error rows are problems
 // excluded from every metric; a missing or invalid predicted label counts
-// as an abstention (as the reference does) and is also a problem, so
-// --strict can refuse it.
-func scanBinary(rows []artifact.Result, task binaryTask) (*binaryRows, error) {
-	b := &binaryRows{task: task, obs: make([]binaryObs, 0, len(rows)), pos: make([]int, 0, len(rows))}
+// as an abstention and is also a problem, so --strict can refuse it. An
+// unreadable gold answer is an error naming the row.
+func ScanBinary(rows []artifact.Result, task BinaryTask) (*BinaryRun, error) {
+	b := &BinaryRun{Task: task, Obs: make([]BinaryObs, 0, len(rows)), Pos: make([]int, 0, len(rows))}
 	for i := range rows {
 		r := &rows[i]
+		if prob, excluded := ExcludedRow(i, r); excluded {
+			if prob.Kind == ProblemError {
+				b.ErrorRows++
+			} else {
+				b.ScoreErrorRows++
+			}
+			b.Problems = append(b.Problems, prob)
+			continue
+		}
 		prob := Problem{Row: i, Index: r.Index, Rollout: r.Rollout}
-		if r.Error != "" {
-			b.errRows++
-			prob.Kind, prob.Detail = ProblemError, clip(r.Error, 160)
-			b.problems = append(b.problems, prob)
-			continue
-		}
-		if r.ScoreError != "" {
-			b.scoreErrRows++
-			prob.Kind, prob.Detail = ProblemScoreError, clip(r.ScoreError, 160)
-			b.problems = append(b.problems, prob)
-			continue
-		}
 		positive, skip, err := task.Answer(r.Answer)
 		if err != nil {
 			return nil, fmt.Errorf("row %d (index %d, rollout %d): %w; check the dataset's answer field", i+1, r.Index, r.Rollout, err)
 		}
 		if skip {
-			b.skipped++
+			b.Skipped++
 			continue
 		}
-		o := binaryObs{conf: confidence(r.Parsed["confidence"]), positive: positive}
+		o := BinaryObs{Confidence: Confidence(r.Parsed["confidence"]), Positive: positive}
 		label, _ := r.Parsed["predicted_label"].(string)
 		switch label {
 		case task.Positive:
-			o.out = metrics.Classify(true, positive, false)
+			o.Outcome = metrics.Classify(true, positive, false)
 		case task.Negative:
-			o.out = metrics.Classify(false, positive, false)
+			o.Outcome = metrics.Classify(false, positive, false)
 		case "Abstain":
-			o.out = metrics.Abstain
-			b.explicitAbstain++
+			o.Outcome = metrics.Abstain
+			b.ExplicitAbstain++
 		default:
-			o.out = metrics.Abstain
-			b.unparsed++
+			o.Outcome, o.Unparsed = metrics.Abstain, true
+			b.Unparsed++
 			prob.Kind, prob.Detail = ProblemUnparsed, "no valid label (counted as abstain)"
-			b.problems = append(b.problems, prob)
+			b.Problems = append(b.Problems, prob)
 		}
-		if o.out == metrics.Abstain {
+		if o.Outcome == metrics.Abstain {
 			if positive {
 				b.abstainPos++
 			} else {
 				b.abstainNeg++
 			}
 		}
-		b.all.add(o)
-		b.obs = append(b.obs, o)
-		b.pos = append(b.pos, i)
+		b.All.Add(o)
+		b.Obs = append(b.Obs, o)
+		b.Pos = append(b.Pos, i)
 	}
-	b.obsOf = make(map[int]int, len(b.pos))
-	for k, p := range b.pos {
+	b.obsOf = make(map[int]int, len(b.Pos))
+	for k, p := range b.Pos {
 		b.obsOf[p] = k
 	}
 	return b, nil
 }
 
-// confidence reads a parsed confidence; anything but a finite number is 0,
-// as the reference parser does.
-func confidence(v any) float64 {
-	f, ok := num(v)
+// Confidence reads a parsed confidence; anything but a finite number is 0,
+// as the reference parser does, and the rest is clamped to [0, 1].
+func Confidence(v any) float64 {
+	f, ok := Number(v)
 	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0
 	}
 	return metrics.ClampUnit(f)
 }
 
-func num(v any) (float64, bool) {
+// Number reads a JSON number held in a Parsed map (float64, int or
+// json.Number).
+func Number(v any) (float64, bool) {
 	switch x := v.(type) {
 	case float64:
 		return x, true
@@ -180,32 +193,34 @@ func num(v any) (float64, bool) {
 	return 0, false
 }
 
-// confusionStat and eceStat are bootstrap statistics over observations.
+// ConfusionStat makes a bootstrap statistic of a confusion-matrix metric.
 // Resampling includes abstentions: a resample varies how many rows are
 // decided, as a new sample of the dataset would.
-func (b *binaryRows) confusionStat(f func(metrics.Confusion) float64) metrics.Stat {
+func (b *BinaryRun) ConfusionStat(f func(metrics.Confusion) float64) metrics.Stat {
 	return func(idx []int) float64 {
 		var c metrics.Confusion
 		for _, k := range idx {
-			c.Add(b.obs[k].out)
+			c.Add(b.Obs[k].Outcome)
 		}
 		return f(c)
 	}
 }
 
-func (b *binaryRows) eceStat(idx []int) float64 {
+// ECEStat is the bootstrap statistic of the ECE over decided rows.
+func (b *BinaryRun) ECEStat(idx []int) float64 {
 	var cal metrics.Calibration
 	for _, k := range idx {
-		if o := b.obs[k]; o.out != metrics.Abstain {
-			cal.Add(o.conf, o.correct())
+		if o := b.Obs[k]; o.Outcome != metrics.Abstain {
+			cal.Add(o.Confidence, o.Correct())
 		}
 	}
 	return cal.ECE()
 }
 
-// bootstrap computes named percentile CIs in one pass of resamples.
-func (b *binaryRows) bootstrap(names []string, stats []metrics.Stat, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
-	cis := metrics.BootstrapMulti(len(b.obs), stats, opts.Reps(), opts.BootstrapSeed(meta))
+// Bootstrap computes named percentile CIs in one pass of resamples over the
+// observations, seeded as opts says.
+func (b *BinaryRun) Bootstrap(names []string, stats []metrics.Stat, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
+	cis := metrics.BootstrapMulti(len(b.Obs), stats, opts.Reps(), opts.BootstrapSeed(meta))
 	out := make(map[string]metrics.CI, len(names))
 	for i, n := range names {
 		out[n] = cis[i]
@@ -213,34 +228,37 @@ func (b *binaryRows) bootstrap(names []string, stats []metrics.Stat, meta *artif
 	return out
 }
 
-// groupHead is what every breakdown line has.
-type groupHead struct {
+// GroupHead is what every breakdown line has; builders embed it in their
+// group type.
+type GroupHead struct {
 	Name string `json:"name"`
 	N    int    `json:"n"`
 }
 
-func (g groupHead) head() groupHead { return g }
+// Head returns the group's name and size.
+func (g GroupHead) Head() GroupHead { return g }
 
-// breakdown groups the observations by each meta field and summarises each
+// Breakdown groups the observations by each meta field and summarises each
 // group with line; groups come largest first, rows lacking the field last.
-func breakdown[G interface{ head() groupHead }](rows []artifact.Result, b *binaryRows, fields []string,
-	line func(head groupHead, obs []binaryObs, rowPos []int) G) map[string][]G {
+// A field no row has gets no entry.
+func Breakdown[G interface{ Head() GroupHead }](rows []artifact.Result, b *BinaryRun, fields []string,
+	line func(head GroupHead, obs []BinaryObs, rowPos []int) G) map[string][]G {
 	out := map[string][]G{}
 	for _, field := range fields {
-		names, groups := GroupBy(rows, b.pos, field)
+		names, groups := GroupBy(rows, b.Pos, field)
 		if names == nil {
 			continue
 		}
 		var gs []G
 		for _, name := range names {
-			obs := make([]binaryObs, 0, len(groups[name]))
+			obs := make([]BinaryObs, 0, len(groups[name]))
 			for _, p := range groups[name] {
-				obs = append(obs, b.obs[b.obsOf[p]])
+				obs = append(obs, b.Obs[b.obsOf[p]])
 			}
-			gs = append(gs, line(groupHead{Name: name, N: len(groups[name])}, obs, groups[name]))
+			gs = append(gs, line(GroupHead{Name: name, N: len(groups[name])}, obs, groups[name]))
 		}
 		sort.SliceStable(gs, func(i, j int) bool {
-			hi, hj := gs[i].head(), gs[j].head()
+			hi, hj := gs[i].Head(), gs[j].Head()
 			if ni, nj := hi.Name == "(none)", hj.Name == "(none)"; ni != nj {
 				return nj
 			}
@@ -251,16 +269,17 @@ func breakdown[G interface{ head() groupHead }](rows []artifact.Result, b *binar
 	return out
 }
 
-// counts is the summary's row accounting.
-func (b *binaryRows) counts(rows int) map[string]int {
+// Counts is the summary's row accounting.
+func (b *BinaryRun) Counts(rows int) map[string]int {
 	return map[string]int{
-		"rows": rows, "scored": len(b.obs), "error_rows": b.errRows, "score_error_rows": b.scoreErrRows,
-		"unparsed_rows": b.unparsed, "abstained_explicit": b.explicitAbstain,
+		"rows": rows, "scored": len(b.Obs), "error_rows": b.ErrorRows, "score_error_rows": b.ScoreErrorRows,
+		"unparsed_rows": b.Unparsed, "abstained_explicit": b.ExplicitAbstain,
 	}
 }
 
-// summary holds the parts of summary.json every binary report shares.
-func (b *binaryRows) summary(block any, ci map[string]metrics.CI, counts map[string]int, meanReward float64,
+// Summary holds the parts of summary.json every binary report shares;
+// block is the environment's metrics block.
+func (b *BinaryRun) Summary(block any, ci map[string]metrics.CI, counts map[string]int, meanReward float64,
 	comps map[string]float64, breakdown any, meta *artifact.Metadata, opts Options) map[string]any {
 	return map[string]any{
 		"metrics":        block,
@@ -269,36 +288,38 @@ func (b *binaryRows) summary(block any, ci map[string]metrics.CI, counts map[str
 		"bootstrap":      map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": "percentile, resampling scored rows"},
 		"reward":         map[string]any{"mean": meanReward, "components": comps},
 		"breakdown":      breakdown,
-		"reliability":    b.all.cal.Bins(),
-		"risk_coverage":  b.all.rc.Curve(),
+		"reliability":    b.All.Calibration.Bins(),
+		"risk_coverage":  b.All.RiskCoverage.Curve(),
 		"unparsed_label": "abstain",
 	}
 }
 
-// charts draws the reliability diagram, the risk–coverage curve and the
+// Charts draws the reliability diagram, the risk–coverage curve and the
 // confusion matrix with its abstain column.
-func (b *binaryRows) charts() []Chart {
-	c := b.all.conf
+func (b *BinaryRun) Charts() []Chart {
+	c := b.All.Confusion
 	charts := []Chart{
-		{Name: "reliability", Title: fmt.Sprintf("Reliability diagram (ECE %.4f)", b.all.cal.ECE())},
-		{Name: "risk_coverage", Title: fmt.Sprintf("Risk–coverage curve (AURC %.4f)", b.all.rc.AURC())},
-		{Name: "confusion", Title: fmt.Sprintf("Confusion matrix (positive class: %s)", b.task.Positive)},
+		{Name: "reliability", Title: fmt.Sprintf("Reliability diagram (ECE %.4f)", b.All.Calibration.ECE())},
+		{Name: "risk_coverage", Title: fmt.Sprintf("Risk–coverage curve (AURC %.4f)", b.All.RiskCoverage.AURC())},
+		{Name: "confusion", Title: fmt.Sprintf("Confusion matrix (positive class: %s)", b.Task.Positive)},
 	}
-	charts[0].SVG = ReliabilityDiagram(charts[0].Title, b.all.cal.Bins())
-	charts[1].SVG = RiskCoverageChart(charts[1].Title, b.all.rc.Curve())
-	charts[2].SVG = ConfusionHeatmap(charts[2].Title, []string{b.task.Positive, b.task.Negative},
-		[]string{b.task.Positive, b.task.Negative, "Abstain"},
+	charts[0].SVG = ReliabilityDiagram(charts[0].Title, b.All.Calibration.Bins())
+	charts[1].SVG = RiskCoverageChart(charts[1].Title, b.All.RiskCoverage.Curve())
+	charts[2].SVG = ConfusionHeatmap(charts[2].Title, []string{b.Task.Positive, b.Task.Negative},
+		[]string{b.Task.Positive, b.Task.Negative, "Abstain"},
 		[][]int{{c.TP, c.FN, b.abstainPos}, {c.FP, c.TN, b.abstainNeg}})
 	return charts
 }
 
-// rowsStat is the headline's first line.
-func (b *binaryRows) rowsStat() Stat {
-	return Stat{"rows", fmt.Sprintf("%d scored, %d API errors, %d score errors, %d unparsed", len(b.obs), b.errRows, b.scoreErrRows, b.unparsed)}
+// RowsStat is the headline's first line.
+func (b *BinaryRun) RowsStat() Stat {
+	return Stat{"rows", fmt.Sprintf("%d scored, %d API errors, %d score errors, %d unparsed", len(b.Obs), b.ErrorRows, b.ScoreErrorRows, b.Unparsed)}
 }
 
-// writeTitle starts a report: title, run table and row accounting.
-func writeTitle(b *bytes.Buffer, title string, meta *artifact.Metadata, counts map[string]int, extra string) {
+// WriteTitle starts a binary report: title, run table and row accounting
+// (counts as BinaryRun.Counts returns them; extra is appended to the
+// accounting sentence).
+func WriteTitle(b *bytes.Buffer, title string, meta *artifact.Metadata, counts map[string]int, extra string) {
 	if meta != nil && meta.Model != "" {
 		title += " — " + meta.Model
 	}
@@ -307,8 +328,8 @@ func writeTitle(b *bytes.Buffer, title string, meta *artifact.Metadata, counts m
 		counts["rows"], counts["scored"], counts["error_rows"], counts["score_error_rows"], counts["unparsed_rows"], extra)
 }
 
-// writeConfusionAndCharts writes the confusion counts and the chart links.
-func writeConfusionAndCharts(b *bytes.Buffer, c ConfusionCounts, charts []Chart) {
+// WriteConfusionAndCharts writes the confusion counts and the chart links.
+func WriteConfusionAndCharts(b *bytes.Buffer, c ConfusionCounts, charts []Chart) {
 	fmt.Fprintf(b, "\nConfusion: TP %d, TN %d, FP %d, FN %d, abstain %d.\n\n", c.TP, c.TN, c.FP, c.FN, c.Abstain)
 	b.WriteString("## Charts\n\n")
 	for _, ch := range charts {
@@ -317,8 +338,8 @@ func writeConfusionAndCharts(b *bytes.Buffer, c ConfusionCounts, charts []Chart)
 	}
 }
 
-// writeComponents writes the mean of each reward component.
-func writeComponents(b *bytes.Buffer, comps map[string]float64, meanReward float64) {
+// WriteComponents writes the mean of each reward component.
+func WriteComponents(b *bytes.Buffer, comps map[string]float64, meanReward float64) {
 	if len(comps) == 0 {
 		return
 	}
@@ -332,20 +353,6 @@ func writeComponents(b *bytes.Buffer, comps map[string]float64, meanReward float
 	b.WriteString("\n")
 }
 
-func ciCell(c metrics.CI, reps int) string {
-	if reps <= 0 {
-		return "—"
-	}
-	return fmt.Sprintf("[%s, %s]", F(c.Lo), F(c.Hi))
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 // ConfusionCounts is the confusion_matrix block of E1 and E4 summaries.
 type ConfusionCounts struct {
 	TP      int `json:"tp"`
@@ -355,6 +362,7 @@ type ConfusionCounts struct {
 	Abstain int `json:"abstain"`
 }
 
-func countsOf(c metrics.Confusion) ConfusionCounts {
+// CountsOf copies a confusion matrix into its summary block.
+func CountsOf(c metrics.Confusion) ConfusionCounts {
 	return ConfusionCounts{TP: c.TP, TN: c.TN, FP: c.FP, FN: c.FN, Abstain: c.Abstain}
 }

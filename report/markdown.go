@@ -58,6 +58,38 @@ func F(x float64) string {
 	return fmt.Sprintf("%.4f", x)
 }
 
+// FOpt formats a metric that may be undefined: "n/a" for nil.
+func FOpt(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return F(*x)
+}
+
+// PctOpt is Pct for a share that may be undefined: "n/a" for nil.
+func PctOpt(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return Pct(*x)
+}
+
+// CICell is a "95% CI" table cell: "—" when the bootstrap is off.
+func CICell(c metrics.CI, reps int) string {
+	if reps <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("[%s, %s]", F(c.Lo), F(c.Hi))
+}
+
+// Clip shortens s to n runes, marking the cut with "…".
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 // Pct formats a share as a percentage with one decimal.
 func Pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 

@@ -1,7 +1,11 @@
 // Package report turns a run's artifacts (results.jsonl, metadata.json)
 // into summary.json, report.md and SVG charts, and collects many runs into
-// a scoreboard. Each environment contributes one Builder; the framework
-// handles loading, strict mode, writing and the shared formatting.
+// a scoreboard. Each environment package registers its own Builder (see
+// Register); this package holds only what every report shares: loading,
+// strict mode, writing, Markdown and SVG helpers, the binary-detection core
+// E1 and E4 build on, the reference's summary envelope and the scoreboard.
+// It never imports an environment: a binary or test that needs a builder
+// imports the environment package (internal/envs links them all).
 //
 // Conventions every Builder follows so the scoreboard and other tools can
 // read any env's summary.json without knowing the env:
@@ -27,24 +31,28 @@ import (
 	"github.com/svbench/svbench/metrics"
 )
 
-// Canonical environment ids of the builders svbench ships.
-const (
-	EnvNetworkLogs        = "network-logs"
-	EnvConfigVerification = "config-verification"
-	EnvPhishingDetection  = "phishing-detection"
-)
-
 // Stat is one line of the terminal headline.
 type Stat struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
-// KeyMetric is a scoreboard column.
+// KeyMetric is a scoreboard column. A metric with no defined value on a run
+// (accuracy when every row abstained) has Undefined set and Value 0; readers
+// should show it as n/a, never as a score of 0.
 type KeyMetric struct {
 	Name           string  `json:"name"`
 	Value          float64 `json:"value"`
 	HigherIsBetter bool    `json:"higher_is_better"`
+	Undefined      bool    `json:"undefined,omitempty"`
+}
+
+// Key is the KeyMetric of a value that may be undefined (nil).
+func Key(name string, v *float64, higherIsBetter bool) KeyMetric {
+	if v == nil {
+		return KeyMetric{Name: name, HigherIsBetter: higherIsBetter, Undefined: true}
+	}
+	return KeyMetric{Name: name, Value: *v, HigherIsBetter: higherIsBetter}
 }
 
 // Chart is an SVG written next to report.md as Name+".svg"; the Markdown
@@ -73,6 +81,22 @@ type Problem struct {
 	Rollout int    `json:"rollout"`
 	Kind    string `json:"kind"`
 	Detail  string `json:"detail,omitempty"`
+}
+
+// ExcludedRow returns the Problem of a row no metric may use, because its
+// model call (ProblemError) or its scoring (ProblemScoreError) failed; i is
+// the row's position in the builder's rows.
+func ExcludedRow(i int, r *artifact.Result) (Problem, bool) {
+	p := Problem{Row: i, Index: r.Index, Rollout: r.Rollout}
+	switch {
+	case r.Error != "":
+		p.Kind, p.Detail = ProblemError, Clip(r.Error, 160)
+	case r.ScoreError != "":
+		p.Kind, p.Detail = ProblemScoreError, Clip(r.ScoreError, 160)
+	default:
+		return Problem{}, false
+	}
+	return p, true
 }
 
 // Report is everything `svbench report` writes for one run.
@@ -125,20 +149,50 @@ func (o Options) BootstrapSeed(meta *artifact.Metadata) uint64 {
 // (a bare results file). It must not keep rows.
 type Builder func(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Report, error)
 
+// Spec is how an environment's report joins the registry, from the
+// environment package's init:
+//
+//	func init() {
+//		report.Register(report.Spec{ID: ID, Aliases: []string{"e1"}, Build: BuildReport})
+//	}
+//
+// Names resolve as environment names do: any case, surrounding space
+// ignored, "_" read as "-", and the reference's "sv-env-" prefix optional,
+// so "sv-env-network-logs" needs no alias of its own.
+type Spec struct {
+	ID      string   // canonical environment id, e.g. "network-logs"
+	Aliases []string // other accepted names, e.g. "e1"
+	Build   Builder
+}
+
 var (
 	mu       sync.RWMutex
-	builders = map[string]Builder{}
+	builders = map[string]Builder{} // canonical id → builder
+	names    = map[string]string{}  // normalised id or alias → canonical id
 )
 
-// Register adds the builder of a canonical env id, from the builder file's
-// init. Registering an id twice is a programming error.
-func Register(envID string, b Builder) {
+// Register adds an environment's report builder. A missing id or builder,
+// or a name another spec already uses, is a programming error and panics
+// at start-up.
+func Register(s Spec) {
 	mu.Lock()
 	defer mu.Unlock()
-	if _, dup := builders[envID]; dup || envID == "" || b == nil {
-		panic(fmt.Sprintf("report: bad or duplicate Register(%q)", envID))
+	if s.ID == "" || s.Build == nil {
+		panic(fmt.Sprintf("report: Register(%q) needs an ID and a Build function", s.ID))
 	}
-	builders[envID] = b
+	if _, dup := builders[s.ID]; dup {
+		panic(fmt.Sprintf("report: %s registered twice", s.ID))
+	}
+	all := append([]string{s.ID}, s.Aliases...)
+	for _, n := range all {
+		if prev, dup := names[normalise(n)]; dup && prev != s.ID {
+			panic(fmt.Sprintf("report: name %q of %s already used by %s", n, s.ID, prev))
+		}
+	}
+	for _, n := range all {
+		names[normalise(n)] = s.ID
+	}
+	builders[s.ID] = s.Build
 }
 
 // EnvIDs lists the env ids that have a builder, sorted.
@@ -153,27 +207,23 @@ func EnvIDs() []string {
 	return ids
 }
 
-// shortNames are the reference's experiment numbers; they let reports run
-// even in a binary that links no environment package.
-var shortNames = map[string]string{
-	"e1": EnvNetworkLogs, "e2": EnvConfigVerification, "e4": EnvPhishingDetection,
-}
-
-// Resolve maps e1, network-logs, sv-env-network-logs (any case) to the
-// canonical id of a registered builder. The CLI prefers env.Default.Resolve
-// and falls back to this.
+// Resolve maps any registered name of an environment (e1, network-logs,
+// sv-env-network-logs, any case) to its canonical id.
 func Resolve(name string) (string, error) {
-	n := strings.ReplaceAll(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(name)), "sv-env-"), "_", "-")
-	if id, ok := shortNames[n]; ok {
-		n = id
-	}
 	mu.RLock()
-	_, ok := builders[n]
+	id, ok := names[normalise(name)]
 	mu.RUnlock()
 	if !ok {
 		return "", fmt.Errorf("no report for environment %q (reports exist for: %s)", name, strings.Join(EnvIDs(), ", "))
 	}
-	return n, nil
+	return id, nil
+}
+
+// normalise is the name folding env.Registry applies, so both registries
+// accept the same spellings.
+func normalise(name string) string {
+	n := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(name)), "sv-env-")
+	return strings.ReplaceAll(n, "_", "-")
 }
 
 // StrictError lists the rows a strict report refused.
@@ -251,7 +301,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	r.Summary["key_metrics"] = r.Key
 	if len(unverifiable) > 0 {
 		r.Summary["unverifiable_rows"] = len(unverifiable)
-		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), clip(unverifiable[0].Detail, 120))})
+		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), Clip(unverifiable[0].Detail, 120))})
 		r.Markdown += fmt.Sprintf("\n## Rows not re-verified\n\n%d row(s) could not be re-scored here and are left out of every metric above (their recorded rewards are kept in the results). First reason: %s\n", len(unverifiable), EscapeCell(unverifiable[0].Detail))
 	}
 	if n := reasoningOnly(rows); n > 0 {

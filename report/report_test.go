@@ -159,88 +159,6 @@ func writeFile(t *testing.T, dir, name, data string) string {
 	return p
 }
 
-func TestBuildE1(t *testing.T) {
-	rows := []artifact.Result{
-		e1Row(0, "Malicious", 0.9, `"Malicious"`, map[string]any{"scenario": "a"}), // TP
-		e1Row(1, "Benign", 0.8, `"malicious"`, map[string]any{"scenario": "a"}),    // FN
-		e1Row(2, "Benign", 0.6, `0`, map[string]any{"scenario": "b"}),              // TN
-		e1Row(3, "Malicious", 0.3, `false`, map[string]any{"scenario": "b"}),       // FP
-		e1Row(4, "Abstain", 0.5, `1`, nil),                                         // abstain
-		e1Row(5, "", 0, `"Benign"`, nil),                                           // unparsed → abstain
-		{Index: 6, Rollout: 1, Error: "429 rate limited", Answer: json.RawMessage(`"Benign"`)},
-	}
-	rep, err := Build("e1", rows, nil, Options{BootstrapReps: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := rep.Summary["metrics"].(E1Metrics)
-	cm := m.Confusion
-	if cm.TP != 1 || cm.FN != 1 || cm.TN != 1 || cm.FP != 1 || cm.Abstain != 2 {
-		t.Errorf("confusion %+v", cm)
-	}
-	// cost = 10·1 + 1·1 over 4 decided rows → 1 − 11/40.
-	if m.Cost.TotalCost != 11 || m.Cost.CostWeightedAccuracy != 1-11.0/40 || m.Abstention.AbstainRate != 2.0/6 {
-		t.Errorf("cost %+v abstention %+v", m.Cost, m.Abstention)
-	}
-	counts := rep.Summary["counts"].(map[string]int)
-	if counts["error_rows"] != 1 || counts["unparsed_rows"] != 1 || counts["scored"] != 6 || counts["abstained_explicit"] != 1 {
-		t.Errorf("counts %v", counts)
-	}
-	if len(rep.Problems) != 2 || rep.Problems[0].Kind != ProblemUnparsed || rep.Problems[1].Kind != ProblemError || rep.Problems[1].Row != 6 {
-		t.Errorf("problems %+v", rep.Problems)
-	}
-	bd := rep.Summary["breakdown"].(map[string][]E1Group)
-	if g := bd["scenario"]; len(g) != 3 || g[0].N != 2 || g[2].Name != "(none)" {
-		t.Errorf("scenario breakdown %+v", g)
-	}
-	if _, ok := bd["difficulty"]; ok {
-		t.Error("breakdown by a field no row has")
-	}
-	ci := rep.Summary["ci95"].(map[string]metrics.CI)
-	if a := ci["accuracy"]; a.Point != 0.5 || a.Lo > a.Point || a.Hi < a.Point {
-		t.Errorf("accuracy CI %+v", a)
-	}
-	if rep.Key[0].Name != "accuracy" || rep.Key[2].HigherIsBetter {
-		t.Errorf("key metrics %+v", rep.Key)
-	}
-	for _, want := range []string{"# E1 network logs", "![Reliability diagram", "reliability.svg", "## By scenario", "counted as an\n  abstention"} {
-		if !strings.Contains(rep.Markdown, want) {
-			t.Errorf("report.md lacks %q", want)
-		}
-	}
-	if rep.Summary["env"] != EnvNetworkLogs || rep.Summary["n_rows"] != 7 {
-		t.Errorf("shared summary fields %v %v", rep.Summary["env"], rep.Summary["n_rows"])
-	}
-
-	// Strict refuses and says where.
-	_, err = Build("network-logs", rows, nil, Options{Strict: true, BootstrapReps: -1})
-	var se *StrictError
-	if !errors.As(err, &se) || len(se.Problems) != 2 || !strings.Contains(err.Error(), "row 7 (index 6, rollout 1): error: 429") {
-		t.Errorf("strict error %v", err)
-	}
-
-	bad := []artifact.Result{e1Row(0, "Benign", 1, `"maybe"`, nil)}
-	if _, err := Build("e1", bad, nil, Options{}); err == nil || !strings.Contains(err.Error(), "row 1 (index 0") {
-		t.Errorf("bad answer error %v", err)
-	}
-	if _, err := Build("e9", rows, nil, Options{}); err == nil {
-		t.Error("unknown env accepted")
-	}
-}
-
-func TestBuildE1Empty(t *testing.T) {
-	for _, rows := range [][]artifact.Result{nil, {e1Row(0, "Abstain", 0.2, `"Benign"`, nil)}} {
-		rep, err := Build("e1", rows, nil, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(rep.Summary)
-		if err != nil || bytes.Contains(b, []byte("NaN")) {
-			t.Fatalf("summary not clean JSON: %v", err)
-		}
-	}
-}
-
 func TestFromRunWriteDir(t *testing.T) {
 	dir := t.TempDir()
 	var buf bytes.Buffer
@@ -256,7 +174,7 @@ func TestFromRunWriteDir(t *testing.T) {
 		buf.Write(append(b, '\n'))
 	}
 	writeFile(t, dir, artifact.ResultsFile, buf.String())
-	meta := artifact.Metadata{Environment: "sv-env-network-logs", Model: "m1", Dataset: "mini", DatasetRev: "sha256:0123456789abcdef", Seed: 5, Started: time.Unix(1700000000, 0)}
+	meta := artifact.Metadata{Environment: "sv-env-" + testEnv, Model: "m1", Dataset: "mini", DatasetRev: "sha256:0123456789abcdef", Seed: 5, Started: time.Unix(1700000000, 0)}
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +182,7 @@ func TestFromRunWriteDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.EnvID != EnvNetworkLogs || !strings.Contains(rep.Markdown, "sha256:0123456789abcdef") {
+	if rep.EnvID != testEnv || !strings.Contains(rep.Markdown, "sha256:0123456789abcdef") {
 		t.Errorf("env %s; metadata not in report", rep.EnvID)
 	}
 	out := filepath.Join(dir, "out")
@@ -276,7 +194,7 @@ func TestFromRunWriteDir(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	_, err = FromRun(filepath.Join(dir, artifact.ResultsFile), "e1", Options{Strict: true})
+	_, err = FromRun(filepath.Join(dir, artifact.ResultsFile), testAlias, Options{Strict: true})
 	var se *StrictError
 	if !errors.As(err, &se) || se.Problems[0].Line != 1 || !strings.Contains(err.Error(), "line 8 (index 7") {
 		t.Errorf("strict error should name file lines: %v", err)
@@ -305,7 +223,7 @@ func TestScoreboard(t *testing.T) {
 			buf.Write(append(b, '\n'))
 		}
 		writeFile(t, dir, artifact.ResultsFile, buf.String())
-		meta := artifact.Metadata{RunID: name, Environment: "network-logs", Model: model, DatasetRev: "sha256:aa", Started: started, Status: artifact.StatusCompleted}
+		meta := artifact.Metadata{RunID: name, Environment: testEnv, Model: model, DatasetRev: "sha256:aa", Started: started, Status: artifact.StatusCompleted}
 		if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +255,7 @@ func TestScoreboard(t *testing.T) {
 	if sb.Runs[1].SummaryNote == "" || len(sb.Skipped) != 1 {
 		t.Errorf("computed note %q, skipped %v", sb.Runs[1].SummaryNote, sb.Skipped)
 	}
-	sb, err = CollectScoreboard(root, ScoreboardOptions{All: true, Env: EnvNetworkLogs})
+	sb, err = CollectScoreboard(root, ScoreboardOptions{All: true, Env: testEnv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,19 +266,46 @@ func TestScoreboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(root, "scoreboard.md"))
-	if !strings.Contains(string(md), "## network-logs") || !strings.Contains(string(md), "**accuracy**") || !strings.Contains(string(md), "ece ↓") {
+	if !strings.Contains(string(md), "## "+testEnv) || !strings.Contains(string(md), "**accuracy**") || !strings.Contains(string(md), "ece ↓") {
 		t.Errorf("scoreboard.md:\n%s", md)
 	}
 }
 
 func TestResolve(t *testing.T) {
-	for _, n := range []string{"e1", "E1", "network-logs", "sv-env-network-logs", "network_logs"} {
-		if id, err := Resolve(n); err != nil || id != EnvNetworkLogs {
+	for _, n := range []string{testAlias, "T1", testEnv, "sv-env-" + testEnv, " Test_Detect "} {
+		if id, err := Resolve(n); err != nil || id != testEnv {
 			t.Errorf("Resolve(%q) = %q, %v", n, id, err)
 		}
 	}
-	if _, err := Resolve("e3"); err == nil {
-		t.Error("env without a builder resolved")
+	if _, err := Resolve("e3"); err == nil || !strings.Contains(err.Error(), testEnv) {
+		t.Errorf("env without a builder: %v (the error should list the builders)", err)
+	}
+}
+
+func TestRegisterRefusesClashes(t *testing.T) {
+	build := func([]artifact.Result, *artifact.Metadata, Options) (*Report, error) { return &Report{}, nil }
+	tests := []struct {
+		name string
+		spec Spec
+	}{
+		{"no id", Spec{Build: build}},
+		{"no builder", Spec{ID: "x-no-builder"}},
+		{"same id", Spec{ID: testEnv, Build: build}},
+		{"alias taken", Spec{ID: "x-other", Aliases: []string{"T1"}, Build: build}},
+		{"alias is another id", Spec{ID: "x-other2", Aliases: []string{"sv-env-" + testEnv}, Build: build}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%+v) did not panic", tc.spec)
+				}
+			}()
+			Register(tc.spec)
+		})
+	}
+	if _, err := Resolve("x-other"); err == nil {
+		t.Error("a refused spec left a name behind")
 	}
 }
 
@@ -374,29 +319,6 @@ func FuzzDecodeRow(f *testing.F) {
 			return
 		}
 		// Whatever decodes must build or fail cleanly, never panic.
-		_, _ = Build("e1", []artifact.Result{r}, nil, Options{BootstrapReps: 3})
+		_, _ = Build(testEnv, []artifact.Result{r}, nil, Options{BootstrapReps: 3})
 	})
-}
-
-func BenchmarkBuildE1(b *testing.B) {
-	const n = 100_000
-	rows := make([]artifact.Result, n)
-	labels := []string{"Malicious", "Benign", "Abstain", ""}
-	for i := range rows {
-		ans := `"Malicious"`
-		if i%2 == 0 {
-			ans = `"Benign"`
-		}
-		rows[i] = e1Row(i, labels[i*7%4], float64(i%101)/100, ans, map[string]any{"scenario": fmt.Sprint("s", i%12)})
-	}
-	for _, reps := range []int{-1, 1000} {
-		b.Run(fmt.Sprintf("rows=100k/bootstrap=%d", max(reps, 0)), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Build("e1", rows, nil, Options{BootstrapReps: reps}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 }

@@ -3,6 +3,7 @@ package configaudit
 import (
 	"math"
 
+	"github.com/svbench/svbench/metrics"
 	"github.com/svbench/svbench/verify"
 )
 
@@ -13,12 +14,8 @@ type Violation struct {
 	Severity verify.Severity `json:"severity"`
 }
 
-// Detection is a severity-weighted precision/recall/F1.
-type Detection struct {
-	TP, FP, FN        float64
-	Precision, Recall float64
-	F1                float64
-}
+// Detection is a severity-weighted precision/recall/F1 with its tallies.
+type Detection = metrics.PRF
 
 // weightMap keeps the last severity seen per id, as a Python dict built from
 // the list does in the reference.
@@ -44,35 +41,26 @@ func orderedIDs(vs []Violation) []string {
 	return out
 }
 
-// ScoreDetection is the reference's severity-weighted detection score:
-// TP sums the oracle weights of predicted ids present in the oracle, FP the
-// predicted weights of ids absent from it, FN the oracle weights not
-// predicted. fpFactor multiplies FP (1 reproduces the reference; the strict
-// rubric uses more so that listing every id cannot pay).
+// weighted turns violations into metrics items weighted by severity.
+func weighted(vs []Violation) []metrics.Item {
+	items := make([]metrics.Item, len(vs))
+	for i, v := range vs {
+		items[i] = metrics.Item{ID: v.ID, Weight: v.Severity.Weight()}
+	}
+	return items
+}
+
+// ScoreDetection is the reference's severity-weighted detection score
+// (metrics.WeightedSetPRF over severity weights): TP sums the oracle weights
+// of predicted ids present in the oracle, FP the predicted weights of ids
+// absent from it, FN the oracle weights not predicted; a repeated id keeps
+// its last severity. fpFactor multiplies FP (1 reproduces the reference; the
+// strict rubric uses more so that listing every id cannot pay), so the
+// returned FP is the weight charged.
 func ScoreDetection(pred, oracle []Violation, fpFactor float64) Detection {
-	ow, pw := weightMap(oracle), weightMap(pred)
-	var d Detection
-	for _, id := range orderedIDs(pred) {
-		if w, ok := ow[id]; ok {
-			d.TP += w
-		} else {
-			d.FP += pw[id]
-		}
-	}
-	for _, id := range orderedIDs(oracle) {
-		if _, ok := pw[id]; !ok {
-			d.FN += ow[id]
-		}
-	}
-	fp := d.FP * fpFactor
-	if d.TP+fp > 0 {
-		d.Precision = d.TP / (d.TP + fp)
-	}
-	if d.TP+d.FN > 0 {
-		d.Recall = d.TP / (d.TP + d.FN)
-	}
-	if d.Precision+d.Recall > 0 {
-		d.F1 = 2 * d.Precision * d.Recall / (d.Precision + d.Recall)
+	d := metrics.WeightedSetPRF(weighted(pred), weighted(oracle))
+	if fpFactor != 1 {
+		d = d.ScaleFP(fpFactor)
 	}
 	return d
 }

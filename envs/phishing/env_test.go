@@ -270,6 +270,9 @@ func FuzzParseOutput(f *testing.F) {
 	f.Add(`{"label":"Phishing","confidence":0.9,"evidence":[{"type":"urgency","value":"urgent"}]}`)
 	f.Add("```json\n{\"label\":\"abstain\",\"confidence\":\"1e-1\",\"evidence\":\"x\"}\n```")
 	f.Add(`<think>{</think>{"label": 1, "evidence": [null, 2, {"type": 3}]}`)
+	f.Add(`{"label":"Phishing","confidence":NaN,"evidence":[NaN,{"type":"urgency","value":Infinity}]}`)
+	f.Add("```json\n{\"label\":\"Legitimate\",\"confidence\":-Infinity,\"evidence\":Infinity}\n```")
+	f.Add(`{"label":"\u0000NaN","confidence":Infinity}`)
 	ex, err := New().ParseExample(json.RawMessage(phishRow))
 	if err != nil {
 		f.Fatal(err)
@@ -287,6 +290,9 @@ func FuzzParseOutput(f *testing.F) {
 			}
 			if math.IsNaN(sc.Total) || sc.Total < -1.5 || sc.Total > 2.1 {
 				t.Fatalf("%s total %v out of range", rub, sc.Total)
+			}
+			if c, _ := sc.Parsed["confidence"].(float64); math.IsNaN(c) || c < 0 || c > 1 {
+				t.Fatalf("%s confidence %v outside [0, 1]", rub, sc.Parsed["confidence"])
 			}
 		}
 	})

@@ -101,8 +101,8 @@ could not be parsed, listing the lines.`,
 }
 
 // resolveReportEnv maps a user's env name to a canonical id with a report
-// builder. The environment registry is the authority on names; the report
-// package's own table covers binaries or tests that link no environment.
+// builder. The environment registry is the authority on names; report.Resolve
+// knows the names each environment registered with its builder.
 func resolveReportEnv(name string) (string, error) {
 	if id, err := env.Default.Resolve(name); err == nil {
 		if rid, err := report.Resolve(id); err == nil {

@@ -1,7 +1,8 @@
-package report
+package phishing
 
 import (
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/report"
+	"github.com/svbench/svbench/report/reporttest"
 )
 
 func e4Row(idx int, gold, pred string, conf float64, campaign string, extra map[string]any) artifact.Result {
@@ -21,7 +24,7 @@ func e4Row(idx int, gold, pred string, conf float64, campaign string, extra map[
 		Components: map[string]float64{"accuracy": 1}}
 }
 
-func TestBuildE4(t *testing.T) {
+func TestBuildReport(t *testing.T) {
 	rows := []artifact.Result{
 		e4Row(0, "Phishing", "Phishing", 0.9, "credential_harvest", map[string]any{"evidence_items": 2.0, "evidence_precision": 1.0, "evidence_recall": 0.5}),
 		e4Row(1, "Phishing", "Legitimate", 0.8, "credential_harvest", map[string]any{"evidence_recall": 0.0}),
@@ -32,11 +35,11 @@ func TestBuildE4(t *testing.T) {
 		{Index: 6, Answer: json.RawMessage(`"Phishing"`), Error: "timeout"},
 		e4Row(7, "Abstain", "Phishing", 0.9, "x", nil),
 	}
-	r, err := Build("e4", rows, nil, Options{BootstrapReps: 50})
+	r, err := report.Build("e4", rows, nil, report.Options{BootstrapReps: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := r.Summary["metrics"].(E4Metrics)
+	m := r.Summary["metrics"].(ReportMetrics)
 	near := func(name string, got, want float64) {
 		if math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", name, got, want)
@@ -57,12 +60,12 @@ func TestBuildE4(t *testing.T) {
 	if counts["error_rows"] != 1 || counts["unparsed_rows"] != 1 || counts["gold_abstain_rows"] != 1 || counts["scored"] != 6 {
 		t.Errorf("counts %v", counts)
 	}
-	gs := r.Summary["breakdown"].(map[string][]E4Group)["campaign"]
+	gs := r.Summary["breakdown"].(map[string][]ReportGroup)["campaign"]
 	if len(gs) != 3 || gs[0].N != 3 {
 		t.Errorf("campaign breakdown %+v", gs)
 	}
 	dir := t.TempDir()
-	if err := WriteDir(dir, r); err != nil {
+	if err := report.WriteDir(dir, r); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"summary.json", "report.md", "reliability.svg", "risk_coverage.svg", "confusion.svg", "campaign_accuracy.svg"} {
@@ -74,11 +77,26 @@ func TestBuildE4(t *testing.T) {
 	if !strings.Contains(string(md), "## By campaign") || !strings.Contains(string(md), "evidence precision") {
 		t.Errorf("report.md lacks the campaign breakdown or evidence metrics")
 	}
-	if _, err := Build("e4", rows, nil, Options{Strict: true, BootstrapReps: -1}); err == nil {
+	if _, err := report.Build("e4", rows, nil, report.Options{Strict: true, BootstrapReps: -1}); err == nil {
 		t.Error("strict mode accepted error and unparsed rows")
 	}
 	bad := []artifact.Result{{Answer: json.RawMessage(`"Maybe"`), Parsed: map[string]any{}}}
-	if _, err := Build("phishing-detection", bad, nil, Options{}); err == nil || !strings.Contains(err.Error(), "row 1") {
+	if _, err := report.Build("phishing-detection", bad, nil, report.Options{}); err == nil || !strings.Contains(err.Error(), "row 1") {
 		t.Errorf("bad answer: %v", err)
+	}
+}
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/report/golden from the current report builder")
+
+// TestReportGolden proves the report is byte-identical for a fixed results
+// file: summary.json, report.md and every chart.
+func TestReportGolden(t *testing.T) {
+	dir := filepath.Join("testdata", "report")
+	for range 2 { // and the same again: nothing depends on map order or time
+		rep, err := report.FromRun(dir, "", report.Options{BootstrapReps: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reporttest.CheckGolden(t, rep, filepath.Join(dir, "golden"), *updateGolden)
 	}
 }

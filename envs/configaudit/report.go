@@ -1,0 +1,742 @@
+package configaudit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/metrics"
+	"github.com/svbench/svbench/report"
+	"github.com/svbench/svbench/verify"
+)
+
+func init() {
+	report.Register(report.Spec{ID: ID, Aliases: []string{"e2"}, Build: BuildReport})
+}
+
+// ReferenceEnvironment is E2's name in the reference's summaries.
+const ReferenceEnvironment = "sv-env-config-verification"
+
+// ReportPRF is a precision/recall/F1 triple; nil marks a value with nothing
+// to measure (precision when nothing was predicted, recall with an empty
+// oracle, F1 when both hold).
+type ReportPRF struct {
+	Precision *float64 `json:"precision"`
+	Recall    *float64 `json:"recall"`
+	F1        *float64 `json:"f1"`
+}
+
+func reportPRF(p metrics.PRF) ReportPRF {
+	return ReportPRF{
+		Precision: report.Opt(p.Precision, p.PrecisionDefined()),
+		Recall:    report.Opt(p.Recall, p.RecallDefined()),
+		F1:        report.Opt(p.F1, p.F1Defined()),
+	}
+}
+
+// ToolStats is one tool's share of the calls.
+type ToolStats struct {
+	Calls    int     `json:"calls"`
+	Errors   int     `json:"errors"`
+	Findings int     `json:"findings"`
+	MeanMS   float64 `json:"mean_ms"`
+	TotalMS  float64 `json:"total_ms"`
+}
+
+// SeverityCounts is one row of the per-severity table: oracle findings,
+// how many the answer listed, how many the patch fixed.
+type SeverityCounts struct {
+	Total int `json:"total"`
+	Found int `json:"found"`
+	Fixed int `json:"fixed"`
+}
+
+// ReportMetrics is svbench's own E2 metrics block (summary.json "metrics").
+// Detection scores are micro-averaged (pooled over all findings); nil
+// values are undefined on the run and written as null. README.md compares
+// each with the reference's.
+type ReportMetrics struct {
+	Weighted            ReportPRF                 `json:"weighted"`
+	Unweighted          ReportPRF                 `json:"unweighted"`
+	MeanF1Weighted      *float64                  `json:"mean_f1_weighted"`
+	PositiveOnlyF1      *float64                  `json:"positive_only_f1"`
+	PatchProvidedRate   *float64                  `json:"patch_provided_rate"`
+	PatchSuccessRate    *float64                  `json:"patch_success_rate"`
+	PatchFixRate        *float64                  `json:"patch_fix_rate"`
+	MeanViolationsFixed *float64                  `json:"mean_violations_fixed"`
+	NewViolations       int                       `json:"new_violations_introduced"`
+	MeanNewViolations   *float64                  `json:"mean_new_violations_introduced"`
+	MeanToolCalls       *float64                  `json:"mean_tool_calls"`
+	MeanToolTimeMS      *float64                  `json:"mean_tool_time_ms"`
+	CallsPerFinding     *float64                  `json:"calls_per_finding"`
+	Tools               map[string]ToolStats      `json:"tools"`
+	FormatValidRate     *float64                  `json:"format_valid_rate"`
+	MeanTurns           *float64                  `json:"mean_turns"`
+	CleanRows           int                       `json:"clean_rows"`
+	CleanPassRate       *float64                  `json:"clean_pass_rate"`
+	FPRateOnClean       *float64                  `json:"false_positive_rate_on_clean"`
+	Severity            map[string]SeverityCounts `json:"severity"`
+	ByFixture           map[string]ReportPRF      `json:"by_fixture_type"`
+}
+
+// ReferenceMetrics is the reference report generator's E2 block, key for
+// key (METRICS_E2.md, summary.schema.json), with its conventions: P/R/F1
+// are macro-averaged over episodes, and an empty set gives 0.
+type ReferenceMetrics struct {
+	FindingQuality struct {
+		PrecisionWeighted        float64 `json:"precision_weighted"`
+		RecallWeighted           float64 `json:"recall_weighted"`
+		F1Weighted               float64 `json:"f1_weighted"`
+		PrecisionUnweighted      float64 `json:"precision_unweighted"`
+		RecallUnweighted         float64 `json:"recall_unweighted"`
+		F1Unweighted             float64 `json:"f1_unweighted"`
+		F1WeightedPositiveOnly   float64 `json:"f1_weighted_positive_only"`
+		F1UnweightedPositiveOnly float64 `json:"f1_unweighted_positive_only"`
+	} `json:"finding_quality"`
+	Patch struct {
+		PatchProvidedRate   float64 `json:"patch_provided_rate"`
+		PatchSuccessRate    float64 `json:"patch_success_rate"`
+		PatchFixRate        float64 `json:"patch_fix_rate"`
+		MeanViolationsFixed float64 `json:"mean_violations_fixed"`
+		// NewViolationsIntroduced is a mean per applied patch.
+		NewViolationsIntroduced float64 `json:"new_violations_introduced"`
+	} `json:"patch"`
+	ToolEconomy struct {
+		MeanToolCalls    float64                       `json:"mean_tool_calls"`
+		MeanToolTimeMS   float64                       `json:"mean_tool_time_ms"`
+		CallsPerFinding  float64                       `json:"calls_per_finding"`
+		ToolDistribution map[string]ReferenceToolUsage `json:"tool_distribution"`
+	} `json:"tool_economy"`
+	Episode struct {
+		FormatValidRate          float64 `json:"format_valid_rate"`
+		MeanTurns                float64 `json:"mean_turns"`
+		CleanPassRate            float64 `json:"clean_pass_rate"`
+		FalsePositiveRateOnClean float64 `json:"false_positive_rate_on_clean"`
+	} `json:"episode"`
+}
+
+// ReferenceToolUsage is one tool's line of the reference's distribution.
+type ReferenceToolUsage struct {
+	Calls  int     `json:"calls"`
+	TimeMS float64 `json:"time_ms"`
+}
+
+// reportRow is one scored row as the report reads it from Score.Parsed,
+// the tool-call records and the turn count.
+type reportRow struct {
+	pred, oracle, fixed, fixable, introduced []Violation
+	fixtureType                              string
+	validJSON, formatValid                   bool
+	patchProvided, patchApplied              bool
+	turns                                    int
+	calls                                    []env.ToolCallRecord
+	reward                                   float64
+}
+
+// readViolations reads a Parsed list of {id, severity} objects; entries
+// without an id are skipped.
+func readViolations(v any) []Violation {
+	list, _ := v.([]any)
+	out := make([]Violation, 0, len(list))
+	for _, it := range list {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		id, _ := obj["id"].(string)
+		sev, _ := obj["severity"].(string)
+		if id != "" {
+			out = append(out, Violation{ID: id, Severity: normSeverity(sev)})
+		}
+	}
+	return out
+}
+
+// lastSeverities lists distinct ids in first-seen order with the last
+// severity given to each, as a Python dict built from the list keeps them.
+func lastSeverities(vs []Violation) ([]string, map[string]verify.Severity) {
+	sev := make(map[string]verify.Severity, len(vs))
+	for _, v := range vs {
+		sev[v.ID] = v.Severity
+	}
+	return orderedIDs(vs), sev
+}
+
+func idList(vs []Violation) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.ID
+	}
+	return out
+}
+
+func parsedBool(v any) bool { b, _ := v.(bool); return b }
+
+// runRows is a run's rows sorted into scored rows and problems.
+type runRows struct {
+	scored   []reportRow
+	pos      []int // row position of each scored row
+	problems []report.Problem
+
+	errRows, scoreErrRows, unparsed int
+}
+
+// readRows sorts rows into scored rows and problems. API-error and
+// score-error rows are excluded from every metric; a row without a JSON
+// answer is scored (as predicting nothing) and listed as unparsed.
+func readRows(rows []artifact.Result) (*runRows, error) {
+	rr := &runRows{}
+	for i := range rows {
+		r := &rows[i]
+		if prob, excluded := report.ExcludedRow(i, r); excluded {
+			if prob.Kind == report.ProblemError {
+				rr.errRows++
+			} else {
+				rr.scoreErrRows++
+			}
+			rr.problems = append(rr.problems, prob)
+			continue
+		}
+		if r.Parsed == nil || r.Parsed["oracle"] == nil {
+			return nil, fmt.Errorf("row %d (index %d, rollout %d): parsed.oracle is missing; score the run with the config-verification environment", i+1, r.Index, r.Rollout)
+		}
+		p := r.Parsed
+		if !parsedBool(p["valid_json"]) {
+			rr.unparsed++
+			rr.problems = append(rr.problems, report.Problem{Row: i, Index: r.Index, Rollout: r.Rollout, Kind: report.ProblemUnparsed, Detail: "no JSON object with a violations list"})
+		}
+		ft, _ := p["fixture_type"].(string)
+		rr.scored = append(rr.scored, reportRow{
+			pred: readViolations(p["predicted"]), oracle: readViolations(p["oracle"]),
+			fixed: readViolations(p["fixed"]), fixable: readViolations(p["fixable"]), introduced: readViolations(p["introduced"]),
+			fixtureType: ft, validJSON: parsedBool(p["valid_json"]), formatValid: parsedBool(p["format_valid"]),
+			patchProvided: parsedBool(p["patch_provided"]), patchApplied: parsedBool(p["patch_applied"]),
+			turns: r.Turns, calls: r.ToolCalls, reward: r.Reward,
+		})
+		rr.pos = append(rr.pos, i)
+	}
+	return rr, nil
+}
+
+// obs is what the bootstrap resamples: one row's tallies.
+type obs struct {
+	w                metrics.PRF
+	fixedW, fixableW float64
+	reward           float64
+}
+
+// ownMetrics computes svbench's block and the per-row tallies behind it.
+func ownMetrics(rows []reportRow) (ReportMetrics, []obs) {
+	var (
+		pooledW, pooledU                  metrics.PRF
+		byFixture                         = map[string]metrics.PRF{}
+		sumF1, sumPosF1                   float64
+		nPos, provided, applied, fmtValid int
+		fixedW, fixableW, toolMS          float64
+		fixedCount, introduced            int
+		calls, findings, turns            int
+		cleanRows, cleanPass              int
+		tools                             = map[string]ToolStats{}
+		sev                               = map[string]SeverityCounts{"low": {}, "med": {}, "high": {}}
+		out                               = make([]obs, 0, len(rows))
+	)
+	for _, r := range rows {
+		w := metrics.WeightedSetPRF(weighted(r.pred), weighted(r.oracle))
+		u := metrics.SetPRF(idList(r.pred), idList(r.oracle))
+		pooledW, pooledU = pooledW.Add(w), pooledU.Add(u)
+		byFixture[r.fixtureType] = byFixture[r.fixtureType].Add(w)
+		o := obs{w: w, reward: r.reward}
+		sumF1 += w.F1
+
+		predIDs, _ := lastSeverities(r.pred)
+		oracleIDs, oracleSev := lastSeverities(r.oracle)
+		inPred := set(predIDs)
+		fixedIDs, fixedSev := lastSeverities(r.fixed)
+		for _, id := range oracleIDs {
+			st := sev[string(oracleSev[id])]
+			st.Total++
+			if inPred[id] {
+				st.Found++
+			}
+			if _, ok := fixedSev[id]; ok {
+				st.Fixed++
+			}
+			sev[string(oracleSev[id])] = st
+		}
+		if len(oracleIDs) > 0 {
+			sumPosF1 += w.F1
+			nPos++
+		} else {
+			cleanRows++
+			if len(predIDs) == 0 {
+				cleanPass++
+			}
+		}
+		if r.patchProvided {
+			provided++
+			if r.patchApplied {
+				applied++
+				fixableIDs, fixableSev := lastSeverities(r.fixable)
+				for _, id := range fixableIDs {
+					o.fixableW += fixableSev[id].Weight()
+				}
+				for _, id := range fixedIDs {
+					o.fixedW += fixedSev[id].Weight()
+				}
+				fixableW += o.fixableW
+				fixedW += o.fixedW
+			}
+		}
+		introIDs, _ := lastSeverities(r.introduced)
+		fixedCount += len(fixedIDs)
+		introduced += len(introIDs)
+		if r.formatValid {
+			fmtValid++
+		}
+		turns += r.turns
+		for _, tc := range r.calls {
+			calls++
+			findings += tc.Findings
+			toolMS += tc.DurationMS
+			st := tools[tc.Name]
+			st.Calls++
+			st.Findings += tc.Findings
+			st.TotalMS += tc.DurationMS
+			if tc.Error != "" && tc.Findings == 0 {
+				st.Errors++
+			}
+			tools[tc.Name] = st
+		}
+		out = append(out, o)
+	}
+	n := float64(len(rows))
+	for k, st := range tools {
+		st.MeanMS = metrics.Div(st.TotalMS, float64(st.Calls))
+		tools[k] = st
+	}
+	perRow := func(x float64) *float64 { return report.Opt(metrics.Div(x, n), n > 0) }
+	m := ReportMetrics{
+		Weighted:            reportPRF(pooledW),
+		Unweighted:          reportPRF(pooledU),
+		MeanF1Weighted:      perRow(sumF1),
+		PositiveOnlyF1:      report.Opt(metrics.Div(sumPosF1, float64(nPos)), nPos > 0),
+		PatchProvidedRate:   perRow(float64(provided)),
+		PatchSuccessRate:    report.Opt(metrics.Div(float64(applied), float64(provided)), provided > 0),
+		PatchFixRate:        report.Opt(metrics.Div(fixedW, fixableW), fixableW > 0),
+		MeanViolationsFixed: perRow(float64(fixedCount)),
+		NewViolations:       introduced,
+		MeanNewViolations:   perRow(float64(introduced)),
+		MeanToolCalls:       perRow(float64(calls)),
+		MeanToolTimeMS:      perRow(toolMS),
+		CallsPerFinding:     report.Opt(metrics.Div(float64(calls), float64(findings)), findings > 0),
+		Tools:               tools,
+		FormatValidRate:     perRow(float64(fmtValid)),
+		MeanTurns:           perRow(float64(turns)),
+		CleanRows:           cleanRows,
+		CleanPassRate:       report.Opt(metrics.Div(float64(cleanPass), float64(cleanRows)), cleanRows > 0),
+		FPRateOnClean:       report.Opt(metrics.Div(float64(cleanRows-cleanPass), float64(cleanRows)), cleanRows > 0),
+		Severity:            sev,
+		ByFixture:           map[string]ReportPRF{},
+	}
+	for ft, p := range byFixture {
+		m.ByFixture[ft] = reportPRF(p)
+	}
+	return m, out
+}
+
+func set(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// referenceScope restricts an episode to the ids the reference scores: when
+// ids are tool-style, both sides keep only the primary tool's (kube-linter
+// for Kubernetes; trivy for Terraform where the reference ran semgrep; the
+// oracle's own tool when it names one svbench does not run), exactly as the
+// reference rubric filters them.
+func referenceScope(r reportRow) (pred, oracle []Violation) {
+	prim := primaryTool(r.fixtureType)
+	if t := foreignTool(r.oracle); t != "" {
+		prim = t
+	}
+	return filterPrefix(r.pred, prim), filterPrefix(r.oracle, prim)
+}
+
+// referenceToolName is the reference's name for a tool-call function.
+func referenceToolName(fn string) string {
+	switch fn {
+	case FnKubeLinter:
+		return "kube-linter"
+	case FnOPA:
+		return "opa"
+	}
+	return strings.TrimPrefix(fn, "run_")
+}
+
+// referenceMetrics computes the reference generator's E2 block and its
+// severity breakdown.
+func referenceMetrics(rows []reportRow) (ReferenceMetrics, map[string]SeverityCounts) {
+	var (
+		m                                ReferenceMetrics
+		pw, rw, fw, pu, ru, fu           float64
+		posW, posU                       float64
+		nPos, provided, applied          int
+		fixedW, oracleW                  float64
+		fixedCount, newCount             int
+		calls, findings, fmtValid, turns int
+		toolMS                           float64
+		clean, cleanPass, cleanFP        int
+		dist                             = map[string]ReferenceToolUsage{"opa": {}, "kube-linter": {}, "semgrep": {}}
+		sev                              = map[string]SeverityCounts{"low": {}, "med": {}, "high": {}}
+	)
+	for _, r := range rows {
+		pred, oracle := referenceScope(r)
+		w := metrics.WeightedSetPRF(weighted(pred), weighted(oracle))
+		u := metrics.SetPRF(idList(pred), idList(oracle))
+		pw, rw, fw = pw+w.Precision, rw+w.Recall, fw+w.F1
+		pu, ru, fu = pu+u.Precision, ru+u.Recall, fu+u.F1
+		switch {
+		case len(oracle) > 0:
+			posW, posU = posW+w.F1, posU+u.F1
+			nPos++
+		case len(pred) == 0:
+			clean++
+			cleanPass++
+		default:
+			clean++
+			cleanFP++
+		}
+		predIDs, _ := lastSeverities(pred)
+		oracleIDs, oracleSev := lastSeverities(oracle)
+		fixed := set(idList(r.fixed))
+		for _, v := range oracle {
+			st := sev[string(v.Severity)]
+			st.Total++
+			if r.patchApplied && fixed[v.ID] {
+				st.Fixed++
+			}
+			sev[string(v.Severity)] = st
+		}
+		for _, id := range predIDs {
+			if s, ok := oracleSev[id]; ok {
+				st := sev[string(s)]
+				st.Found++
+				sev[string(s)] = st
+			}
+		}
+		if r.patchProvided {
+			provided++
+			if r.patchApplied {
+				applied++
+				for _, id := range oracleIDs {
+					if fixed[id] {
+						fixedCount++
+					}
+				}
+				introIDs, _ := lastSeverities(r.introduced)
+				newCount += len(introIDs)
+				for _, v := range oracle {
+					oracleW += v.Severity.Weight()
+					if fixed[v.ID] {
+						fixedW += v.Severity.Weight()
+					}
+				}
+			}
+		}
+		for _, tc := range r.calls {
+			calls++
+			toolMS += tc.DurationMS
+			name := referenceToolName(tc.Name)
+			d := dist[name]
+			d.Calls++
+			d.TimeMS += tc.DurationMS
+			dist[name] = d
+		}
+		findings += len(pred)
+		if r.validJSON {
+			fmtValid++
+		}
+		turns += max(r.turns, 1)
+	}
+	n := float64(len(rows))
+	fq := &m.FindingQuality
+	fq.PrecisionWeighted, fq.RecallWeighted, fq.F1Weighted = metrics.Div(pw, n), metrics.Div(rw, n), metrics.Div(fw, n)
+	fq.PrecisionUnweighted, fq.RecallUnweighted, fq.F1Unweighted = metrics.Div(pu, n), metrics.Div(ru, n), metrics.Div(fu, n)
+	fq.F1WeightedPositiveOnly, fq.F1UnweightedPositiveOnly = metrics.Div(posW, float64(nPos)), metrics.Div(posU, float64(nPos))
+	m.Patch.PatchProvidedRate = metrics.Div(float64(provided), n)
+	m.Patch.PatchSuccessRate = metrics.Div(float64(applied), float64(provided))
+	m.Patch.PatchFixRate = metrics.Div(fixedW, oracleW)
+	m.Patch.MeanViolationsFixed = metrics.Div(float64(fixedCount), float64(applied))
+	m.Patch.NewViolationsIntroduced = metrics.Div(float64(newCount), float64(applied))
+	m.ToolEconomy.MeanToolCalls = metrics.Div(float64(calls), n)
+	m.ToolEconomy.MeanToolTimeMS = metrics.Div(toolMS, n)
+	m.ToolEconomy.CallsPerFinding = metrics.Div(float64(calls), float64(findings))
+	m.ToolEconomy.ToolDistribution = dist
+	m.Episode.FormatValidRate = metrics.Div(float64(fmtValid), n)
+	m.Episode.MeanTurns = metrics.Div(float64(turns), n)
+	m.Episode.CleanPassRate = metrics.Div(float64(cleanPass), float64(clean))
+	m.Episode.FalsePositiveRateOnClean = metrics.Div(float64(cleanFP), float64(clean))
+	return m, sev
+}
+
+// BuildReport is the config-verification (E2) report.Builder. Everything
+// comes from results rows alone: Score.Parsed (predicted, oracle, fixed,
+// fixable, introduced, patch flags), the tool-call records and the turn
+// counts.
+func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Options) (*report.Report, error) {
+	rr, err := readRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	scored := rr.scored
+	m, obs := ownMetrics(scored)
+	meanReward, comps := report.RewardStats(rows, rr.pos)
+	hasRows := len(scored) > 0
+	ci := bootstrap(obs, meta, opts)
+	for name, v := range map[string]*float64{"f1_weighted": m.Weighted.F1, "patch_fix_rate": m.PatchFixRate, "mean_reward": report.Opt(meanReward, hasRows)} {
+		if v == nil {
+			delete(ci, name)
+		}
+	}
+	nPos := 0
+	for _, r := range scored {
+		if len(r.oracle) > 0 {
+			nPos++
+		}
+	}
+	summary := map[string]any{
+		"metrics":     m,
+		"mean_reward": report.Opt(meanReward, hasRows),
+		"components":  comps,
+		"ci95":        ci,
+		"bootstrap":   map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": "percentile, resampling scored rows"},
+		"counts": map[string]int{
+			"scored": len(scored), "errors": rr.errRows, "score_errors": rr.scoreErrRows, "unparsed": rr.unparsed,
+			"positive": nPos, "clean": m.CleanRows,
+		},
+	}
+	var ref *report.ReferenceSummary
+	refBlock, refSev := referenceMetrics(scored)
+	if hasRows {
+		ref = report.NewReferenceSummary(ReferenceEnvironment, meta, rows, len(scored), refBlock)
+		ref.SeverityBreakdown = refSev
+		summary[report.ReferenceSummaryKey] = ref
+	}
+	key := []report.KeyMetric{
+		report.Key("f1_weighted", m.Weighted.F1, true),
+		report.Key("patch_fix_rate", m.PatchFixRate, true),
+		report.Key("false_positive_rate_on_clean", m.FPRateOnClean, false),
+		report.Key("format_valid_rate", m.FormatValidRate, true),
+		report.Key("mean_tool_calls", m.MeanToolCalls, false),
+		report.Key("mean_reward", report.Opt(meanReward, hasRows), true),
+	}
+	charts := reportCharts(m, len(scored))
+	withCI := func(name string, v *float64) string {
+		if v == nil {
+			return "n/a"
+		}
+		return report.FCI(ci[name])
+	}
+	headline := []report.Stat{
+		{Name: "rows", Value: fmt.Sprintf("%d scored, %d API errors, %d score errors, %d unparsed", len(scored), rr.errRows, rr.scoreErrRows, rr.unparsed)},
+		{Name: "F1 weighted", Value: withCI("f1_weighted", m.Weighted.F1)},
+		{Name: "F1 unweighted", Value: report.FOpt(m.Unweighted.F1)},
+		{Name: "positive-only F1", Value: report.FOpt(m.PositiveOnlyF1)},
+		{Name: "patch provided / applied / fix rate", Value: report.PctOpt(m.PatchProvidedRate) + " / " + report.PctOpt(m.PatchSuccessRate) + " / " + report.PctOpt(m.PatchFixRate)},
+		{Name: "new violations introduced", Value: fmt.Sprint(m.NewViolations)},
+		{Name: "clean pass / FP on clean", Value: report.PctOpt(m.CleanPassRate) + " / " + report.PctOpt(m.FPRateOnClean)},
+		{Name: "tool calls / episode", Value: report.FOpt(m.MeanToolCalls)},
+		{Name: "patch fix rate", Value: withCI("patch_fix_rate", m.PatchFixRate)},
+		{Name: "mean reward", Value: withCI("mean_reward", report.Opt(meanReward, hasRows))},
+	}
+	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: rr.problems}
+	r.Markdown = markdown(meta, m, ref, refBlock, meanReward, comps, charts, len(scored), rr.unparsed, ci, opts.Reps())
+	return r, nil
+}
+
+// reportCharts draws the per-severity found and fixed shares and, when
+// tools were called, the mean calls per episode of each tool.
+func reportCharts(m ReportMetrics, n int) []report.Chart {
+	sevNames := []string{"low", "med", "high"}
+	found, fixedRate := make([]float64, 3), make([]float64, 3)
+	for i, s := range sevNames {
+		st := m.Severity[s]
+		found[i] = metrics.Div(float64(st.Found), float64(st.Total))
+		fixedRate[i] = metrics.Div(float64(st.Fixed), float64(st.Total))
+	}
+	charts := []report.Chart{
+		{Name: "severity_found", Title: "Share of oracle violations found, by severity"},
+		{Name: "severity_fixed", Title: "Share of oracle violations fixed by the patch, by severity"},
+	}
+	charts[0].SVG = report.BarChart(charts[0].Title, sevNames, found, true)
+	charts[1].SVG = report.BarChart(charts[1].Title, sevNames, fixedRate, true)
+	if len(m.Tools) > 0 {
+		names := report.SortedKeys(m.Tools)
+		vals := make([]float64, len(names))
+		for i, k := range names {
+			vals[i] = metrics.Div(float64(m.Tools[k].Calls), float64(n))
+		}
+		c := report.Chart{Name: "tool_calls", Title: "Mean tool calls per episode"}
+		c.SVG = report.BarChart(c.Title, names, vals, false)
+		charts = append(charts, c)
+	}
+	return charts
+}
+
+// bootstrap gives percentile CIs for the micro weighted F1, the patch fix
+// rate and the mean reward, resampling scored rows.
+func bootstrap(obs []obs, meta *artifact.Metadata, opts report.Options) map[string]metrics.CI {
+	f1 := func(idx []int) float64 {
+		var p metrics.PRF
+		for _, k := range idx {
+			p = p.Add(obs[k].w)
+		}
+		return p.F1
+	}
+	fix := func(idx []int) float64 {
+		var fixed, fixable float64
+		for _, k := range idx {
+			fixed, fixable = fixed+obs[k].fixedW, fixable+obs[k].fixableW
+		}
+		return metrics.Div(fixed, fixable)
+	}
+	reward := func(idx []int) float64 {
+		var sum float64
+		for _, k := range idx {
+			sum += obs[k].reward
+		}
+		return metrics.Div(sum, float64(len(idx)))
+	}
+	cis := metrics.BootstrapMulti(len(obs), []metrics.Stat{f1, fix, reward}, opts.Reps(), opts.BootstrapSeed(meta))
+	return map[string]metrics.CI{"f1_weighted": cis[0], "patch_fix_rate": cis[1], "mean_reward": cis[2]}
+}
+
+func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSummary, rm ReferenceMetrics, meanReward float64,
+	comps map[string]float64, charts []report.Chart, n, unparsed int, ci map[string]metrics.CI, reps int) string {
+	var b strings.Builder
+	b.WriteString("# E2 config verification report\n\n")
+	if meta != nil {
+		b.WriteString(report.RunTable(meta))
+		b.WriteString("\n")
+	}
+	hasRows := n > 0
+	fmt.Fprintf(&b, "%d scored rows (%d without a parseable answer). Mean reward %s.\n\n", n, unparsed, report.FOpt(report.Opt(meanReward, hasRows)))
+	ciCell := func(name string) string {
+		if c, ok := ci[name]; ok {
+			return report.CICell(c, reps)
+		}
+		return ""
+	}
+	b.WriteString("## Headline\n\n")
+	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
+		{"F1 (severity-weighted, micro)", report.FOpt(m.Weighted.F1), ciCell("f1_weighted")},
+		{"patch fix rate", report.FOpt(m.PatchFixRate), ciCell("patch_fix_rate")},
+		{"mean reward", report.FOpt(report.Opt(meanReward, hasRows)), ciCell("mean_reward")},
+	}))
+	b.WriteString("\nCIs: percentile bootstrap over scored rows, seeded, so reports are reproducible.\n\n")
+	b.WriteString("## Detection\n\n")
+	b.WriteString(report.Table([]string{"", "precision", "recall", "F1"}, [][]string{
+		{"severity-weighted (micro)", report.FOpt(m.Weighted.Precision), report.FOpt(m.Weighted.Recall), report.FOpt(m.Weighted.F1)},
+		{"unweighted (micro)", report.FOpt(m.Unweighted.Precision), report.FOpt(m.Unweighted.Recall), report.FOpt(m.Unweighted.F1)},
+	}))
+	fmt.Fprintf(&b, "\nMean per-row weighted F1 %s; positive-only F1 (rows with a non-empty oracle) %s.\n\n", report.FOpt(m.MeanF1Weighted), report.FOpt(m.PositiveOnlyF1))
+	if len(m.ByFixture) > 0 {
+		var rows [][]string
+		for _, ft := range report.SortedKeys(m.ByFixture) {
+			p := m.ByFixture[ft]
+			rows = append(rows, []string{ft, report.FOpt(p.Precision), report.FOpt(p.Recall), report.FOpt(p.F1)})
+		}
+		b.WriteString(report.Table([]string{"fixture type", "precision (w)", "recall (w)", "F1 (w)"}, rows))
+		b.WriteString("\n")
+	}
+	b.WriteString("## Clean files\n\n")
+	fmt.Fprintf(&b, "%d clean rows: clean pass rate %s, false-positive rate %s.\n\n", m.CleanRows, report.PctOpt(m.CleanPassRate), report.PctOpt(m.FPRateOnClean))
+	b.WriteString("## Patches\n\n")
+	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
+		{"patch provided", report.PctOpt(m.PatchProvidedRate)},
+		{"patch applied (of provided)", report.PctOpt(m.PatchSuccessRate)},
+		{"fix rate (fixed weight / fixable weight, applied patches)", report.PctOpt(m.PatchFixRate)},
+		{"mean violations fixed per row", report.FOpt(m.MeanViolationsFixed)},
+		{"new violations introduced (total / per row)", fmt.Sprintf("%d / %s", m.NewViolations, report.FOpt(m.MeanNewViolations))},
+	}))
+	b.WriteString("\n## Per severity\n\n")
+	var sevRows [][]string
+	for _, s := range []string{"low", "med", "high"} {
+		st := m.Severity[s]
+		sevRows = append(sevRows, []string{s, fmt.Sprint(st.Total), fmt.Sprint(st.Found), fmt.Sprint(st.Fixed)})
+	}
+	b.WriteString(report.Table([]string{"severity", "total", "found", "fixed"}, sevRows))
+	b.WriteString("\n## Tool economy\n\n")
+	fmt.Fprintf(&b, "Mean %s calls and %s ms of tool time per episode; %s calls per finding returned; mean %s turns; format valid %s.\n\n",
+		report.FOpt(m.MeanToolCalls), report.FOpt(m.MeanToolTimeMS), report.FOpt(m.CallsPerFinding), report.FOpt(m.MeanTurns), report.PctOpt(m.FormatValidRate))
+	if len(m.Tools) > 0 {
+		var rows [][]string
+		for _, k := range report.SortedKeys(m.Tools) {
+			t := m.Tools[k]
+			rows = append(rows, []string{k, fmt.Sprint(t.Calls), fmt.Sprint(t.Errors), fmt.Sprint(t.Findings), report.F(t.MeanMS)})
+		}
+		b.WriteString(report.Table([]string{"tool", "calls", "errors", "findings", "mean ms"}, rows))
+		b.WriteString("\n")
+	}
+	if len(comps) > 0 {
+		b.WriteString("## Reward components\n\n")
+		var rows [][]string
+		for _, k := range report.SortedKeys(comps) {
+			rows = append(rows, []string{k, report.F(comps[k])})
+		}
+		b.WriteString(report.Table([]string{"component", "mean"}, rows))
+		b.WriteString("\n")
+	}
+	b.WriteString("## Charts\n\n")
+	for _, c := range charts {
+		b.WriteString(report.ChartRef(c))
+		b.WriteString("\n")
+	}
+	writeReferenceSection(&b, ref, rm)
+	return b.String()
+}
+
+// writeReferenceSection shows the reference generator's figures and says
+// where svbench's own differ on purpose.
+func writeReferenceSection(b *strings.Builder, ref *report.ReferenceSummary, rm ReferenceMetrics) {
+	b.WriteString("## Reference-comparable summary\n\n")
+	if ref == nil {
+		b.WriteString("No scored rows, so no `reference_summary` (the reference refuses to report an empty run).\n")
+		return
+	}
+	fmt.Fprintf(b, "summary.json `%s` is the reference report generator's summary (%s, metrics version %s, %d episodes), computed with its definitions:\n\n",
+		report.ReferenceSummaryKey, ref.Environment, ref.Version, ref.NExamples)
+	fq, p, te, ep := rm.FindingQuality, rm.Patch, rm.ToolEconomy, rm.Episode
+	b.WriteString(report.Table([]string{"metric", "weighted", "unweighted"}, [][]string{
+		{"precision (macro over episodes)", report.F(fq.PrecisionWeighted), report.F(fq.PrecisionUnweighted)},
+		{"recall (macro over episodes)", report.F(fq.RecallWeighted), report.F(fq.RecallUnweighted)},
+		{"F1 (macro over episodes)", report.F(fq.F1Weighted), report.F(fq.F1Unweighted)},
+		{"F1, episodes with a non-empty oracle", report.F(fq.F1WeightedPositiveOnly), report.F(fq.F1UnweightedPositiveOnly)},
+	}))
+	b.WriteString("\n")
+	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
+		{"patch provided / success / fix rate", report.F(p.PatchProvidedRate) + " / " + report.F(p.PatchSuccessRate) + " / " + report.F(p.PatchFixRate)},
+		{"mean violations fixed / new violations, per applied patch", report.F(p.MeanViolationsFixed) + " / " + report.F(p.NewViolationsIntroduced)},
+		{"mean tool calls / tool ms / calls per predicted finding", report.F(te.MeanToolCalls) + " / " + report.F(te.MeanToolTimeMS) + " / " + report.F(te.CallsPerFinding)},
+		{"format valid (JSON) / mean turns", report.F(ep.FormatValidRate) + " / " + report.F(ep.MeanTurns)},
+		{"clean pass / false positives on clean", report.F(ep.CleanPassRate) + " / " + report.F(ep.FalsePositiveRateOnClean)},
+	}))
+	b.WriteString(`
+Where svbench's own figures above differ on purpose:
+- Detection is micro-averaged (pooled over all findings) in svbench's block and macro-averaged over episodes in the
+  reference's, where a clean file answered with an empty list scores P = R = F1 = 0.
+- The reference block scores only the primary tool's ids (kube-linter; trivy for Terraform, where the reference ran
+  semgrep), as the reference does; svbench's scores every id of the run's oracle.
+- Patch fix rate: the reference divides by all oracle weight of episodes with an applied patch, svbench by the weight of
+  findings a verifier here can re-check. Violations fixed and introduced are per applied patch in the reference and per
+  row in svbench; "introduced" means reported after the patch but not before it.
+- Calls per finding: the reference divides tool calls by predicted violations, svbench by findings the tools returned.
+- Format valid: the reference counts valid JSON, svbench schema-valid answers. The reference counts a 0-turn episode as 1 turn.
+- Undefined values (nothing predicted, no clean file, no patch) are 0 in the reference block and n/a in svbench's.
+- API-error and score-error rows are left out of both (the reference would count an API error as an invalid episode).
+`)
+}

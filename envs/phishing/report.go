@@ -1,0 +1,250 @@
+package phishing
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/metrics"
+	"github.com/svbench/svbench/report"
+)
+
+func init() {
+	report.Register(report.Spec{ID: ID, Aliases: aliases, Build: BuildReport})
+}
+
+// ReportMetrics is the E4 block: the reference's planned metrics (precision,
+// recall, F1, FNR, FPR, ECE, Brier, abstention, risk-coverage, evidence
+// precision) computed the way its E1 report does, plus evidence recall.
+type ReportMetrics struct {
+	Detection struct {
+		Precision float64 `json:"precision"`
+		Recall    float64 `json:"recall"`
+		F1        float64 `json:"f1"`
+		FNR       float64 `json:"fnr"`
+		FPR       float64 `json:"fpr"`
+		Accuracy  float64 `json:"accuracy"`
+	} `json:"detection"`
+	Calibration report.CalibrationBlock `json:"calibration"`
+	Cost        report.CostBlock        `json:"cost"`
+	Abstention  report.AbstentionBlock  `json:"abstention"`
+	Evidence    struct {
+		// Precision is the mean grounded share over rows predicted
+		// Phishing that gave evidence.
+		Precision float64 `json:"precision"`
+		// Recall is the mean share of indicator types covered over
+		// Phishing rows with extracted indicators.
+		Recall        float64 `json:"recall"`
+		RowsPrecision int     `json:"rows_precision"`
+		RowsRecall    int     `json:"rows_recall"`
+		MeanItems     float64 `json:"mean_items"`
+	} `json:"evidence"`
+	Confusion report.ConfusionCounts `json:"confusion_matrix"`
+}
+
+// reportTask reads gold answers with the environment's own label reader;
+// a gold Abstain (an undecidable message) has no place in a binary
+// confusion matrix, so such rows are counted and left out.
+var reportTask = report.BinaryTask{Positive: LabelPhishing, Negative: LabelLegitimate,
+	Answer: func(raw json.RawMessage) (bool, bool, error) {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.EqualFold(strings.TrimSpace(s), LabelAbstain) {
+			return false, true, nil
+		}
+		gold, err := parseAnswer(raw)
+		if err != nil {
+			return false, false, fmt.Errorf("answer %w", err)
+		}
+		return gold == LabelPhishing, false, nil
+	}}
+
+// reportAcc adds evidence quality to the binary accumulator.
+type reportAcc struct {
+	report.BinaryAcc
+	precSum, recSum, its float64
+	precN, recN, n       int
+}
+
+// add takes an observation and its row: evidence precision counts on rows
+// predicted Phishing that gave evidence, recall on Phishing rows.
+func (a *reportAcc) add(o report.BinaryObs, r *artifact.Result) {
+	a.BinaryAcc.Add(o)
+	items, _ := report.Number(r.Parsed["evidence_items"])
+	label, _ := r.Parsed["predicted_label"].(string)
+	if p, ok := report.Number(r.Parsed["evidence_precision"]); ok && label == LabelPhishing && items > 0 {
+		a.precSum += p
+		a.precN++
+	}
+	if rc, ok := report.Number(r.Parsed["evidence_recall"]); ok && o.Positive {
+		a.recSum += rc
+		a.recN++
+	}
+	a.its += items
+	a.n++
+}
+
+func (a *reportAcc) block() ReportMetrics {
+	var m ReportMetrics
+	c := a.Confusion
+	m.Detection.Precision, m.Detection.Recall, m.Detection.F1 = c.Precision(), c.TPR(), c.F1()
+	m.Detection.FNR, m.Detection.FPR, m.Detection.Accuracy = c.FNR(), c.FPR(), c.Accuracy()
+	m.Calibration, m.Cost, m.Abstention = a.Blocks()
+	m.Evidence.Precision = metrics.Div(a.precSum, float64(a.precN))
+	m.Evidence.Recall = metrics.Div(a.recSum, float64(a.recN))
+	m.Evidence.RowsPrecision, m.Evidence.RowsRecall = a.precN, a.recN
+	m.Evidence.MeanItems = metrics.Div(a.its, float64(a.n))
+	m.Confusion = report.CountsOf(c)
+	return m
+}
+
+// breakdownFields are the meta fields E4 reports break down by.
+var breakdownFields = []string{"campaign", "difficulty", "language"}
+
+// ReportGroup is one line of a breakdown table.
+type ReportGroup struct {
+	report.GroupHead
+	Accuracy    float64 `json:"accuracy"`
+	Recall      float64 `json:"recall"`
+	FPR         float64 `json:"fpr"`
+	AbstainRate float64 `json:"abstain_rate"`
+	ECE         float64 `json:"ece"`
+	EvidencePr  float64 `json:"evidence_precision"`
+	MeanReward  float64 `json:"mean_reward"`
+	// Positives and EvidenceRows say whether Recall and EvidencePr are
+	// defined for the group (a legitimate-only group has no positives).
+	Positives    int `json:"positives"`
+	EvidenceRows int `json:"evidence_rows"`
+}
+
+// BuildReport is the phishing-detection (E4) report.Builder.
+func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Options) (*report.Report, error) {
+	b, err := report.ScanBinary(rows, reportTask)
+	if err != nil {
+		return nil, err
+	}
+	var all reportAcc
+	for k, p := range b.Pos {
+		all.add(b.Obs[k], &rows[p])
+	}
+	block := all.block()
+	ci := b.Bootstrap([]string{"accuracy", "f1", "fnr", "ece"}, []metrics.Stat{
+		b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
+	}, meta, opts)
+	meanReward, comps := report.RewardStats(rows, b.Pos)
+	groups := report.Breakdown(rows, b, breakdownFields, func(h report.GroupHead, obs []report.BinaryObs, rowPos []int) ReportGroup {
+		var a reportAcc
+		for k, o := range obs {
+			a.add(o, &rows[rowPos[k]])
+		}
+		mr, _ := report.RewardStats(rows, rowPos)
+		g := a.block()
+		return ReportGroup{GroupHead: h, Accuracy: g.Detection.Accuracy, Recall: g.Detection.Recall,
+			FPR: g.Detection.FPR, AbstainRate: g.Abstention.AbstainRate, ECE: g.Calibration.ECE,
+			EvidencePr: g.Evidence.Precision, MeanReward: mr,
+			Positives: a.Confusion.TP + a.Confusion.FN, EvidenceRows: g.Evidence.RowsPrecision}
+	})
+	counts := b.Counts(len(rows))
+	counts["gold_abstain_rows"] = b.Skipped
+	summary := b.Summary(block, ci, counts, meanReward, comps, groups, meta, opts)
+	key := []report.KeyMetric{
+		{Name: "f1", Value: block.Detection.F1, HigherIsBetter: true},
+		{Name: "accuracy", Value: block.Detection.Accuracy, HigherIsBetter: true},
+		{Name: "fnr", Value: block.Detection.FNR, HigherIsBetter: false},
+		{Name: "ece", Value: block.Calibration.ECE, HigherIsBetter: false},
+		{Name: "aurc", Value: block.Abstention.AURC, HigherIsBetter: false},
+		{Name: "evidence_precision", Value: block.Evidence.Precision, HigherIsBetter: true},
+		{Name: "mean_reward", Value: meanReward, HigherIsBetter: true},
+	}
+	charts := b.Charts()
+	if gs := groups["campaign"]; len(gs) > 0 {
+		labels, vals := make([]string, len(gs)), make([]float64, len(gs))
+		for i, g := range gs {
+			labels[i], vals[i] = g.Name, g.Accuracy
+		}
+		c := report.Chart{Name: "campaign_accuracy", Title: "Accuracy by campaign type (non-abstained)"}
+		c.SVG = report.BarChart(c.Title, labels, vals, true)
+		charts = append(charts, c)
+	}
+	headline := []report.Stat{
+		b.RowsStat(),
+		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"])},
+		{Name: "accuracy (decided)", Value: report.FCI(ci["accuracy"])},
+		{Name: "FNR (missed phish)", Value: report.FCI(ci["fnr"])},
+		{Name: "FPR", Value: report.F(block.Detection.FPR)},
+		{Name: "ECE", Value: report.FCI(ci["ece"])},
+		{Name: "AURC", Value: report.F(block.Abstention.AURC)},
+		{Name: "evidence precision / recall", Value: report.F(block.Evidence.Precision) + " / " + report.F(block.Evidence.Recall)},
+		{Name: "abstain rate", Value: report.Pct(block.Abstention.AbstainRate)},
+		{Name: "mean reward", Value: report.F(meanReward)},
+	}
+	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: b.Problems}
+	r.Markdown = markdown(meta, block, ci, counts, meanReward, comps, groups, charts, opts)
+	return r, nil
+}
+
+func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI, counts map[string]int,
+	meanReward float64, comps map[string]float64, breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
+	var b bytes.Buffer
+	report.WriteTitle(&b, "E4 phishing detection", meta, counts, fmt.Sprintf(", %d gold-Abstain rows excluded", counts["gold_abstain_rows"]))
+	reps := opts.Reps()
+	b.WriteString("## Headline\n\n")
+	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
+		{"F1 (Phishing)", report.F(m.Detection.F1), report.CICell(ci["f1"], reps)},
+		{"accuracy (non-abstained)", report.F(m.Detection.Accuracy), report.CICell(ci["accuracy"], reps)},
+		{"FNR (missed phishing)", report.F(m.Detection.FNR), report.CICell(ci["fnr"], reps)},
+		{"FPR", report.F(m.Detection.FPR), ""},
+		{"ECE (10 bins)", report.F(m.Calibration.ECE), report.CICell(ci["ece"], reps)},
+		{"Brier", report.F(m.Calibration.Brier), ""},
+		{"AURC", report.F(m.Abstention.AURC), ""},
+		{"cost-weighted accuracy (FN 10, FP 1)", report.F(m.Cost.CostWeightedAccuracy), ""},
+		{"total cost", fmt.Sprintf("%g", m.Cost.TotalCost), ""},
+		{"abstain rate", report.Pct(m.Abstention.AbstainRate), ""},
+		{"evidence precision", fmt.Sprintf("%s (%d rows)", report.F(m.Evidence.Precision), m.Evidence.RowsPrecision), ""},
+		{"evidence recall", fmt.Sprintf("%s (%d rows)", report.F(m.Evidence.Recall), m.Evidence.RowsRecall), ""},
+		{"mean reward", report.F(meanReward), ""},
+	}))
+	b.WriteString("\n## Detection\n\n")
+	b.WriteString(report.Table([]string{"precision", "recall", "F1", "FNR", "FPR", "accuracy"}, [][]string{{
+		report.F(m.Detection.Precision), report.F(m.Detection.Recall), report.F(m.Detection.F1), report.F(m.Detection.FNR), report.F(m.Detection.FPR), report.F(m.Detection.Accuracy),
+	}}))
+	report.WriteConfusionAndCharts(&b, m.Confusion, charts)
+	for _, field := range breakdownFields {
+		gs, ok := breakdown[field]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "## By %s\n\n", field)
+		var trs [][]string
+		for _, g := range gs {
+			recall, evp := report.F(g.Recall), report.F(g.EvidencePr)
+			if g.Positives == 0 {
+				recall = "—"
+			}
+			if g.EvidenceRows == 0 {
+				evp = "—"
+			}
+			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), report.F(g.Accuracy), recall, report.F(g.FPR), report.F(g.ECE), report.Pct(g.AbstainRate), evp, report.F(g.MeanReward)})
+		}
+		b.WriteString(report.Table([]string{field, "n", "accuracy", "recall", "FPR", "ECE", "abstain", "evidence precision", "mean reward"}, trs))
+		b.WriteString("\n")
+	}
+	report.WriteComponents(&b, comps, meanReward)
+	b.WriteString(`## Notes on definitions
+
+- Positive class is Phishing. As in the reference's E1 report, abstentions are removed before the confusion
+  matrix; accuracy, ECE, Brier, cost and AURC are over non-abstained rows; abstain rate is over all scored rows.
+  Recall (TPR) is 1 − FNR. In breakdowns "—" marks a recall without positives or an evidence precision
+  without rows that gave evidence while predicting Phishing.
+- A missing or invalid label is counted as an abstention and reported as "unparsed"; ` + "`--strict`" + ` refuses such rows.
+  Rows whose gold answer is Abstain are excluded and counted.
+- ECE: 10 equal-width bins, the last closed. Brier: mean (confidence − correct)². Cost: FN 10, FP 1.
+  AURC: thresholds 0.00…1.00 step 0.01, trapezoid over coverage.
+- Evidence precision: mean share of evidence items grounded in the message and in an extracted indicator of
+  the claimed type, over rows predicted Phishing that gave evidence. Evidence recall: mean share of the
+  message's indicator types the evidence covered, over Phishing rows with indicators.
+- 95% CIs: percentile bootstrap over scored rows, seeded.
+`)
+	return b.String()
+}
