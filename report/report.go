@@ -45,6 +45,20 @@ type KeyMetric struct {
 	Value          float64 `json:"value"`
 	HigherIsBetter bool    `json:"higher_is_better"`
 	Undefined      bool    `json:"undefined,omitempty"`
+	// Lo and Hi bound the 95% bootstrap interval when the report has one.
+	Lo *float64 `json:"ci_lo,omitempty"`
+	Hi *float64 `json:"ci_hi,omitempty"`
+}
+
+// AttachCIs copies bootstrap intervals onto the key metrics of the same
+// name, so the scoreboard can show them.
+func AttachCIs(keys []KeyMetric, ci map[string]metrics.CI) {
+	for i := range keys {
+		if c, ok := ci[keys[i].Name]; ok && !keys[i].Undefined {
+			lo, hi := c.Lo, c.Hi
+			keys[i].Lo, keys[i].Hi = &lo, &hi
+		}
+	}
 }
 
 // Key is the KeyMetric of a value that may be undefined (nil).

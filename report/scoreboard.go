@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,12 +29,17 @@ type ScoreRow struct {
 	Params     map[string]string `json:"params,omitempty"`
 	// Source is "" for svbench's runs and "trainer:<kind>" for a trainer's
 	// rollouts that svbench re-scored.
-	Source      string             `json:"source,omitempty"`
-	Date        time.Time          `json:"date"`
-	MainMetric  string             `json:"main_metric,omitempty"`
-	Metrics     map[string]float64 `json:"metrics"`
-	Order       []KeyMetric        `json:"-"`
-	SummaryNote string             `json:"summary_note,omitempty"`
+	Source     string             `json:"source,omitempty"`
+	Date       time.Time          `json:"date"`
+	MainMetric string             `json:"main_metric,omitempty"`
+	Metrics    map[string]float64 `json:"metrics"`
+	// CI holds 95% intervals of the metrics that have one.
+	CI map[string][2]float64 `json:"ci,omitempty"`
+	// Undefined lists metrics the run cannot define (no positives, nothing
+	// decided, …): shown as n/a and ranked last, never as 0.
+	Undefined   []string    `json:"undefined,omitempty"`
+	Order       []KeyMetric `json:"-"`
+	SummaryNote string      `json:"summary_note,omitempty"`
 }
 
 // Scoreboard is scoreboard.json.
@@ -199,7 +205,17 @@ func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 		row.MainMetric = keys.Key[0].Name
 	}
 	for _, k := range keys.Key {
+		if k.Undefined {
+			row.Undefined = append(row.Undefined, k.Name)
+			continue
+		}
 		row.Metrics[k.Name] = k.Value
+		if k.Lo != nil && k.Hi != nil {
+			if row.CI == nil {
+				row.CI = map[string][2]float64{}
+			}
+			row.CI[k.Name] = [2]float64{*k.Lo, *k.Hi}
+		}
 	}
 	return nil
 }
@@ -283,7 +299,11 @@ func sortScoreRows(rows []ScoreRow) {
 		}
 		if len(a.Order) > 0 && len(b.Order) > 0 {
 			m := a.Order[0]
-			va, vb := a.Metrics[m.Name], b.Metrics[m.Name]
+			va, okA := a.Metrics[m.Name]
+			vb, okB := b.Metrics[m.Name]
+			if okA != okB {
+				return okA // an undefined main metric ranks last
+			}
 			if va != vb {
 				if m.HigherIsBetter {
 					return va > vb
@@ -342,18 +362,24 @@ func (sb *Scoreboard) Markdown() string {
 			cells := []string{fmt.Sprint(rank + 1), r.Model, r.Condition(), ds, fmt.Sprint(r.N), r.Status, date}
 			for _, c := range cols {
 				v, ok := r.Metrics[c.Name]
-				if !ok {
+				switch {
+				case slices.Contains(r.Undefined, c.Name):
+					cells = append(cells, "n/a")
+				case !ok:
 					cells = append(cells, "—")
-					continue
+				case r.CI != nil && r.CI[c.Name] != [2]float64{}:
+					ci := r.CI[c.Name]
+					cells = append(cells, fmt.Sprintf("%s [%s, %s]", F(v), F(ci[0]), F(ci[1])))
+				default:
+					cells = append(cells, F(v))
 				}
-				cells = append(cells, F(v))
 			}
 			rows = append(rows, cells)
 		}
 		fmt.Fprintf(&b, "## %s\n\n%s\n", env, Table(header, rows))
 		i = j
 	}
-	b.WriteString("Metrics marked ↓ are better when lower. Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
+	b.WriteString("Metrics marked ↓ are better when lower; [lo, hi] is a 95% bootstrap interval; n/a marks a metric the run cannot define (e.g. no positives). Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
 	if len(sb.Unranked) > 0 {
 		b.WriteString("\n## Not ranked (incomplete runs)\n\n")
 		var rows [][]string

@@ -534,6 +534,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		report.Key("mean_tool_calls", m.MeanToolCalls, false),
 		report.Key("mean_reward", report.Opt(meanReward, hasRows), true),
 	}
+	report.AttachCIs(key, ci)
 	charts := reportCharts(m, len(scored))
 	withCI := func(name string, v *float64) string {
 		if v == nil {

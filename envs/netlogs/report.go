@@ -190,6 +190,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		report.Key("cost_weighted_accuracy", block.Cost.CostWeightedAccuracy, true),
 		report.Key("mean_reward", report.Opt(meanReward, scored), true),
 	}
+	report.AttachCIs(key, ci)
 	charts := b.Charts()
 	withCI := func(name string, v *float64) string {
 		if v == nil {

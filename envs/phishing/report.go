@@ -157,6 +157,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "evidence_precision", Value: block.Evidence.Precision, HigherIsBetter: true},
 		{Name: "mean_reward", Value: meanReward, HigherIsBetter: true},
 	}
+	report.AttachCIs(key, ci)
 	charts := b.Charts()
 	if gs := groups["campaign"]; len(gs) > 0 {
 		labels, vals := make([]string, len(gs)), make([]float64, len(gs))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
@@ -84,5 +86,13 @@ func TestScoreboardRanksCompleteRunsPerCondition(t *testing.T) {
 	}
 	if unranked[fragment] != artifact.StatusInterrupted || unranked[failed] != artifact.StatusFailed {
 		t.Fatalf("unranked = %+v", sb.Unranked)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "scoreboard.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n and 95% intervals are shown beside the metrics.
+	if !strings.Contains(string(md), "| 40 |") || !regexp.MustCompile(`\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]`).Match(md) {
+		t.Fatalf("scoreboard.md lacks n or CIs:\n%s", md)
 	}
 }
