@@ -22,7 +22,7 @@ const ID = "phishing-detection"
 
 // Version changes whenever prompts, parsing or scoring change in a way that
 // moves numbers.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // aliases are the names Info reports; the registry strips the "sv-env-"
 // prefix itself, so only "e4" is registered as an extra name.
