@@ -318,6 +318,11 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), Clip(unverifiable[0].Detail, 120))})
 		r.Markdown += fmt.Sprintf("\n## Rows not re-verified\n\n%d row(s) could not be re-scored here and are left out of every metric above (their recorded rewards are kept in the results). First reason: %s\n", len(unverifiable), EscapeCell(unverifiable[0].Detail))
 	}
+	if pts, charts, md := learningCurve(builderRows, opts.BootstrapSeed(meta), opts.Reps()); len(pts) > 0 {
+		r.Summary["learning_curve"] = pts
+		r.Charts = append(r.Charts, charts...)
+		r.Markdown += md
+	}
 	if n := reasoningOnly(rows); n > 0 {
 		r.Summary["reasoning_only_rows"] = n
 		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})

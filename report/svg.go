@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/svbench/svbench/metrics"
 )
@@ -284,4 +285,94 @@ func BarChart(title string, labels []string, values []float64, unit bool) []byte
 	}
 	c.line(left, top-4, left, top+float64(n)*(barH+gap), `stroke="`+colAxis+`"`)
 	return c.bytes()
+}
+
+// Series is one line of a LineChart; Lo and Hi, when set, draw a band.
+type Series struct {
+	Name         string
+	Mean, Lo, Hi []float64
+	Color        string
+}
+
+// seriesColors cycle for multi-series charts.
+var seriesColors = []string{colBlue, colOrange, "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#7F7F7F"}
+
+// LineChart draws series over x (training steps) with shaded intervals,
+// scaling both axes to the data (y to [0, 1] when unit is set), with five
+// ticks per axis, axis titles and a legend.
+func LineChart(title, xTitle, yTitle string, x []float64, series []Series, unit bool) []byte {
+	c := newCanvas(640, 440, title)
+	p := plot{x0: 78, y0: 74, w: 520, h: 290}
+	xmin, xmax := minMax(x)
+	ymin, ymax := 0.0, 1.0
+	if !unit {
+		first := true
+		for _, s := range series {
+			for _, vs := range [][]float64{s.Mean, s.Lo, s.Hi} {
+				for _, v := range vs {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						continue
+					}
+					if first {
+						ymin, ymax, first = v, v, false
+					}
+					ymin, ymax = math.Min(ymin, v), math.Max(ymax, v)
+				}
+			}
+		}
+		pad := 0.05 * math.Max(ymax-ymin, 1e-9)
+		ymin, ymax = ymin-pad, ymax+pad
+	}
+	sx := func(v float64) float64 { return (v - xmin) / math.Max(xmax-xmin, 1e-12) }
+	sy := func(v float64) float64 { return (v - ymin) / math.Max(ymax-ymin, 1e-12) }
+	for i := 0; i <= 4; i++ {
+		f := float64(i) / 4
+		c.line(p.X(f), p.y0, p.X(f), p.y0+p.h, `stroke="`+colGrid+`" stroke-width="1"`)
+		c.line(p.x0, p.Y(f), p.x0+p.w, p.Y(f), `stroke="`+colGrid+`" stroke-width="1"`)
+		c.text(p.X(f), p.y0+p.h+19, fmt.Sprintf("%.4g", xmin+f*(xmax-xmin)), `text-anchor="middle" fill="`+colAxis+`"`)
+		c.text(p.x0-9, p.Y(f)+4, fmt.Sprintf("%.3g", ymin+f*(ymax-ymin)), `text-anchor="end" fill="`+colAxis+`"`)
+	}
+	c.line(p.x0, p.y0+p.h, p.x0+p.w, p.y0+p.h, `stroke="`+colAxis+`" stroke-width="1.2"`)
+	c.line(p.x0, p.y0, p.x0, p.y0+p.h, `stroke="`+colAxis+`" stroke-width="1.2"`)
+	c.text(p.x0+p.w/2, p.y0+p.h+40, xTitle, `text-anchor="middle" font-size="13" fill="`+colInk+`"`)
+	yx, yy := p.x0-52, p.y0+p.h/2
+	c.text(yx, yy, yTitle, fmt.Sprintf(`text-anchor="middle" font-size="13" fill="%s" transform="rotate(-90 %.1f %.1f)"`, colInk, yx, yy))
+	var items []legendItem
+	for i, s := range series {
+		col := s.Color
+		if col == "" {
+			col = seriesColors[i%len(seriesColors)]
+		}
+		if len(s.Lo) == len(x) && len(s.Hi) == len(x) && len(x) > 1 {
+			var pts []string
+			for j := range x {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", p.X(sx(x[j])), p.Y(sy(s.Hi[j]))))
+			}
+			for j := len(x) - 1; j >= 0; j-- {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", p.X(sx(x[j])), p.Y(sy(s.Lo[j]))))
+			}
+			fmt.Fprintf(&c.b, `<polygon points="%s" fill="%s" fill-opacity="0.18" stroke="none"/>`+"\n", strings.Join(pts, " "), col)
+		}
+		var pts []string
+		for j := range x {
+			if j < len(s.Mean) {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", p.X(sx(x[j])), p.Y(sy(s.Mean[j]))))
+			}
+		}
+		fmt.Fprintf(&c.b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), col)
+		items = append(items, legendItem{color: col, label: s.Name})
+	}
+	legend(c, p.x0, p.y0+p.h+62, items)
+	return c.bytes()
+}
+
+func minMax(xs []float64) (lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 1
+	}
+	lo, hi = xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
 }
