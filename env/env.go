@@ -33,6 +33,8 @@ type Info struct {
 	Tools         []Tool          `json:"tools,omitempty"`
 	// MaxTurns bounds assistant turns per episode (1 for single-turn tasks).
 	MaxTurns int `json:"max_turns"`
+	// ToolBudget bounds tool calls per episode (0 when no tools are offered).
+	ToolBudget int `json:"tool_budget"`
 	// Policies lists the built-in policies usable as `builtin:<name>`.
 	Policies []string `json:"policies,omitempty"`
 	// Verifiers records the versions of the verifiers scoring depends on,

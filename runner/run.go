@@ -204,6 +204,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 
+	if err := writeManifest(dir, meta, cfg, info); err != nil {
+		return nil, err
+	}
 	r := &run{cfg: cfg, meta: meta, dir: dir, out: f, agg: agg, rubric: rubric}
 	status, detail, runErr := r.execute(ctx, jobs, total, total-len(jobs))
 
@@ -220,7 +223,19 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 		return nil, err
 	}
+	if err := writeManifest(dir, meta, cfg, info); err != nil {
+		return nil, err
+	}
 	return &Outcome{Dir: dir, Metadata: meta}, runErr
+}
+
+// writeManifest keeps run_manifest.json beside the metadata it derives from.
+func writeManifest(dir string, meta *artifact.Metadata, cfg Config, info env.Info) error {
+	turns := cfg.MaxTurns
+	if turns <= 0 {
+		turns = info.MaxTurns
+	}
+	return artifact.WriteJSONAtomic(filepath.Join(dir, artifact.ManifestFile), artifact.ManifestFor(meta, turns, info.ToolBudget))
 }
 
 type run struct {

@@ -112,6 +112,7 @@ func (e *Env) Info() env.Info {
 		OutputSchema:  OutputSchema,
 		Tools:         toolDefs(),
 		MaxTurns:      e.maxTurns,
+		ToolBudget:    e.budget,
 		SolvedWhen:    SolvedWhen,
 		CoreMetrics:   []string{"reward", "config_auditing", "solved"},
 		Policies:      []string{PolicyToolOnly, PolicyToolAutofix},

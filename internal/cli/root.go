@@ -91,7 +91,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newVersionCmd(),
 		newAdvantagesCmd(),
 		newCompareCmd(), newGateCmd(),
-		newSFTCmd(),
+		newSFTCmd(), newManifestCmd(),
 	)
 	return root
 }
