@@ -86,21 +86,25 @@ type Metadata struct {
 	RunID string `json:"run_id"`
 	// Source is "" for svbench's own runs and "trainer:<kind>" for rows a
 	// training pipeline wrote and svbench re-scored.
-	Source         string             `json:"source,omitempty"`
-	Environment    string             `json:"environment"`
-	EnvVersion     string             `json:"env_version"`
-	Rubric         string             `json:"rubric"`
-	Model          string             `json:"model"`
-	EffectiveModel string             `json:"effective_model,omitempty"`
-	BaseURL        string             `json:"base_url,omitempty"`
-	Dataset        string             `json:"dataset"`
-	DatasetRev     string             `json:"dataset_revision"`
-	DatasetRows    int                `json:"dataset_rows"`
-	NumExamples    int                `json:"num_examples"`
-	Rollouts       int                `json:"rollouts_per_example"`
-	Seed           uint64             `json:"seed"`
-	Shard          string             `json:"shard,omitempty"`
-	Sampling       json.RawMessage    `json:"sampling,omitempty"`
+	Source         string          `json:"source,omitempty"`
+	Environment    string          `json:"environment"`
+	EnvVersion     string          `json:"env_version"`
+	Rubric         string          `json:"rubric"`
+	Model          string          `json:"model"`
+	EffectiveModel string          `json:"effective_model,omitempty"`
+	BaseURL        string          `json:"base_url,omitempty"`
+	Dataset        string          `json:"dataset"`
+	DatasetRev     string          `json:"dataset_revision"`
+	DatasetRows    int             `json:"dataset_rows"`
+	NumExamples    int             `json:"num_examples"`
+	Rollouts       int             `json:"rollouts_per_example"`
+	Seed           uint64          `json:"seed"`
+	Shard          string          `json:"shard,omitempty"`
+	Sampling       json.RawMessage `json:"sampling,omitempty"`
+	// SamplingSent is what the endpoint was actually sent (reasoning models
+	// get no temperature); absent for built-in policies, which sample
+	// nothing.
+	SamplingSent   json.RawMessage    `json:"sampling_sent,omitempty"`
 	Concurrency    int                `json:"concurrency"`
 	MaxConsecErr   int                `json:"max_consecutive_errors"`
 	Params         map[string]string  `json:"params,omitempty"`

@@ -69,7 +69,10 @@ func ManifestFor(m *Metadata, maxTurns, toolBudget int) *Manifest {
 		maxTokens = UnboundedTokens
 		notes = append(notes, "max_tokens was not sent (the server's default applied); recorded as 2147483647")
 	}
-	sampling := m.Sampling
+	sampling := m.SamplingSent
+	if len(sampling) == 0 {
+		sampling = m.Sampling
+	}
 	if len(sampling) == 0 {
 		sampling = json.RawMessage("{}")
 	}

@@ -57,3 +57,34 @@ func (b Builtin) Chat(ctx context.Context, req Request) (Response, error) {
 	msg.Role = env.RoleAssistant
 	return Response{Message: msg, FinishReason: "stop", Model: req.Model}, nil
 }
+
+// Sent is the sampling part of the request body for model, as Params builds
+// it: what the endpoint was actually asked, for run metadata. Reasoning
+// models (gpt-5, o-series) get no temperature or top_p and take
+// max_completion_tokens.
+func (s Sampling) Sent(model string) map[string]any {
+	out := map[string]any{}
+	reasoning := IsReasoningModel(model)
+	if s.MaxTokens > 0 {
+		if reasoning {
+			out["max_completion_tokens"] = s.MaxTokens
+		} else {
+			out["max_tokens"] = s.MaxTokens
+		}
+	}
+	if !reasoning {
+		if s.Temperature != nil {
+			out["temperature"] = *s.Temperature
+		}
+		if s.TopP != nil {
+			out["top_p"] = *s.TopP
+		}
+	}
+	if s.Seed != nil {
+		out["seed"] = *s.Seed
+	}
+	for k, v := range s.Extra {
+		out[k] = v
+	}
+	return out
+}

@@ -514,6 +514,10 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 	if eff == "" {
 		eff = cfg.Model
 	}
+	var sent json.RawMessage
+	if _, builtin := cfg.Client.(llm.Builtin); !builtin {
+		sent, _ = json.Marshal(cfg.Sampling.Sent(eff))
+	}
 	return &artifact.Metadata{
 		RunID:          NewRunID(time.Now()),
 		Environment:    info.ID,
@@ -529,6 +533,7 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		Seed:           cfg.Seed,
 		Shard:          cfg.Shard.String(),
 		Sampling:       sampling,
+		SamplingSent:   sent,
 		Concurrency:    cfg.Concurrency,
 		MaxConsecErr:   cfg.MaxConsecutiveErrors,
 		Params:         maps.Clone(cfg.Params),

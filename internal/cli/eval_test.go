@@ -286,3 +286,31 @@ func TestEvalSpeaksVfEvalFlags(t *testing.T) {
 		t.Fatalf("params from -a = %v", meta.Params)
 	}
 }
+
+// Metadata records what was sent: a reasoning model gets no temperature,
+// so the run must not claim temperature 0.
+func TestMetadataRecordsSamplingSent(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.6}`}
+	}})
+	defer srv.Close()
+	t.Setenv("VF_KEY", "sk-vf")
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "eval", "--env", "e1", "-m", "gpt-5-mini", "-b", srv.BaseURL(), "-k", "VF_KEY", "-n", "2", "-T", "0", "-t", "256", "--out", out, "--progress", "none"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if body := srv.Bodies()[0]; body["temperature"] != nil || body["max_completion_tokens"] != 256.0 {
+		t.Fatalf("request body %v", body)
+	}
+	meta, err := artifact.ReadMetadata(runDirs(t, out)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent map[string]any
+	if err := json.Unmarshal(meta.SamplingSent, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sent["temperature"]; ok || sent["max_completion_tokens"] != 256.0 {
+		t.Fatalf("sampling_sent %v", sent)
+	}
+}
