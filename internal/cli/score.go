@@ -51,6 +51,10 @@ type scoredRow struct {
 // a batch is scored in parallel.
 const scoreBatch = 4096
 
+// scoreBatchBytes bounds the input bytes held at once: 4,096 E2 rows with
+// whole transcripts once held gigabytes.
+const scoreBatchBytes = 64 << 20
+
 func newScoreCmd() *cobra.Command {
 	var envName, rubric, input, output, runDir, model string
 	var workers int
@@ -150,6 +154,7 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 		lineErr error
 	}
 	batch := make([]item, 0, scoreBatch)
+	held := 0
 	results := make([]scoredRow, scoreBatch)
 	flush := func() error {
 		var wg sync.WaitGroup
@@ -195,12 +200,14 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 			results[i] = scoredRow{}
 		}
 		n += len(batch)
-		batch = batch[:0]
+		clear(batch)
+		batch, held = batch[:0], 0
 		return w.Flush()
 	}
 	err = eachRawLine(in, name, func(line int, raw []byte, lineErr error) error {
 		batch = append(batch, item{line, append([]byte(nil), raw...), lineErr})
-		if len(batch) == scoreBatch {
+		held += len(raw)
+		if len(batch) == scoreBatch || held >= scoreBatchBytes {
 			return flush()
 		}
 		return ctx.Err()
