@@ -323,6 +323,9 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Charts = append(r.Charts, charts...)
 		r.Markdown += md
 	}
+	for i := range r.Charts {
+		r.Charts[i].SVG = WithSubtitle(r.Charts[i].SVG, chartSubtitle(id, meta, len(builderRows)))
+	}
 	if n := reasoningOnly(rows); n > 0 {
 		r.Summary["reasoning_only_rows"] = n
 		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})
@@ -450,4 +453,18 @@ func canonicalOrder(rows []artifact.Result) []int {
 		return cmp.Compare(rows[a].Rollout, rows[b].Rollout)
 	})
 	return order
+}
+
+// chartSubtitle names what a chart is of: model, environment, rubric, rows.
+func chartSubtitle(env string, meta *artifact.Metadata, n int) string {
+	model, rubric := "unknown model", ""
+	if meta != nil {
+		if meta.Model != "" {
+			model = meta.Model
+		}
+		if meta.Rubric != "" {
+			rubric = " · " + meta.Rubric + " rubric"
+		}
+	}
+	return fmt.Sprintf("%s · %s%s · %d rows", model, env, rubric, n)
 }

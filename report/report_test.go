@@ -76,7 +76,9 @@ func TestCharts(t *testing.T) {
 		{"risk coverage", RiskCoverageChart("RC", rc.Curve()), map[string]int{"polyline": 1, "path": 1, "circle": 2}},
 		{"risk coverage empty", RiskCoverageChart("RC", (&metrics.RiskCoverage{}).Curve()), map[string]int{"text": 13}},
 		{"confusion", ConfusionHeatmap("CM", []string{"Malicious", hostile}, []string{"M", "B", "Abstain"}, [][]int{{3, 1, 0}, {2, 9, 1}}), map[string]int{"rect": 7, "text": 14}},
-		{"bar", BarChart("Bars", []string{"a", hostile}, []float64{0.2, 0.9}, true), map[string]int{"rect": 3}},
+		{"bar", BarChart("Bars", "share "+hostile, []string{"a", hostile}, []float64{0.2, 0.9}, []int{4, 7}, true), map[string]int{"rect": 3, "line": 7}},
+		{"subtitled", WithSubtitle(BarChart("Bars", "x", []string{"a"}, []float64{0.5}, nil, true), "model "+hostile+" · e1"), map[string]int{"rect": 2, "title": 1}},
+		{"line chart", LineChart("Curve "+hostile, "step", "reward", []float64{0, 10, 20}, []Series{{Name: hostile, Mean: []float64{0.1, 0.5, 0.7}, Lo: []float64{0, 0.3, 0.6}, Hi: []float64{0.2, 0.7, 0.8}}}, false), map[string]int{"polyline": 1, "polygon": 1, "text": 10}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -254,14 +254,15 @@ func shade(t float64) string {
 	return fmt.Sprintf("#%02X%02X%02X", rgb[0], rgb[1], rgb[2])
 }
 
-// BarChart draws labelled horizontal bars scaled to the largest value (or
-// to 1 when every value lies in [0, 1] and unit is true), for per-group
-// rates and distributions.
-func BarChart(title string, labels []string, values []float64, unit bool) []byte {
+// BarChart draws one horizontal bar per label with its value and, when
+// counts is given, the number of rows behind it ("n=…"), over a value axis
+// with ticks and a title (0–1 when unit is set).
+func BarChart(title, valueTitle string, labels []string, values []float64, counts []int, unit bool) []byte {
 	const left, barH, gap, top = 180.0, 22.0, 8.0, 56.0
 	n := len(labels)
-	h := top + float64(n)*(barH+gap) + 30
-	c := newCanvas(600, math.Max(h, 120), title)
+	axisY := top + float64(n)*(barH+gap)
+	h := axisY + 58
+	c := newCanvas(640, math.Max(h, 140), title)
 	peak := 0.0
 	for _, v := range values {
 		peak = math.Max(peak, v)
@@ -269,7 +270,17 @@ func BarChart(title string, labels []string, values []float64, unit bool) []byte
 	if unit && peak <= 1 {
 		peak = 1
 	}
-	width := 600 - left - 90
+	if peak <= 0 {
+		peak = 1
+	}
+	width := 640 - left - 130
+	for t := 0; t <= 4; t++ {
+		f := float64(t) / 4
+		x := left + width*f
+		c.line(x, top-4, x, axisY, `stroke="`+colGrid+`" stroke-width="1"`)
+		c.line(x, axisY, x, axisY+5, `stroke="`+colAxis+`"`)
+		c.text(x, axisY+18, fmt.Sprintf("%.3g", f*peak), `text-anchor="middle" fill="`+colAxis+`" font-size="11"`)
+	}
 	for i, l := range labels {
 		v := 0.0
 		if i < len(values) {
@@ -281,10 +292,32 @@ func BarChart(title string, labels []string, values []float64, unit bool) []byte
 		}
 		c.text(left-10, y+barH/2+4, l, `text-anchor="end" fill="`+colInk+`"`)
 		c.rect(left, y, width*metrics.Div(math.Max(v, 0), peak), barH, `fill="`+colBlue+`"`)
-		c.text(left+width*metrics.Div(math.Max(v, 0), peak)+6, y+barH/2+4, fmt.Sprintf("%.3g", v), `fill="`+colInk+`" font-size="11"`)
+		label := fmt.Sprintf("%.3g", v)
+		if i < len(counts) {
+			label += fmt.Sprintf("  (n=%d)", counts[i])
+		}
+		c.text(left+width*metrics.Div(math.Max(v, 0), peak)+6, y+barH/2+4, label, `fill="`+colInk+`" font-size="11"`)
 	}
-	c.line(left, top-4, left, top+float64(n)*(barH+gap), `stroke="`+colAxis+`"`)
+	c.line(left, top-4, left, axisY, `stroke="`+colAxis+`" stroke-width="1.2"`)
+	c.line(left, axisY, left+width, axisY, `stroke="`+colAxis+`" stroke-width="1.2"`)
+	c.text(left+width/2, axisY+40, valueTitle, `text-anchor="middle" font-size="13" fill="`+colInk+`"`)
 	return c.bytes()
+}
+
+// WithSubtitle adds a second title line (the model and environment) to a
+// chart drawn by this file, and to its <title>, so a chart copied out of its
+// report still says what it shows.
+func WithSubtitle(svg []byte, sub string) []byte {
+	var esc bytes.Buffer
+	_ = xml.EscapeText(&esc, []byte(sub))
+	out := bytes.Replace(svg, []byte("</title>"), append([]byte(" — "+esc.String()), []byte("</title>")...), 1)
+	// Bottom right, below every chart's axis titles and legends.
+	var w, h float64
+	if i := bytes.Index(svg, []byte("<svg ")); i >= 0 {
+		_, _ = fmt.Sscanf(string(svg[i:]), `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g"`, &w, &h)
+	}
+	line := fmt.Sprintf(`<text x="%.1f" y="%.1f" text-anchor="end" font-size="10" fill="%s">%s</text>`+"\n</svg>", w-8, h-6, colMuted, esc.String())
+	return bytes.Replace(out, []byte("</svg>"), []byte(line), 1)
 }
 
 // Series is one line of a LineChart; Lo and Hi, when set, draw a band.

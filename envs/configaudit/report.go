@@ -563,26 +563,28 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 // tools were called, the mean calls per episode of each tool.
 func reportCharts(m ReportMetrics, n int) []report.Chart {
 	sevNames := []string{"low", "med", "high"}
-	found, fixedRate := make([]float64, 3), make([]float64, 3)
+	found, fixedRate, totals := make([]float64, 3), make([]float64, 3), make([]int, 3)
 	for i, s := range sevNames {
 		st := m.Severity[s]
 		found[i] = metrics.Div(float64(st.Found), float64(st.Total))
 		fixedRate[i] = metrics.Div(float64(st.Fixed), float64(st.Total))
+		totals[i] = st.Total
 	}
 	charts := []report.Chart{
 		{Name: "severity_found", Title: "Share of oracle violations found, by severity"},
 		{Name: "severity_fixed", Title: "Share of oracle violations fixed by the patch, by severity"},
 	}
-	charts[0].SVG = report.BarChart(charts[0].Title, sevNames, found, true)
-	charts[1].SVG = report.BarChart(charts[1].Title, sevNames, fixedRate, true)
+	charts[0].SVG = report.BarChart(charts[0].Title, "share of oracle violations found (n = violations)", sevNames, found, totals, true)
+	charts[1].SVG = report.BarChart(charts[1].Title, "share of oracle violations fixed (n = violations)", sevNames, fixedRate, totals, true)
 	if len(m.Tools) > 0 {
 		names := report.SortedKeys(m.Tools)
-		vals := make([]float64, len(names))
+		vals, calls := make([]float64, len(names)), make([]int, len(names))
 		for i, k := range names {
 			vals[i] = metrics.Div(float64(m.Tools[k].Calls), float64(n))
+			calls[i] = m.Tools[k].Calls
 		}
 		c := report.Chart{Name: "tool_calls", Title: "Mean tool calls per episode"}
-		c.SVG = report.BarChart(c.Title, names, vals, false)
+		c.SVG = report.BarChart(c.Title, fmt.Sprintf("calls per episode over %d episodes (n = calls)", n), names, vals, calls, false)
 		charts = append(charts, c)
 	}
 	return charts

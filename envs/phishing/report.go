@@ -160,12 +160,12 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	report.AttachCIs(key, ci)
 	charts := b.Charts()
 	if gs := groups["campaign"]; len(gs) > 0 {
-		labels, vals := make([]string, len(gs)), make([]float64, len(gs))
+		labels, vals, ns := make([]string, len(gs)), make([]float64, len(gs)), make([]int, len(gs))
 		for i, g := range gs {
-			labels[i], vals[i] = g.Name, g.Accuracy
+			labels[i], vals[i], ns[i] = g.Name, g.Accuracy, g.N
 		}
 		c := report.Chart{Name: "campaign_accuracy", Title: "Accuracy by campaign type (non-abstained)"}
-		c.SVG = report.BarChart(c.Title, labels, vals, true)
+		c.SVG = report.BarChart(c.Title, "accuracy (n = rows of the campaign)", labels, vals, ns, true)
 		charts = append(charts, c)
 	}
 	headline := []report.Stat{
