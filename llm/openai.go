@@ -1,15 +1,13 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -22,22 +20,41 @@ import (
 )
 
 // Config configures an OpenAI-compatible endpoint.
+//
+// Retries are split between openai-go and svbench. openai-go's own retry
+// loop makes every retry: it sees 408, 409, 429 and 5xx answers, honours
+// Retry-After and Retry-After-Ms, and retries connection errors. svbench
+// adds only what openai-go cannot see, as signals to that same loop (see
+// call.roundTrip): an attempt that outlives Timeout, and a 2xx answer with
+// a truncated or malformed JSON body or no choices. Connection refused and
+// DNS failures, and answers that are not JSON at all, fail at once. There is
+// one backoff schedule, one retry budget and one place that waits.
 type Config struct {
 	BaseURL string
 	// APIKey is sent as a bearer token. It is held only in memory: nothing in
 	// svbench writes it anywhere.
 	APIKey string
-	// Timeout bounds one attempt (default 120 s).
+	// Timeout bounds one attempt, body included (default 120 s). An attempt
+	// that times out is retried.
 	Timeout time.Duration
 	// MaxRetries is the number of retries after the first attempt (default 5;
 	// negative disables retries).
 	MaxRetries int
 	// MaxInFlight bounds concurrent requests through this client (default 64).
 	MaxInFlight int
-	// InitialBackoff and MaxBackoff shape the exponential backoff with full
-	// jitter (defaults 500 ms and 30 s). A Retry-After header wins when present.
+	// MaxBackoff bounds every wait between attempts (default 60 s, the
+	// window of per-minute rate limits). Waits follow openai-go's schedule,
+	// 0.5 s·2ⁿ capped at MaxBackoff minus up to 25 % jitter (not full
+	// jitter), or the server's Retry-After / Retry-After-Ms when it sends
+	// one. A server asking for a longer wait than MaxBackoff ends the
+	// retries at once with its answer, instead of retrying before it allows.
+	// Tests set milliseconds.
+	MaxBackoff time.Duration
+	// InitialBackoff is ignored.
+	//
+	// Deprecated: openai-go's backoff starts at 0.5 s and cannot be
+	// configured; MaxBackoff caps it (set milliseconds in tests).
 	InitialBackoff time.Duration
-	MaxBackoff     time.Duration
 	// MaxResponseBytes bounds a response body (default 8 MiB): model output is
 	// hostile input.
 	MaxResponseBytes int64
@@ -65,11 +82,8 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 64
 	}
-	if cfg.InitialBackoff <= 0 {
-		cfg.InitialBackoff = 500 * time.Millisecond
-	}
 	if cfg.MaxBackoff <= 0 {
-		cfg.MaxBackoff = 30 * time.Second
+		cfg.MaxBackoff = 60 * time.Second
 	}
 	if cfg.MaxResponseBytes <= 0 {
 		cfg.MaxResponseBytes = 8 << 20
@@ -92,9 +106,8 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 
 	opts := []option.RequestOption{
 		option.WithHTTPClient(&limited),
-		// svbench owns retries so it can honour Retry-After, count attempts
-		// and treat empty or malformed bodies as transient.
-		option.WithMaxRetries(0),
+		option.WithMaxRetries(cfg.MaxRetries),
+		option.WithMaxRetryDelay(cfg.MaxBackoff),
 		option.WithAPIKey(cfg.APIKey),
 	}
 	if cfg.BaseURL != "" {
@@ -167,6 +180,15 @@ func Params(req Request) openai.ChatCompletionNewParams {
 	return p
 }
 
+// messageParam renders one turn of the conversation sent back to the model.
+//
+// An assistant turn's Reasoning is never sent back. DeepSeek's API rejects
+// requests whose messages carry reasoning_content (400), strict OpenAI-style
+// validators reject the unknown field, and servers that accept it either
+// drop it or, like Qwen3's and DeepSeek-R1's chat templates, strip earlier
+// turns' thinking from the prompt anyway: sending it would only spend
+// context (up to MaxReasoningBytes per turn) and bandwidth. Reasoning stays
+// in the rollout for rubrics and reports.
 func messageParam(m env.Message) openai.ChatCompletionMessageParamUnion {
 	switch m.Role {
 	case env.RoleSystem:
@@ -192,13 +214,11 @@ func messageParam(m env.Message) openai.ChatCompletionMessageParamUnion {
 	}
 }
 
-// maxRetryAfter caps how long a server may ask us to wait before one retry.
-const maxRetryAfter = 5 * time.Minute
-
 // maxToolCalls bounds the tool calls taken from one assistant message.
 const maxToolCalls = 64
 
-// Chat sends one chat completion, retrying transient failures.
+// Chat sends one chat completion, retrying transient failures (see Config).
+// Failures of the endpoint are *EndpointError.
 func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	select {
 	case c.slots <- struct{}{}:
@@ -206,53 +226,183 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	case <-ctx.Done():
 		return Response{}, ctx.Err()
 	}
-	params := Params(req)
-	var lastErr error
-	for attempt := 0; ; attempt++ {
-		resp, err := c.once(ctx, params)
-		if err == nil {
-			return resp, nil
-		}
-		lastErr = err
-		if ctx.Err() != nil {
-			return Response{}, ctx.Err()
-		}
-		retry, wait := c.retryable(err, attempt)
-		if !retry || attempt >= c.cfg.MaxRetries {
-			if attempt > 0 {
-				return Response{}, fmt.Errorf("after %d attempts: %w", attempt+1, lastErr)
-			}
-			return Response{}, lastErr
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Response{}, ctx.Err()
-		case <-t.C:
-		}
+	rctx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	cl := &call{timeout: c.cfg.Timeout, maxWait: c.cfg.MaxBackoff, abort: abort}
+	// openai-go copies the body into raw instead of decoding it: roundTrip
+	// has decoded it already, and openai-go's own errors for bodies that are
+	// not JSON say nothing a person could act on.
+	var raw []byte
+	_, err := c.client.Chat.Completions.New(rctx, Params(req),
+		option.WithMiddleware(cl.roundTrip), option.WithResponseBodyInto(&raw))
+	if err != nil && ctx.Err() != nil {
+		return Response{}, ctx.Err()
 	}
-}
-
-// errEmptyChoices is returned when an endpoint answers 200 with no choices,
-// which some servers do under load; it is retried.
-var errEmptyChoices = errors.New("response has no choices")
-
-func (c *OpenAI) once(ctx context.Context, params openai.ChatCompletionNewParams) (Response, error) {
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	cc, err := c.client.Chat.Completions.New(actx, params)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return Response{}, &timeoutError{after: c.cfg.Timeout}
+	if err = cl.result(rctx, err); err != nil {
+		if cl.attempts > 1 {
+			return Response{}, fmt.Errorf("after %d attempts: %w", cl.attempts, err)
 		}
 		return Response{}, err
 	}
+	return cl.resp, nil
+}
+
+// call is one logical request. openai-go runs roundTrip once per attempt,
+// one attempt at a time; roundTrip keeps what the final answer or error
+// needs.
+type call struct {
+	timeout time.Duration
+	maxWait time.Duration
+	// abort ends the whole request with its cause: openai-go retries every
+	// error that arrives without a response, and a cancelled context is
+	// the one signal it stops for.
+	abort context.CancelCauseFunc
+
+	attempts int
+	url      string
+	// The last response, whatever its status.
+	status int
+	header http.Header
+	body   []byte
+	// The last 2xx body decoded, or what is wrong with it.
+	resp Response
+	err  error
+}
+
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// roundTrip is openai-go middleware around one attempt. It bounds the
+// attempt by Config.Timeout, reads the whole body within it, and turns what
+// openai-go cannot judge into signals its retry loop understands:
+//
+//   - a timeout becomes an error without a response, which openai-go
+//     retries like the broken connections it sees itself;
+//   - a 2xx body that is empty, truncated or has no choices gets the
+//     x-should-retry header, which openai-go honours (it never retries a
+//     2xx on its own);
+//   - connection refused, an unresolvable host and an oversized body abort
+//     the request, which openai-go does not retry.
+func (c *call) roundTrip(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	c.attempts++
+	c.url = redactURL(req.URL)
+	c.status, c.header, c.body, c.resp, c.err = 0, nil, nil, Response{}, nil
+	actx, cancel := context.WithTimeoutCause(req.Context(), c.timeout, errAttemptTimeout)
+	defer cancel()
+	res, err := next(req.WithContext(actx))
+	var body []byte
+	if err == nil {
+		body, err = io.ReadAll(res.Body)
+		res.Body.Close()
+	}
+	if err != nil {
+		return nil, c.transportError(req.Context(), actx, res, err)
+	}
+	c.status, c.header, c.body = res.StatusCode, res.Header, body
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return res, nil // openai-go retries or reports it; result explains it
+	}
+	c.resp, c.err = parseCompletion(c.url, res, body)
+	var ee *EndpointError
+	if errors.As(c.err, &ee) && ee.transient {
+		res.Header.Set("X-Should-Retry", "true")
+	}
+	return res, nil
+}
+
+// transportError describes an attempt that got no complete response, and
+// aborts the request when another attempt would fail the same way.
+func (c *call) transportError(parent, attempt context.Context, res *http.Response, err error) error {
+	if parent.Err() != nil {
+		return err // the caller left; openai-go reports its context's error
+	}
+	if errors.Is(context.Cause(attempt), errAttemptTimeout) {
+		return &EndpointError{URL: c.url, Message: fmt.Sprintf("no complete answer within %s", c.timeout),
+			Hint: "the model may be slow or the server stuck: raise --timeout or lower max_tokens",
+			Err:  &timeoutError{after: c.timeout}, transient: true}
+	}
+	var tooBig *bodyTooLargeError
+	if errors.As(err, &tooBig) {
+		ee := &EndpointError{URL: c.url, Message: tooBig.Error(), Err: tooBig,
+			Hint: "lower max_tokens, or raise the response size limit"}
+		if res != nil {
+			ee.Status, ee.ContentType = res.StatusCode, mediaType(res.Header)
+		}
+		c.abort(ee)
+		return ee
+	}
+	if ee := dialFailure(c.url, err); ee != nil {
+		c.abort(ee)
+		return ee
+	}
+	// Anything else (a reset, EOF, a refused redirect) goes back unchanged,
+	// so openai-go's own judgement of it stands; result describes it.
+	return err
+}
+
+// result is the outcome of the request given openai-go's error.
+func (c *call) result(rctx context.Context, err error) error {
+	if err == nil {
+		if c.status/100 != 2 {
+			return &EndpointError{URL: c.url, Status: c.status, ContentType: mediaType(c.header),
+				Message: sanitize(c.body, maxExcerptBytes), Hint: baseURLHint}
+		}
+		return c.err
+	}
+	if rctx.Err() != nil {
+		if cause := context.Cause(rctx); cause != nil {
+			return cause // roundTrip aborted the request
+		}
+	}
+	var ee *EndpointError
+	switch {
+	case errors.As(err, &ee):
+		return ee
+	case c.status >= 400:
+		// openai-go's own error says only "400 Bad Request", and for some
+		// JSON error shapes not even that; the body says why.
+		return httpError(c.url, c.status, c.header, c.body, c.maxWait.String())
+	case c.url == "":
+		return fmt.Errorf("chat completion request: %w", err) // no attempt was made
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return &EndpointError{URL: c.url, Message: "the connection closed before a complete answer: " + transportMessage(err),
+			Hint: "did the server crash or a proxy cut the connection? check the server logs", Err: err}
+	}
+	return &EndpointError{URL: c.url, Message: transportMessage(err), Err: err,
+		Hint: "is the server reachable from here, and does the base URL (--base-url) name it?"}
+}
+
+// parseCompletion decodes a 2xx body. Failures another attempt may not
+// repeat (truncated JSON, no choices) are marked transient; an answer that
+// is not JSON at all means the request went to the wrong place.
+func parseCompletion(u string, res *http.Response, body []byte) (Response, error) {
+	fail := func(transient bool, msg, hint string) (Response, error) {
+		return Response{}, &EndpointError{URL: u, Status: res.StatusCode, ContentType: mediaType(res.Header),
+			Message: msg, Hint: hint, transient: transient}
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n\ufeff")
+	switch {
+	case len(trimmed) == 0:
+		return fail(true, "empty body", "the server may be overloaded: check its logs")
+	case trimmed[0] != '{':
+		return fail(false, "the answer is not JSON: "+sanitize(body, maxExcerptBytes), baseURLHint)
+	}
+	var cc openai.ChatCompletion
+	if !json.Valid(trimmed) || cc.UnmarshalJSON(trimmed) != nil {
+		return fail(true, "truncated or malformed JSON: "+sanitize(body, maxExcerptBytes),
+			"the server or a proxy cut the answer short: check their logs")
+	}
 	if len(cc.Choices) == 0 {
-		return Response{}, errEmptyChoices
+		msg := "the answer has no choices"
+		if f, ok := cc.JSON.ExtraFields["error"]; ok {
+			if m := jsonText(json.RawMessage(f.Raw())); m != "" {
+				msg += "; server error: " + sanitize([]byte(m), maxMessageBytes)
+			}
+		}
+		return fail(true, msg, "the server may be overloaded: check its logs")
 	}
 	ch := cc.Choices[0]
-	msg := env.Message{Role: env.RoleAssistant, Content: ch.Message.Content}
+	msg := env.Message{Role: env.RoleAssistant, Content: ch.Message.Content, Reasoning: reasoningText(ch.Message)}
 	if msg.Content == "" && ch.Message.Refusal != "" {
 		msg.Content = ch.Message.Refusal
 	}
@@ -270,6 +420,7 @@ func (c *OpenAI) once(ctx context.Context, params openai.ChatCompletionNewParams
 			PromptTokens:     cc.Usage.PromptTokens,
 			CompletionTokens: cc.Usage.CompletionTokens,
 			TotalTokens:      cc.Usage.TotalTokens,
+			ReasoningTokens:  cc.Usage.CompletionTokensDetails.ReasoningTokens,
 		},
 	}, nil
 }
@@ -277,78 +428,6 @@ func (c *OpenAI) once(ctx context.Context, params openai.ChatCompletionNewParams
 type timeoutError struct{ after time.Duration }
 
 func (e *timeoutError) Error() string { return fmt.Sprintf("request timed out after %s", e.after) }
-
-// retryable classifies an error and says how long to wait before retrying.
-func (c *OpenAI) retryable(err error, attempt int) (bool, time.Duration) {
-	backoff := c.backoff(attempt)
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		switch {
-		case apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode == http.StatusRequestTimeout ||
-			apiErr.StatusCode == http.StatusConflict || apiErr.StatusCode >= 500:
-			if apiErr.Response != nil {
-				if d, ok := retryAfter(apiErr.Response.Header, time.Now()); ok {
-					return true, min(d, maxRetryAfter)
-				}
-			}
-			return true, backoff
-		default:
-			// 400, 401, 403, 404, 422: retrying will not change the answer.
-			return false, 0
-		}
-	}
-	var te *timeoutError
-	var ne net.Error
-	var tooBig *bodyTooLargeError
-	switch {
-	case errors.As(err, &tooBig):
-		return false, 0
-	case errors.As(err, &te), errors.Is(err, errEmptyChoices),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EPIPE),
-		errors.As(err, &ne):
-		return true, backoff
-	}
-	// Malformed JSON bodies surface as decode errors from the SDK; proxies
-	// in front of inference servers produce them transiently.
-	if strings.Contains(err.Error(), "unexpected end of JSON") || strings.Contains(err.Error(), "invalid character") {
-		return true, backoff
-	}
-	return false, 0
-}
-
-// backoff is exponential with full jitter: uniform in [0, min(max, base·2^n)].
-func (c *OpenAI) backoff(attempt int) time.Duration {
-	d := c.cfg.InitialBackoff << min(attempt, 20)
-	if d <= 0 || d > c.cfg.MaxBackoff {
-		d = c.cfg.MaxBackoff
-	}
-	return time.Duration(rand.Int64N(int64(d)) + 1)
-}
-
-// retryAfter parses Retry-After (seconds or HTTP date) and the
-// retry-after-ms header some gateways send.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
-	}
-	return 0, false
-}
 
 // limitTransport caps response bodies.
 type limitTransport struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func fastClient(t *testing.T, srv *llmtest.Server, mod func(*Config)) *OpenAI {
 	t.Helper()
 	cfg := Config{BaseURL: srv.BaseURL(), APIKey: "test-key", Timeout: 2 * time.Second,
-		MaxRetries: 4, InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
+		MaxRetries: 4, MaxBackoff: 5 * time.Millisecond}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -37,6 +38,7 @@ func TestChatRetriesTransientFaults(t *testing.T) {
 	}{
 		{"429 with Retry-After", llmtest.RateLimited},
 		{"500", llmtest.ServerError},
+		{"502 HTML page from a proxy", llmtest.BadGateway},
 		{"malformed JSON body", llmtest.MalformedJSON},
 		{"empty choices", llmtest.EmptyChoices},
 		{"connection reset", llmtest.ConnectionReset},
@@ -80,56 +82,20 @@ func TestChatGivesUpAfterMaxRetries(t *testing.T) {
 }
 
 func TestChatDoesNotRetryClientErrors(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.Unauthorized }})
-	defer srv.Close()
-	c := fastClient(t, srv, nil)
-	if _, err := c.Chat(context.Background(), userReq("m")); err == nil {
-		t.Fatal("want error")
-	}
-	if srv.Requests() != 1 {
-		t.Fatalf("401 was retried: %d requests", srv.Requests())
-	}
-}
-
-func TestRetryAfterIsHonoured(t *testing.T) {
-	srv := llmtest.New(llmtest.Options{RetryAfter: "0.3", Schedule: func(n int64) llmtest.Fault {
-		if n == 0 {
-			return llmtest.RateLimited
-		}
-		return llmtest.OK
-	}})
-	defer srv.Close()
-	c := fastClient(t, srv, nil)
-	start := time.Now()
-	if _, err := c.Chat(context.Background(), userReq("m")); err != nil {
-		t.Fatal(err)
-	}
-	// The backoff alone would wait at most 5 ms; waiting ≥ 300 ms proves the
-	// header was read.
-	if el := time.Since(start); el < 300*time.Millisecond {
-		t.Fatalf("retried after %s, before Retry-After", el)
-	}
-}
-
-func TestRetryAfterParsing(t *testing.T) {
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	cases := []struct {
-		h    http.Header
-		want time.Duration
-		ok   bool
-	}{
-		{http.Header{"Retry-After": {"2"}}, 2 * time.Second, true},
-		{http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond, true},
-		{http.Header{"Retry-After-Ms": {"250"}}, 250 * time.Millisecond, true},
-		{http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second, true},
-		{http.Header{"Retry-After": {"soon"}}, 0, false},
-		{http.Header{}, 0, false},
-	}
-	for _, c := range cases {
-		got, ok := retryAfter(c.h, now)
-		if got != c.want || ok != c.ok {
-			t.Errorf("%v: got %v %v, want %v %v", c.h, got, ok, c.want, c.ok)
-		}
+	for _, status := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden,
+		http.StatusNotFound, http.StatusUnprocessableEntity} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			srv, requests := rawServer(t, status, "application/json", `{"error":{"message":"no"}}`)
+			c := newTestClient(t, Config{BaseURL: srv.URL + "/v1", MaxRetries: 4, MaxBackoff: time.Millisecond})
+			_, err := c.Chat(context.Background(), userReq("m"))
+			var ee *EndpointError
+			if !errors.As(err, &ee) || ee.Status != status {
+				t.Fatalf("err = %v, want an EndpointError with status %d", err, status)
+			}
+			if n := requests.Load(); n != 1 {
+				t.Fatalf("%d was retried: %d requests", status, n)
+			}
+		})
 	}
 }
 
