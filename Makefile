@@ -33,8 +33,14 @@ test:
 demo: build
 	$(BIN) demo
 
+# Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`
+# skips: they run only when SVBENCH_SOAK names a duration. SOAK is how long
+# each soak lasts: `make bench SOAK=5m` for a long run, SOAK=0 to skip them.
+SOAK      ?= 3s
+SOAK_PKGS ?= ./server
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s $(PKGS)
+	SVBENCH_SOAK=$(SOAK) $(GO) test -count=1 -run '^TestSoak' -v $(SOAK_PKGS)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/svbench/svbench/artifact"
@@ -32,10 +34,20 @@ func answerEcho(req llmtest.ChatRequest) llmtest.Reply {
 	return llmtest.Reply{Content: "gamma"}
 }
 
+// newClient is a client for srv over loopback with fast retries. Its
+// per-attempt timeout is only a hang guard: a slow answer on a loaded machine
+// must not turn into a retry (TestEarlyStopAfterConsecutiveErrors counts
+// requests). Tests that need a short timeout to fire use newPipeClient in a
+// synctest bubble, where it fires on the fake clock.
 func newClient(t testing.TB, srv *llmtest.Server, key string) *llm.OpenAI {
 	t.Helper()
-	c, err := llm.NewOpenAI(llm.Config{BaseURL: srv.BaseURL(), APIKey: key, Timeout: 300 * time.Millisecond,
-		MaxRetries: 6, InitialBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, MaxInFlight: 64})
+	return newClientConfig(t, llm.Config{BaseURL: srv.BaseURL(), APIKey: key, Timeout: 30 * time.Second})
+}
+
+func newClientConfig(t testing.TB, cfg llm.Config) *llm.OpenAI {
+	t.Helper()
+	cfg.MaxRetries, cfg.InitialBackoff, cfg.MaxBackoff, cfg.MaxInFlight = 6, time.Millisecond, 10*time.Millisecond, 64
+	c, err := llm.NewOpenAI(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,9 +77,13 @@ func uniquePairs(rows []artifact.Result) int {
 	return len(m)
 }
 
+// TestRunSurvivesInjectedFaults: every third request fails in a rotating way
+// (including a hang that only the client's 300 ms per-attempt timeout ends);
+// retries recover them all. It runs in a synctest bubble so the timeout, the
+// hang and the backoff are on the fake clock: a slow answer on a loaded
+// machine cannot be mistaken for a hang.
 func TestRunSurvivesInjectedFaults(t *testing.T) {
 	faults := []llmtest.Fault{llmtest.RateLimited, llmtest.ServerError, llmtest.Hang, llmtest.MalformedJSON, llmtest.EmptyChoices, llmtest.ConnectionReset}
-	// Every third request fails in a rotating way; retries recover them all.
 	srv := llmtest.New(llmtest.Options{HangFor: time.Second, Respond: answerEcho, Schedule: func(n int64) llmtest.Fault {
 		if n%3 == 0 {
 			return faults[(n/3)%int64(len(faults))]
@@ -75,38 +91,40 @@ func TestRunSurvivesInjectedFaults(t *testing.T) {
 		return llmtest.OK
 	}})
 	defer srv.Close()
-	cfg := baseConfig(t, newClient(t, srv, "k"), 60)
-	cfg.Rollouts = 2
-	out, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := readRows(t, out.Dir)
-	if len(rows) != 120 || uniquePairs(rows) != 120 {
-		t.Fatalf("rows = %d unique = %d, want 120", len(rows), uniquePairs(rows))
-	}
-	for _, r := range rows {
-		if r.Error != "" {
-			t.Fatalf("row %d failed: %s", r.Index, r.Error)
+	synctest.Test(t, func(t *testing.T) {
+		cfg := baseConfig(t, newPipeClient(t, srv, "k", 300*time.Millisecond), 60)
+		cfg.Rollouts = 2
+		out, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		want := 0.0
-		if r.Index%2 == 0 {
-			want = 1
+		rows := readRows(t, out.Dir)
+		if len(rows) != 120 || uniquePairs(rows) != 120 {
+			t.Fatalf("rows = %d unique = %d, want 120", len(rows), uniquePairs(rows))
 		}
-		if r.Reward != want {
-			t.Fatalf("row %d reward %v want %v (final %q)", r.Index, r.Reward, want, r.FinalText)
+		for _, r := range rows {
+			if r.Error != "" {
+				t.Fatalf("row %d failed: %s", r.Index, r.Error)
+			}
+			want := 0.0
+			if r.Index%2 == 0 {
+				want = 1
+			}
+			if r.Reward != want {
+				t.Fatalf("row %d reward %v want %v (final %q)", r.Index, r.Reward, want, r.FinalText)
+			}
 		}
-	}
-	m := out.Metadata
-	if m.Status != artifact.StatusCompleted || m.Completed != 120 || m.AvgReward != 0.5 {
-		t.Fatalf("metadata = %+v", m)
-	}
-	if m.PassAtK["pass@1"] != 0.5 || m.PassAtK["pass@2"] != 0.5 {
-		t.Fatalf("pass@k = %v", m.PassAtK)
-	}
-	if strings.Contains(m.BaseURL, "pw") || strings.Contains(m.BaseURL, "key=") {
-		t.Fatalf("base url not redacted: %s", m.BaseURL)
-	}
+		m := out.Metadata
+		if m.Status != artifact.StatusCompleted || m.Completed != 120 || m.AvgReward != 0.5 {
+			t.Fatalf("metadata = %+v", m)
+		}
+		if m.PassAtK["pass@1"] != 0.5 || m.PassAtK["pass@2"] != 0.5 {
+			t.Fatalf("pass@k = %v", m.PassAtK)
+		}
+		if strings.Contains(m.BaseURL, "pw") || strings.Contains(m.BaseURL, "key=") {
+			t.Fatalf("base url not redacted: %s", m.BaseURL)
+		}
+	})
 }
 
 func TestEarlyStopAfterConsecutiveErrors(t *testing.T) {
@@ -177,13 +195,27 @@ func (p progressFunc) Add(float64, bool) { p() }
 func (p progressFunc) Finish()           {}
 
 // TestKilledRunResumes SIGKILLs a child process mid-run (a real kill: no
-// deferred cleanup, possibly a torn last line) and resumes it here.
+// deferred cleanup) and resumes it here. The endpoint answers the first
+// `answered` requests and holds every later one until released, so the kill
+// always lands mid-run however fast the machine is; a torn last line, which a
+// kill during a write leaves, is then appended so resume always meets one.
 func TestKilledRunResumes(t *testing.T) {
 	if os.Getenv("SVBENCH_KILL_CHILD") != "" {
 		t.Skip("child mode is driven by TestMain")
 	}
-	srv := llmtest.New(llmtest.Options{Respond: answerEcho, Latency: 2 * time.Millisecond})
+	const total, answered = 400, 100
+	release := make(chan struct{})
+	var served atomic.Int64
+	srv := llmtest.New(llmtest.Options{Respond: func(req llmtest.ChatRequest) llmtest.Reply {
+		if served.Add(1) > answered {
+			<-release
+		}
+		return answerEcho(req)
+	}})
 	defer srv.Close()
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	defer releaseAll() // before srv.Close, which waits for held handlers
 	out := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SVBENCH_KILL_CHILD=1", "SVBENCH_KILL_URL="+srv.BaseURL(), "SVBENCH_KILL_OUT="+out)
@@ -192,37 +224,63 @@ func TestKilledRunResumes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the child has written some rows, then kill it hard.
-	deadline := time.Now().Add(20 * time.Second)
+	// Wait until the child has written a row for every answered request
+	// (one write per row; it then has nothing left to do but wait for the
+	// held ones), then kill it hard. The bound is a hang guard.
+	deadline := time.Now().Add(60 * time.Second)
 	var resultsPath string
-	for time.Now().Before(deadline) {
+	for rows := 0; resultsPath == ""; {
 		matches, _ := filepath.Glob(filepath.Join(out, "evals", "*", "*", artifact.ResultsFile))
 		if len(matches) == 1 {
-			if st, err := os.Stat(matches[0]); err == nil && st.Size() > 20_000 {
-				resultsPath = matches[0]
-				break
+			if b, err := os.ReadFile(matches[0]); err == nil {
+				if rows = bytes.Count(b, []byte("\n")); rows >= answered {
+					resultsPath = matches[0]
+				}
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		if resultsPath == "" {
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+				t.Fatalf("child wrote %d rows of %d in 60 s (%d requests served); stderr: %s", rows, answered, served.Load(), stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
-	if resultsPath == "" {
-		t.Fatalf("child wrote no results; stderr: %s", stderr.String())
-	}
 	dir := filepath.Dir(resultsPath)
 	before := readRows(t, dir)
-	if len(before) >= 400 {
-		t.Skip("child finished before it could be killed; machine too fast for this test's timing")
+	if len(before) != answered || uniquePairs(before) != answered {
+		t.Fatalf("killed child left %d rows (%d unique), want the %d answered", len(before), uniquePairs(before), answered)
 	}
-	cfg := baseConfig(t, newClient(t, srv, "k"), 400)
+	// The half-written row a kill mid-write leaves behind.
+	raw, err := os.ReadFile(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
+	last := lines[len(lines)-1]
+	f, err := os.OpenFile(resultsPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(last[:len(last)/2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	releaseAll()
+	cfg := baseConfig(t, newClient(t, srv, "k"), total)
 	cfg.ResumeDir = dir
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	rows := readRows(t, dir)
-	if len(rows) != 400 || uniquePairs(rows) != 400 {
-		t.Fatalf("killed after %d rows; after resume rows = %d unique = %d, want 400", len(before), len(rows), uniquePairs(rows))
+	if len(rows) != total || uniquePairs(rows) != total {
+		t.Fatalf("killed after %d rows; after resume rows = %d unique = %d, want %d", len(before), len(rows), uniquePairs(rows), total)
 	}
 }
 

@@ -3,7 +3,6 @@ package server
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -90,78 +90,97 @@ func TestHundredMegabyteBody(t *testing.T) {
 	waitGoroutines(t, base)
 }
 
+// TestSlowHeadersClosed: a client trickling its request head one byte per
+// 20 ms is cut off at ReadHeaderTimeout instead of pinning a connection. It
+// runs on the fake clock of a synctest bubble over an in-memory connection,
+// so the 200 ms timeout is exact however loaded the machine is.
 func TestSlowHeadersClosed(t *testing.T) {
-	cfg := toyConfig()
-	cfg.ReadHeaderTimeout = 200 * time.Millisecond
-	ls := startServer(t, cfg)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(ls.URL, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	head := "GET /v1/environments HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 100) + "\r\n\r\n"
-	start := time.Now()
-	closed := false
-	for i := 0; i < len(head); i++ {
-		if _, err := conn.Write([]byte{head[i]}); err != nil {
-			closed = true
-			break
+	synctest.Test(t, func(t *testing.T) {
+		cfg := toyConfig()
+		cfg.ReadHeaderTimeout = 200 * time.Millisecond
+		const trickle = 20 * time.Millisecond
+		ls := startPipeServer(t, cfg)
+		conn := ls.dialRaw(t)
+		defer conn.Close()
+		// Read whatever the server says until it closes the connection.
+		read := make(chan string, 1)
+		go func() {
+			rest, _ := io.ReadAll(conn)
+			read <- string(rest)
+		}()
+		head := "GET /v1/environments HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("a", 100) + "\r\n\r\n"
+		start := time.Now()
+		closed := false
+		for i := 0; i < len(head); i++ {
+			if _, err := conn.Write([]byte{head[i]}); err != nil {
+				closed = true
+				break
+			}
+			time.Sleep(trickle)
 		}
-		time.Sleep(20 * time.Millisecond)
-		if time.Since(start) > 3*time.Second {
-			break
+		elapsed := time.Since(start)
+		if !closed {
+			t.Fatalf("whole trickled head (%d bytes over %s) accepted: connection not closed at the %s header timeout", len(head), elapsed, cfg.ReadHeaderTimeout)
 		}
-	}
-	_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
-	rest, err := io.ReadAll(conn)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("connection still open %s after the first byte", time.Since(start))
-	}
-	if strings.Contains(string(rest), "200 OK") {
-		t.Fatalf("trickled request was served: %q", rest)
-	}
-	t.Logf("closed=%v after %s, server sent %q", closed, time.Since(start).Round(time.Millisecond), rest)
+		if elapsed > cfg.ReadHeaderTimeout+trickle {
+			t.Fatalf("connection still open %s after the first byte (header timeout %s)", elapsed, cfg.ReadHeaderTimeout)
+		}
+		rest := <-read
+		if strings.Contains(rest, "200 OK") {
+			t.Fatalf("trickled request was served: %q", rest)
+		}
+		t.Logf("closed after %s, server sent %q", elapsed, rest)
+	})
 }
 
+// TestRequestTimeout: a score request that outlives Timeout gets a 504
+// timeout error (fake clock: exactly at the timeout).
 func TestRequestTimeout(t *testing.T) {
-	cfg := toyConfig()
-	cfg.Timeout = 200 * time.Millisecond
-	ls := startServer(t, cfg)
-	start := time.Now()
-	status, body := ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLOW"}]}`)
-	if status != http.StatusGatewayTimeout || errCode(t, body) != CodeTimeout {
-		t.Errorf("%d %v", status, body)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Errorf("timeout took %s", time.Since(start))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		cfg := toyConfig()
+		cfg.Timeout = 200 * time.Millisecond
+		ls := startPipeServer(t, cfg)
+		start := time.Now()
+		status, body := ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLOW"}]}`)
+		if status != http.StatusGatewayTimeout || errCode(t, body) != CodeTimeout {
+			t.Errorf("%d %v", status, body)
+		}
+		if d := time.Since(start); d < cfg.Timeout || d > 5*time.Second {
+			t.Errorf("timeout took %s, want %s", d, cfg.Timeout)
+		}
+	})
 }
 
+// TestClientDisconnect: a client that gives up mid-request (its own 150 ms
+// deadline) leaves no work behind and the server keeps serving.
 func TestClientDisconnect(t *testing.T) {
 	base := runtime.NumGoroutine()
-	ls := startServer(t, toyConfig())
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-	defer cancel()
-	items := strings.Repeat(`{"env":"toy","example_id":"q0","completion":"SLOW"},`, 50)
-	req, _ := http.NewRequestWithContext(ctx, "POST", ls.URL+"/v1/score", strings.NewReader(`{"items":[`+strings.TrimSuffix(items, ",")+`]}`))
-	if _, err := ls.client.Do(req); err == nil {
-		t.Fatal("request should have been cut off")
-	}
-	// The server is still healthy and the abandoned work is gone.
-	if status, _ := ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"x"}]}`); status != 200 {
-		t.Errorf("after disconnect: %d", status)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for ls.metrics.inflight.Load() != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := ls.metrics.inflight.Load(); n != 0 {
-		t.Errorf("%d requests still in flight after the client left", n)
-	}
-	if err := ls.shutdown(t); err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		ls := startPipeServer(t, toyConfig())
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		items := strings.Repeat(`{"env":"toy","example_id":"q0","completion":"SLOW"},`, 50)
+		req, _ := http.NewRequestWithContext(ctx, "POST", ls.URL+"/v1/score", strings.NewReader(`{"items":[`+strings.TrimSuffix(items, ",")+`]}`))
+		if _, err := ls.client.Do(req); err == nil {
+			t.Fatal("request should have been cut off")
+		}
+		// The server is still healthy and the abandoned work is gone.
+		if status, _ := ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"x"}]}`); status != 200 {
+			t.Errorf("after disconnect: %d", status)
+		}
+		// Every goroutine of the bubble is now blocked (idle connections,
+		// the accept loop): whatever the abandoned request started has
+		// either finished or is stuck for good.
+		synctest.Wait()
+		if n := ls.metrics.inflight.Load(); n != 0 {
+			t.Errorf("%d requests still in flight after the client left", n)
+		}
+		if err := ls.shutdown(t); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// synctest.Test has waited for every goroutine of the bubble to exit
+	// (and failed the test if any was stuck); nothing else may be left.
 	waitGoroutines(t, base)
 }
 
@@ -169,32 +188,40 @@ func TestClientDisconnect(t *testing.T) {
 // their normal answer; the listener stops taking new ones.
 func TestShutdownDrains(t *testing.T) {
 	base := runtime.NumGoroutine()
-	ls := startServer(t, toyConfig())
-	const n = 6
-	var wg sync.WaitGroup
-	statuses := make([]int, n)
-	bodies := make([]map[string]any, n)
-	for i := range n {
-		wg.Go(func() {
-			statuses[i], bodies[i] = ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLEEP"}]}`)
-		})
-	}
-	for ls.metrics.inflight.Load() < n {
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := ls.shutdown(t); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	for i := range n {
-		if statuses[i] != 200 || bodies[i]["results"] == nil {
-			t.Errorf("request %d: %d %v", i, statuses[i], bodies[i])
+	synctest.Test(t, func(t *testing.T) {
+		ls := startPipeServer(t, toyConfig())
+		const n = 6
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		bodies := make([]map[string]any, n)
+		for i := range n {
+			wg.Go(func() {
+				statuses[i], bodies[i] = ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLEEP"}]}`)
+			})
 		}
-	}
-	if _, err := http.Get(ls.URL + "/healthz"); err == nil {
-		t.Error("server still accepting after shutdown")
-	}
-	ls.client.CloseIdleConnections()
+		// All n requests are inside the handler (scoring or queued for a
+		// worker) once nothing in the bubble can move without the clock.
+		synctest.Wait()
+		if got := ls.metrics.inflight.Load(); got != n {
+			t.Fatalf("%d requests in flight before shutdown, want %d", got, n)
+		}
+		if err := ls.shutdown(t); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		for i := range n {
+			if statuses[i] != 200 || bodies[i]["results"] == nil {
+				t.Errorf("request %d: %d %v", i, statuses[i], bodies[i])
+			}
+		}
+		if resp, err := ls.client.Get(ls.URL + "/healthz"); err == nil {
+			resp.Body.Close()
+			t.Error("server still accepting after shutdown")
+		}
+		ls.client.CloseIdleConnections()
+	})
+	// synctest.Test has waited for every goroutine of the bubble to exit
+	// (and failed the test if any was stuck); nothing else may be left.
 	waitGoroutines(t, base)
 }
 
@@ -202,30 +229,39 @@ func TestShutdownDrains(t *testing.T) {
 // over are cancelled and told so, instead of being cut off without a word.
 func TestShutdownDrainTimeout(t *testing.T) {
 	base := runtime.NumGoroutine()
-	cfg := toyConfig()
-	cfg.DrainTimeout = 200 * time.Millisecond
-	ls := startServer(t, cfg)
-	const n = 3
-	var wg sync.WaitGroup
-	statuses := make([]int, n)
-	bodies := make([]map[string]any, n)
-	for i := range n {
-		wg.Go(func() {
-			statuses[i], bodies[i] = ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLOW"}]}`)
-		})
-	}
-	for ls.metrics.inflight.Load() < n {
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := ls.shutdown(t); err != nil {
-		t.Fatal(err)
-	}
-	wg.Wait()
-	for i := range n {
-		if statuses[i] != http.StatusServiceUnavailable || errCode(t, bodies[i]) != CodeCanceled {
-			t.Errorf("request %d: %d %v", i, statuses[i], bodies[i])
+	synctest.Test(t, func(t *testing.T) {
+		cfg := toyConfig()
+		cfg.DrainTimeout = 200 * time.Millisecond
+		ls := startPipeServer(t, cfg)
+		const n = 3
+		var wg sync.WaitGroup
+		statuses := make([]int, n)
+		bodies := make([]map[string]any, n)
+		for i := range n {
+			wg.Go(func() {
+				statuses[i], bodies[i] = ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLOW"}]}`)
+			})
 		}
-	}
-	ls.client.CloseIdleConnections()
+		synctest.Wait()
+		if got := ls.metrics.inflight.Load(); got != n {
+			t.Fatalf("%d requests in flight before shutdown, want %d", got, n)
+		}
+		start := time.Now()
+		if err := ls.shutdown(t); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if d := time.Since(start); d < cfg.DrainTimeout {
+			t.Errorf("requests cancelled %s into a %s drain", d, cfg.DrainTimeout)
+		}
+		for i := range n {
+			if statuses[i] != http.StatusServiceUnavailable || errCode(t, bodies[i]) != CodeCanceled {
+				t.Errorf("request %d: %d %v", i, statuses[i], bodies[i])
+			}
+		}
+		ls.client.CloseIdleConnections()
+	})
+	// synctest.Test has waited for every goroutine of the bubble to exit
+	// (and failed the test if any was stuck); nothing else may be left.
 	waitGoroutines(t, base)
 }

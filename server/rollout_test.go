@@ -18,12 +18,16 @@ import (
 // calls the lookup tool once, then answers yes.
 type fakeModel struct {
 	*httptest.Server
-	mu      sync.Mutex
-	bodies  []map[string]any
-	auth    []string
-	calls   atomic.Int64
-	status  int           // non-zero: answer every call with this status
-	latency time.Duration // added to every call
+	mu     sync.Mutex
+	bodies []map[string]any
+	auth   []string
+	calls  atomic.Int64
+	status int // non-zero: answer every call with this status
+	// When hold is set, every call signals arrived (if there is room) and
+	// then waits for hold to be closed, so a test can keep a rollout
+	// inside its model call for exactly as long as it needs.
+	arrived chan struct{}
+	hold    chan struct{}
 }
 
 func newFakeModel(t *testing.T) *fakeModel {
@@ -37,9 +41,13 @@ func newFakeModel(t *testing.T) *fakeModel {
 		f.bodies = append(f.bodies, body)
 		f.auth = append(f.auth, r.Header.Get("Authorization"))
 		f.mu.Unlock()
-		if f.latency > 0 {
+		if f.hold != nil {
 			select {
-			case <-time.After(f.latency):
+			case f.arrived <- struct{}{}:
+			default:
+			}
+			select {
+			case <-f.hold:
 			case <-r.Context().Done():
 				return
 			}
@@ -183,23 +191,32 @@ func TestRolloutModelFailures(t *testing.T) {
 	})
 	t.Run("busy", func(t *testing.T) {
 		model := newFakeModel(t)
-		model.latency = 400 * time.Millisecond
+		model.arrived, model.hold = make(chan struct{}, 1), make(chan struct{})
 		cfg := toyConfig()
 		cfg.MaxRollouts = 1
 		ls := startServer(t, cfg)
-		var wg sync.WaitGroup
-		statuses := make([]int, 2)
-		for i := range 2 {
-			wg.Go(func() {
-				if i == 1 {
-					time.Sleep(100 * time.Millisecond)
-				}
-				statuses[i], _ = ls.do(t, "POST", "/v1/rollout", map[string]any{"env": "toy", "example_id": "q0", "base_url": model.URL + "/v1", "model": "m"})
-			})
+		rollout := map[string]any{"env": "toy", "example_id": "q0", "base_url": model.URL + "/v1", "model": "m"}
+		first := make(chan int, 1)
+		go func() {
+			status, _ := ls.do(t, "POST", "/v1/rollout", rollout)
+			first <- status
+		}()
+		// The first rollout is in its model call, holding the only slot,
+		// until hold is closed; the 30 s bounds are hang guards only.
+		select {
+		case <-model.arrived:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the first rollout never reached the model")
 		}
-		wg.Wait()
-		if statuses[0] != 200 || statuses[1] != http.StatusTooManyRequests {
-			t.Errorf("statuses %v", statuses)
+		second, _ := ls.do(t, "POST", "/v1/rollout", rollout)
+		close(model.hold)
+		select {
+		case s := <-first:
+			if s != 200 || second != http.StatusTooManyRequests {
+				t.Errorf("statuses %v", []int{s, second})
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the first rollout did not finish")
 		}
 	})
 }
