@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -147,6 +148,8 @@ type Report struct {
 	Leaks    []Leak      `json:"leaks,omitempty"`
 	Problems []Finding   `json:"problems"`
 	Warnings []Finding   `json:"warnings"`
+	// MaxNearLeak is the near-leakage share allowed (Options.MaxNearLeak).
+	MaxNearLeak float64 `json:"max_near_leak"`
 }
 
 // OK is true when nothing must be fixed.
@@ -214,7 +217,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 	if opts.MaxFindings <= 0 {
 		opts.MaxFindings = defaultMaxFindings
 	}
-	rep := &Report{Problems: []Finding{}, Warnings: []Finding{}}
+	rep := &Report{Problems: []Finding{}, Warnings: []Finding{}, MaxNearLeak: opts.MaxNearLeak}
 	var all []*fileHashes
 	for _, p := range paths {
 		fh, err := scanFile(p, parse, rep, opts)
@@ -263,7 +266,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 			}
 			if lk.Exact > 0 {
 				rep.Problems = append(rep.Problems, Finding{Kind: "leakage", File: into.stats.Path,
-					Msg: fmt.Sprintf("%d row(s) have the same prompt as a row in %s (lines %v); remove them from one split", lk.Exact, from.stats.Path, examples)})
+					Msg: fmt.Sprintf("%d row(s) have the same prompt as a row in %s (lines %s); remove them from one split", lk.Exact, from.stats.Path, joinInts(examples, lk.Exact))})
 			}
 			f := Finding{Kind: "near-leakage", File: into.stats.Path,
 				Msg: fmt.Sprintf("%d of %d rows (%.1f%%) equal a %s prompt once case, digits and spacing are normalised", lk.Near, lk.Rows, 100*lk.Share, from.stats.Split)}
@@ -288,7 +291,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 		for l, n := range labels {
 			if share := float64(n) / float64(total); share > 0.95 {
 				rep.Warnings = append(rep.Warnings, Finding{Kind: "label-balance", File: strings.Join(paths, ","),
-					Msg: fmt.Sprintf("label %s is %.1f%% of %d rows: a constant answer scores well", l, 100*share, total)})
+					Msg: fmt.Sprintf("label %s is %.1f%% of %d rows: a constant answer scores well", AbbrevLabel(l), 100*share, total)})
 			}
 		}
 	}
@@ -331,7 +334,7 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 			add(&rep.Problems, Finding{"duplicate", path, line, fmt.Sprintf("same prompt as line %d", first)})
 			if labelOf[d] != p.Label {
 				fh.stats.Conflicts++
-				add(&rep.Problems, Finding{"conflicting-label", path, line, fmt.Sprintf("same prompt as line %d but answer %s instead of %s", first, p.Label, labelOf[d])})
+				add(&rep.Problems, Finding{"conflicting-label", path, line, fmt.Sprintf("same prompt as line %d but answer %s instead of %s", first, AbbrevLabel(p.Label), AbbrevLabel(labelOf[d]))})
 			}
 			return nil
 		}
@@ -368,6 +371,91 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 	fh.stats.Revision = rev
 	fh.stats.Commitment = commit.Sum()
 	return fh, nil
+}
+
+// joinInts lists line numbers as "3, 17, 40", noting how many more there
+// are than listed.
+func joinInts(xs []int, total int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	s := strings.Join(parts, ", ")
+	if total > len(xs) {
+		s += fmt.Sprintf(" and %d more", total-len(xs))
+	}
+	return s
+}
+
+// MaxLabelWidth is the longest label printed verbatim; longer labels (E2's
+// answer is a JSON object listing every expected finding) are summarised.
+const MaxLabelWidth = 60
+
+// LabelClass is a short, readable stand-in for a label. Labels up to
+// MaxLabelWidth characters are themselves. A longer JSON object becomes its
+// shape: arrays by their length, short scalars by value, long strings left
+// out ({"oracle":[…3…],"fixture_type":"tf",…} → "{fixture_type: tf,
+// mutations: 2, oracle: 3}"), so labels of the same shape count together in
+// a balance table. Anything else is cut to its first characters.
+func LabelClass(label string) string {
+	if utf8.RuneCountInString(label) <= MaxLabelWidth {
+		return label
+	}
+	var v any
+	if json.Unmarshal([]byte(label), &v) == nil {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			var parts []string
+			for _, k := range keys {
+				switch e := x[k].(type) {
+				case []any:
+					parts = append(parts, fmt.Sprintf("%s: %d", k, len(e)))
+				case map[string]any:
+					parts = append(parts, fmt.Sprintf("%s: {%d keys}", k, len(e)))
+				case string:
+					if utf8.RuneCountInString(e) <= 16 {
+						parts = append(parts, k+": "+e)
+					}
+				case nil:
+				default:
+					parts = append(parts, fmt.Sprintf("%s: %v", k, e))
+				}
+			}
+			if c := "{" + strings.Join(parts, ", ") + "}"; utf8.RuneCountInString(c) <= MaxLabelWidth {
+				return c
+			}
+		case []any:
+			return fmt.Sprintf("[%d items]", len(x))
+		}
+	}
+	return truncateRunes(label, MaxLabelWidth-12) + "…"
+}
+
+// AbbrevLabel is LabelClass plus, for a summarised label, a hash and length
+// that tell two labels of one shape apart.
+func AbbrevLabel(label string) string {
+	c := LabelClass(label)
+	if c == label {
+		return label
+	}
+	sum := sha256.Sum256([]byte(label))
+	return fmt.Sprintf("%s (sha256 %x, %d chars)", c, sum[:4], len(label))
+}
+
+func truncateRunes(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
 }
 
 func sortedKinds(m map[string]int) []string {

@@ -117,3 +117,58 @@ func TestOverlap(t *testing.T) {
 		t.Errorf("overlap %+v", r)
 	}
 }
+
+func TestLabelClass(t *testing.T) {
+	long := `{"fixture_path":"deploy/aws_rds/main.tf","fixture_type":"tf","mutations":["rds-no-backups","rds-public"],"oracle":[{"id":"trivy/AVD-AWS-0077","severity":"med"},{"id":"trivy/AVD-AWS-0180","severity":"high"}]}`
+	cases := map[string]string{
+		`"Benign"`: `"Benign"`,
+		long:       "{fixture_type: tf, mutations: 2, oracle: 2}",
+		`[` + strings.Repeat(`"x",`, 40) + `"y"]`: "[41 items]",
+		strings.Repeat("z", 100):                  strings.Repeat("z", MaxLabelWidth-12) + "…",
+	}
+	for in, want := range cases {
+		if got := LabelClass(in); got != want {
+			t.Errorf("LabelClass(%.30q…) = %q, want %q", in, got, want)
+		}
+	}
+	if a := AbbrevLabel(long); !strings.HasPrefix(a, "{fixture_type: tf, mutations: 2, oracle: 2} (sha256 ") || len(a) > 90 {
+		t.Errorf("AbbrevLabel = %q", a)
+	}
+	if AbbrevLabel(`"Benign"`) != `"Benign"` {
+		t.Error("short labels change")
+	}
+}
+
+// TestFindingsAreReadable: long labels are abbreviated in findings and line
+// lists are not printed as Go slices.
+func TestFindingsAreReadable(t *testing.T) {
+	dir := t.TempDir()
+	big := func(n int) string {
+		return `{"oracle":[` + strings.TrimSuffix(strings.Repeat(`{"id":"x"},`, n), ",") + `]}`
+	}
+	write(t, dir, "train.jsonl",
+		`{"question":"q1","answer":`+big(300)+`}`,
+		`{"question":"q1","answer":`+big(301)+`}`,
+		`{"question":"q2","answer":"a"}`)
+	write(t, dir, "test.jsonl", `{"question":"q1","answer":"a"}`, `{"question":"q2","answer":"a"}`)
+	files, _ := Expand(dir)
+	rep, err := Validate(files, GenericParse, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conflict, leak string
+	for _, p := range rep.Problems {
+		switch p.Kind {
+		case "conflicting-label":
+			conflict = p.Msg
+		case "leakage":
+			leak = p.Msg
+		}
+	}
+	if len(conflict) > 200 || !strings.Contains(conflict, "{oracle: 301} (sha256 ") {
+		t.Errorf("conflicting-label message: %.300s", conflict)
+	}
+	if !strings.Contains(leak, "(lines 1, 2)") {
+		t.Errorf("leakage message: %s", leak)
+	}
+}

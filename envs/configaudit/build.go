@@ -138,3 +138,15 @@ func (r Row) StratumKey() string {
 	}
 	return r.FixtureType + "/findings"
 }
+
+// GroupKey is the unit a split keeps whole. A generated row's group is its
+// baseline and mutation set ("tf/aws_s3|s3-public-acl+s3-unencrypted"): its
+// variants differ only in names, so they belong to one split, or a model
+// could learn an answer in training and meet a renamed copy in test. Any
+// other row is its own group (its content hash).
+func (r Row) GroupKey() string {
+	if g, ok := r.Meta["group"].(string); ok && g != "" {
+		return g
+	}
+	return "sha256:" + contentHash([]byte(r.Content))
+}

@@ -196,6 +196,8 @@ var k8sMutations = []Mutation{
 		})},
 	{Name: "rbac-wildcard", Description: "role grants every verb on every resource",
 		Findings: []Violation{v("kube-linter/wildcard-in-rules", high), v("kube-linter/access-to-secrets", high)},
+		// "*" already covers secrets: adding them first changes nothing.
+		Conflicts: []string{"rbac-secrets-access"},
 		k8s: onRole(func(rule *yaml.Node) bool {
 			mset(rule, "resources", flowSeq("*"))
 			mset(rule, "verbs", flowSeq("*"))

@@ -38,8 +38,9 @@ type ImportOptions struct {
 	// (defaults "text" and "label"; zefang uses "Email Text"/"Email Type").
 	TextCol, LabelCol string
 	// LabelMap maps raw label values (case-insensitive) to Phishing,
-	// Legitimate or Abstain; unmapped values go through the standard
-	// aliases (phishing/spam/1 …, legitimate/ham/safe/0 …).
+	// Legitimate or Abstain; unmapped values go through
+	// DefaultLabelAliases (phishing/spam/1 …, legitimate/ham/safe/0 …).
+	// ImportStats.Mapped reports which decided each raw value.
 	LabelMap map[string]string
 	// Label is the label of every message of eml, mbox and maildir input
 	// (maildir defaults to Legitimate: the Enron corpus is ham).
@@ -71,16 +72,73 @@ type ImportStats struct {
 	BadRows int            `json:"bad_rows"`
 	Bad     []BadRow       `json:"bad,omitempty"`
 	Labels  map[string]int `json:"labels"`
+	// Mapped says which raw label became which gold label for the rows
+	// written, and what decided it; most rows first.
+	Mapped []MappedLabel `json:"mapped_labels,omitempty"`
+}
+
+// Label rules: what decided a row's gold label.
+const (
+	RuleLabelMap = "--label-map"
+	RuleDefault  = "default table"
+	RuleFixed    = "--label"
+)
+
+// MappedLabel counts the rows whose raw label (lower-cased and trimmed)
+// became Label under Rule.
+type MappedLabel struct {
+	Raw   string `json:"raw"`
+	Label string `json:"label"`
+	Rule  string `json:"rule"`
+	Rows  int    `json:"rows"`
+}
+
+// LabelAlias is one entry of the default label table.
+type LabelAlias struct {
+	Raw   string // lower-case
+	Label string
+}
+
+// DefaultLabelAliases is how raw labels become gold labels when --label-map
+// does not name them (compared case-insensitively, spaces trimmed). "spam"
+// is Phishing because the public corpora this importer reads use it for
+// unsolicited fraud mail; when a corpus's spam is marketing, map it
+// explicitly (--label-map spam=Legitimate, or spam=Abstain).
+var DefaultLabelAliases = []LabelAlias{
+	{"phishing", LabelPhishing}, {"phishing email", LabelPhishing}, {"phish", LabelPhishing},
+	{"spam", LabelPhishing}, {"malicious", LabelPhishing}, {"fraud", LabelPhishing},
+	{"1", LabelPhishing}, {"true", LabelPhishing},
+	{"legitimate", LabelLegitimate}, {"safe email", LabelLegitimate}, {"safe", LabelLegitimate},
+	{"ham", LabelLegitimate}, {"benign", LabelLegitimate}, {"legit", LabelLegitimate},
+	{"0", LabelLegitimate}, {"false", LabelLegitimate},
+	{"abstain", LabelAbstain},
+}
+
+// DefaultLabelTable renders DefaultLabelAliases one gold label per line,
+// for help texts.
+func DefaultLabelTable() string {
+	var b strings.Builder
+	for _, gold := range []string{LabelPhishing, LabelLegitimate, LabelAbstain} {
+		var raws []string
+		for _, a := range DefaultLabelAliases {
+			if a.Label == gold {
+				raws = append(raws, fmt.Sprintf("%q", a.Raw))
+			}
+		}
+		fmt.Fprintf(&b, "  %-10s  %s\n", gold, strings.Join(raws, ", "))
+	}
+	return b.String()
 }
 
 const keepBad = 50
 
 type importer struct {
-	ctx   context.Context
-	opts  ImportOptions
-	enc   *json.Encoder
-	stats ImportStats
-	src   string
+	ctx    context.Context
+	opts   ImportOptions
+	enc    *json.Encoder
+	stats  ImportStats
+	src    string
+	mapped map[MappedLabel]int // Rows unset
 }
 
 // Import converts src (a file or, for eml and maildir, a directory) to E4
@@ -89,7 +147,7 @@ func Import(ctx context.Context, src string, opts ImportOptions, w io.Writer) (I
 	if opts.MaxMessageBytes <= 0 {
 		opts.MaxMessageBytes = 4 << 20
 	}
-	im := &importer{ctx: ctx, opts: opts, enc: json.NewEncoder(w), src: src}
+	im := &importer{ctx: ctx, opts: opts, enc: json.NewEncoder(w), src: src, mapped: map[MappedLabel]int{}}
 	im.enc.SetEscapeHTML(false)
 	im.stats.Labels = map[string]int{}
 	var err error
@@ -118,7 +176,24 @@ func Import(ctx context.Context, src string, opts ImportOptions, w io.Writer) (I
 	default:
 		return im.stats, fmt.Errorf("unknown import format %q (known: %s)", opts.Format, strings.Join(ImportFormats, ", "))
 	}
+	im.finishMapping()
 	return im.stats, err
+}
+
+// finishMapping turns the mapping counts into ImportStats.Mapped.
+func (im *importer) finishMapping() {
+	im.stats.Mapped = nil
+	for m, n := range im.mapped {
+		m.Rows = n
+		im.stats.Mapped = append(im.stats.Mapped, m)
+	}
+	sort.Slice(im.stats.Mapped, func(i, j int) bool {
+		a, b := im.stats.Mapped[i], im.stats.Mapped[j]
+		if a.Rows != b.Rows {
+			return a.Rows > b.Rows
+		}
+		return a.Raw < b.Raw
+	})
 }
 
 var errTooManyBad = errors.New("too many bad rows")
@@ -145,23 +220,22 @@ func (im *importer) emit(email, label string) error {
 	})
 }
 
-// label resolves a raw label value.
-func (im *importer) label(raw string) (string, bool) {
+// label resolves a raw label value: --label-map first, then
+// DefaultLabelAliases. rule says which decided.
+func (im *importer) label(raw string) (label, rule string, ok bool) {
 	k := strings.ToLower(strings.TrimSpace(raw))
 	for from, to := range im.opts.LabelMap {
 		if strings.ToLower(strings.TrimSpace(from)) == k {
-			return canonicalLabel(to)
+			l, ok := canonicalLabel(to)
+			return l, RuleLabelMap, ok
 		}
 	}
-	switch k {
-	case "phishing", "phishing email", "phish", "spam", "malicious", "fraud", "1", "true":
-		return LabelPhishing, true
-	case "legitimate", "safe email", "safe", "ham", "benign", "legit", "0", "false":
-		return LabelLegitimate, true
-	case "abstain":
-		return LabelAbstain, true
+	for _, a := range DefaultLabelAliases {
+		if a.Raw == k {
+			return a.Label, RuleDefault, true
+		}
 	}
-	return "", false
+	return "", "", false
 }
 
 func canonicalLabel(s string) (string, bool) {
@@ -263,7 +337,7 @@ func (im *importer) csv() error {
 }
 
 func (im *importer) textRow(where string, line int, text, rawLabel string) error {
-	label, ok := im.label(rawLabel)
+	label, rule, ok := im.label(rawLabel)
 	switch {
 	case !ok:
 		return im.bad(where, line, "label %q is not recognised (map it with --label-map %q)", truncate(rawLabel, 40), truncate(rawLabel, 20)+"=Phishing")
@@ -272,6 +346,7 @@ func (im *importer) textRow(where string, line int, text, rawLabel string) error
 	case len(text) > im.opts.MaxMessageBytes:
 		return im.bad(where, line, "email text is %d bytes (limit %d)", len(text), im.opts.MaxMessageBytes)
 	}
+	im.mapped[MappedLabel{Raw: strings.ToLower(strings.TrimSpace(rawLabel)), Label: label, Rule: rule}]++
 	return im.emit(text, label)
 }
 
@@ -361,6 +436,7 @@ func (im *importer) message(where string, line int, raw []byte, label string) er
 	if !m.HeaderOK {
 		return im.bad(where, line, "not an RFC 5322 message (no header block)")
 	}
+	im.mapped[MappedLabel{Raw: "(" + im.opts.Format + " input has no labels)", Label: label, Rule: RuleFixed}]++
 	return im.emit(string(raw), label)
 }
 

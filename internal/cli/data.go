@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -226,7 +228,13 @@ parsed by the environment's own ParseExample (--env, or the env in the directory
 without either only JSON and the question/answer fields are checked). Problems (exit 1):
 unparseable rows, duplicate prompts within a file, the same prompt with different answers,
 a held-out row whose prompt is also in another split, and near-duplicate leakage (prompts
-equal after lower-casing, collapsing digits and folding whitespace) above --max-near-leak.`,
+equal after lower-casing, collapsing digits and folding whitespace) above --max-near-leak.
+Warnings do not fail: near-duplicates within a file, near leakage under the limit (templated
+prompts, such as E1's flows, look alike once numbers are ignored), a label over 95% of rows.
+
+The report is a set of tables: files, label balance per split (labels over 60 characters, such
+as E2's answer objects, are summarised by shape), leakage per pair of splits with its verdict,
+problems and warnings, then a result line that says what the warnings mean.`,
 		Example: `  svbench data validate data/e1-iot23 --env e1
   svbench data validate train.jsonl --env e2 --json`,
 		Args: cobra.ExactArgs(1),
@@ -279,32 +287,202 @@ equal after lower-casing, collapsing digits and folding whitespace) above --max-
 	return cmd
 }
 
+// maxBalanceRows bounds the label balance table; the rest is one line.
+const maxBalanceRows = 12
+
+// printValidation writes the report as aligned tables: files, label balance
+// per split, leakage between splits, problems and warnings, then a verdict
+// that says what the warnings mean.
 func printValidation(w io.Writer, rep *integrity.Report, envID string) {
-	schema := "generic (question/answer)"
+	schema := "generic: JSON objects with a question (or prompt) and an answer; name --env for an environment's schema"
 	if envID != "" {
-		schema = envID
+		schema = envID + " (every row parsed by the environment, as an evaluation would)"
 	}
-	fmt.Fprintf(w, "schema: %s\n", schema)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tSPLIT\tROWS\tINVALID\tDUP\tNEAR-DUP\tLABELS\tREVISION")
+	fmt.Fprintf(w, "schema: %s\n\n", schema)
+	newTable := func() *tabwriter.Writer { return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0) }
+
+	tw := newTable()
+	fmt.Fprintln(tw, "FILE\tSPLIT\tROWS\tINVALID\tDUPLICATES\tNEAR-DUPLICATES\tLABELS\tREVISION")
 	for _, f := range rep.Files {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%v\t%s\n", f.Path, f.Split, f.Rows, f.Invalid, f.ExactDup, f.NearDup, f.Labels, f.Revision)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d distinct\t%s\n", f.Path, f.Split, f.Rows, f.Invalid, f.ExactDup, f.NearDup, len(f.Labels), f.Revision)
 	}
 	tw.Flush()
-	for _, l := range rep.Leaks {
-		fmt.Fprintf(w, "leakage %s→%s: %d exact, %d near of %d rows (%.1f%%)\n", l.From, l.Into, l.Exact, l.Near, l.Rows, 100*l.Share)
+
+	printBalance(w, rep)
+	printLeakage(w, rep)
+
+	detail := func(s string) string {
+		if utf8.RuneCountInString(s) > 160 {
+			r := []rune(s)
+			return string(r[:159]) + "…"
+		}
+		return s
 	}
+	findings := func(title string, fs []integrity.Finding) {
+		if len(fs) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\n%s\n", title)
+		tw := newTable()
+		fmt.Fprintln(tw, "KIND\tFILE\tLINE\tDETAIL")
+		for _, f := range fs {
+			line := "-"
+			if f.Line > 0 {
+				line = strconv.Itoa(f.Line)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, f.File, line, detail(f.Msg))
+		}
+		tw.Flush()
+	}
+	findings(fmt.Sprintf("PROBLEMS (%d; each fails validation)", len(rep.Problems)), rep.Problems)
+	// Near leakage is in the leakage table with its verdict already.
+	var warns []integrity.Finding
+	nearDup := false
 	for _, f := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", f)
+		if f.Kind != "near-leakage" {
+			warns = append(warns, f)
+		}
+		nearDup = nearDup || f.Kind == "near-duplicate"
 	}
-	for _, f := range rep.Problems {
-		fmt.Fprintf(w, "problem: %s\n", f)
+	findings(fmt.Sprintf("WARNINGS (%d; reported, not failed)", len(warns)), warns)
+	if nearDup {
+		fmt.Fprintln(w, "near-duplicates are rows equal once case, digits and whitespace are normalised: templated prompts\n(flows that differ only in ports and byte counts) look alike this way without being the same row.")
 	}
-	if rep.OK() {
-		fmt.Fprintln(w, "ok")
-	} else {
-		fmt.Fprintf(w, "%d problem(s)\n", len(rep.Problems))
+
+	fmt.Fprintln(w)
+	nearLeaks := 0
+	for _, l := range rep.Leaks {
+		nearLeaks += l.Near
 	}
+	switch {
+	case !rep.OK():
+		fmt.Fprintf(w, "result: FAILED, %d problem(s) listed above (exit %d)\n", len(rep.Problems), ExitFindings)
+	case len(rep.Warnings) == 0:
+		fmt.Fprintln(w, "result: ok, no problems and no warnings")
+	case nearLeaks > 0:
+		fmt.Fprintf(w, "result: ok, no problems; %d warning(s). %d held-out row(s) look like rows of another split once numbers, case\nand spacing are ignored, within the %s near-leakage limit; no prompt is shared exactly, which is what fails.\n",
+			len(rep.Warnings), nearLeaks, nearLimit(rep.MaxNearLeak))
+	default:
+		fmt.Fprintf(w, "result: ok, no problems; %d warning(s) above, which do not fail validation\n", len(rep.Warnings))
+	}
+}
+
+func nearLimit(max float64) string {
+	if max >= 1 {
+		return "report-only"
+	}
+	return fmt.Sprintf("%.1f%%", 100*max)
+}
+
+// printBalance tabulates labels per split. Labels over
+// integrity.MaxLabelWidth characters are counted by their summary
+// (integrity.LabelClass), so E2's per-row answer objects group by shape.
+func printBalance(w io.Writer, rep *integrity.Report) {
+	var splits []string
+	seen := map[string]bool{}
+	for _, f := range rep.Files {
+		if !seen[f.Split] {
+			seen[f.Split] = true
+			splits = append(splits, f.Split)
+		}
+	}
+	slices.SortStableFunc(splits, func(a, b string) int { return splitRank(a) - splitRank(b) })
+	counts := map[string]map[string]int{}
+	totals := map[string]int{}
+	all, summarised := 0, false
+	for _, f := range rep.Files {
+		for l, n := range f.Labels {
+			c := integrity.LabelClass(l)
+			summarised = summarised || c != l
+			if counts[c] == nil {
+				counts[c] = map[string]int{}
+			}
+			counts[c][f.Split] += n
+			totals[c] += n
+			all += n
+		}
+	}
+	if all == 0 {
+		return
+	}
+	classes := make([]string, 0, len(totals))
+	for c := range totals {
+		classes = append(classes, c)
+	}
+	slices.SortFunc(classes, func(a, b string) int {
+		if totals[a] != totals[b] {
+			return totals[b] - totals[a]
+		}
+		return strings.Compare(a, b)
+	})
+	title := "\nLABEL BALANCE"
+	if summarised {
+		title += fmt.Sprintf(" (labels over %d characters are summarised: arrays by length, long strings left out)", integrity.MaxLabelWidth)
+	}
+	fmt.Fprintln(w, title)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "LABEL\t%s\tALL\tSHARE\n", strings.ToUpper(strings.Join(splits, "\t")))
+	row := func(name string, per map[string]int, total int) {
+		fmt.Fprintf(tw, "%s", name)
+		for _, s := range splits {
+			fmt.Fprintf(tw, "\t%d", per[s])
+		}
+		fmt.Fprintf(tw, "\t%d\t%.1f%%\n", total, 100*float64(total)/float64(all))
+	}
+	for i, c := range classes {
+		if i == maxBalanceRows && len(classes) > maxBalanceRows+1 {
+			rest, restTotal := map[string]int{}, 0
+			for _, c := range classes[i:] {
+				for s, n := range counts[c] {
+					rest[s] += n
+				}
+				restTotal += totals[c]
+			}
+			row(fmt.Sprintf("(%d more labels)", len(classes)-i), rest, restTotal)
+			break
+		}
+		row(c, counts[c], totals[c])
+	}
+	tw.Flush()
+}
+
+func splitRank(s string) int {
+	switch s {
+	case "train":
+		return 0
+	case "dev":
+		return 1
+	case "test":
+		return 2
+	}
+	return 3
+}
+
+// printLeakage tabulates rows of held-out splits found in another split.
+func printLeakage(w io.Writer, rep *integrity.Report) {
+	if len(rep.Leaks) == 0 {
+		if len(rep.Files) > 1 {
+			fmt.Fprintln(w, "\nLEAKAGE: none (no held-out prompt appears in another split, exactly or once case, digits and whitespace are normalised)")
+		}
+		return
+	}
+	fmt.Fprintln(w, "\nLEAKAGE (rows of a held-out split whose prompt also appears in another split)")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HELD-OUT\tALSO IN\tROWS\tEXACT\tNEAR\tNEAR SHARE\tNEAR LIMIT\tVERDICT")
+	for _, l := range rep.Leaks {
+		verdict := "ok"
+		switch {
+		case l.Exact > 0:
+			verdict = "problem: exact leakage"
+		case l.Share > rep.MaxNearLeak:
+			verdict = "problem: near leakage over the limit"
+		case l.Near > 0:
+			verdict = "warning: near only"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f%%\t%s\t%s\n", l.Into, l.From, l.Rows, l.Exact, l.Near, 100*l.Share, nearLimit(rep.MaxNearLeak), verdict)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "exact: the same prompt; it always fails. near: equal once case, digits and whitespace are normalised;\ntemplated prompts (E1 flows differ mostly in numbers) look alike this way without being the same row,\nso near leakage fails only above the limit (--max-near-leak).")
 }
 
 func newDataOverlapCmd() *cobra.Command {

@@ -4,41 +4,163 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/envs/configaudit"
 )
 
-func TestDataGenerateE2(t *testing.T) {
-	dir := t.TempDir()
-	cmd := newDataGenerateE2Cmd()
-	var out bytes.Buffer
-	cmd.SetOut(&out)
-	cmd.SetArgs([]string{"--n", "40", "--seed", "3", "--out", dir})
-	if err := cmd.ExecuteContext(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	total := 0
+func readE2Rows(t *testing.T, dir string) map[string][]configaudit.Row {
+	t.Helper()
+	out := map[string][]configaudit.Row{}
 	for _, s := range []string{"train", "dev", "test"} {
 		b, err := os.ReadFile(filepath.Join(dir, s+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		total += strings.Count(string(b), "\n")
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l == "" {
+				continue
+			}
+			var r configaudit.Row
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			out[s] = append(out[s], r)
+		}
+	}
+	return out
+}
+
+func TestDataGenerateE2(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runData(t, "data", "generate", "e2", "--n", "40", "--seed", "3", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	total := 0
+	groupSplit := map[string]string{}
+	for s, rows := range readE2Rows(t, dir) {
+		total += len(rows)
+		for _, r := range rows {
+			g := r.GroupKey()
+			if prev, ok := groupSplit[g]; ok && prev != s {
+				t.Errorf("group %s is in %s and %s", g, prev, s)
+			}
+			groupSplit[g] = s
+		}
 	}
 	if total != 40 {
 		t.Errorf("%d rows written, want 40", total)
 	}
+	if !strings.Contains(stdout, "40 verified") {
+		t.Errorf("output does not say the rows were verified: %s", stdout)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "card.json")); err != nil {
 		t.Error(err)
 	}
-	bad := newDataGenerateE2Cmd()
-	bad.SetArgs([]string{"--n", "0", "--out", dir})
-	if err := bad.Execute(); err == nil {
-		t.Error("--n 0 accepted")
-	} else if _, ok := err.(usageError); !ok {
-		t.Errorf("want a usage error, got %v", err)
+	// svbench's own checks accept what svbench generated.
+	if code, stdout, _ := runData(t, "data", "validate", dir); code != 0 || !strings.Contains(stdout, "result: ok, no problems and no warnings") {
+		t.Errorf("validate: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestDataGenerateE2Shares: --tf-share 0 means Kubernetes only (it used to
+// become 0.45) and 1 Terraform only (it used to be refused).
+func TestDataGenerateE2Shares(t *testing.T) {
+	for _, tc := range []struct {
+		share  string
+		wantTF int
+	}{{"0", 0}, {"1", 8}} {
+		dir := t.TempDir()
+		code, stdout, stderr := runData(t, "data", "generate", "e2", "--n", "8", "--tf-share", tc.share, "--out", dir)
+		if code != 0 {
+			t.Fatalf("--tf-share %s: exit %d: %s %s", tc.share, code, stdout, stderr)
+		}
+		tf := 0
+		for _, rows := range readE2Rows(t, dir) {
+			for _, r := range rows {
+				if r.FixtureType == configaudit.FixtureTF {
+					tf++
+				}
+			}
+		}
+		if tf != tc.wantTF {
+			t.Errorf("--tf-share %s: %d Terraform rows of 8, want %d", tc.share, tf, tc.wantTF)
+		}
+	}
+}
+
+func TestDataGenerateE2Usage(t *testing.T) {
+	capa, err := configaudit.Capacity(configaudit.DefaultGenOptions(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--n", "0"}, "--n must be positive"},
+		{[]string{"--tf-share", "-0.1"}, "--tf-share must be in [0, 1]"},
+		{[]string{"--tf-share", "1.5"}, "--tf-share must be in [0, 1]"},
+		{[]string{"--tf-share", "NaN"}, "--tf-share must be in [0, 1]"},
+		{[]string{"--clean-share", "1.01"}, "--clean-share must be in [0, 1]"},
+		{[]string{"--max-mutations", "0"}, "--max-mutations must be in [1, 5]"},
+		{[]string{"--max-mutations", "6"}, "--max-mutations must be in [1, 5]"},
+		// More rows than can be distinct: refused up front, naming the maximum.
+		{[]string{"--n", fmt.Sprint(capa.MaxN + 1)}, fmt.Sprintf("at most %d distinct rows", capa.MaxN)},
+	}
+	for _, tc := range cases {
+		args := append([]string{"data", "generate", "e2", "--out", t.TempDir()}, tc.args...)
+		code, _, stderr := runData(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}
+
+// TestGroupedSplit: rows sharing a key (a group, or a normalised prompt)
+// land in one split; the split sizes stay near 70/15/15.
+func TestGroupedSplit(t *testing.T) {
+	var strata []string
+	var keys [][]string
+	for i := 0; i < 600; i++ {
+		strata = append(strata, []string{"a", "b"}[i%2])
+		keys = append(keys, []string{fmt.Sprintf("g%d", i/4), fmt.Sprintf("p%d", i)})
+	}
+	// Rows 1 and 401 share a prompt: their groups (0 and 100) become one.
+	keys[401][1] = "p1"
+	split, units := groupedSplit(strata, keys, e2Ratios, 7)
+	if units != 149 {
+		t.Errorf("%d units, want 149", units)
+	}
+	where := map[int]string{}
+	for name, idx := range split.Sets() {
+		for _, i := range idx {
+			where[i] = name
+		}
+	}
+	if len(where) != 600 {
+		t.Fatalf("%d rows placed", len(where))
+	}
+	for i := 0; i < 600; i++ {
+		if where[i] != where[i-i%4] {
+			t.Errorf("row %d in %s, its group's first row in %s", i, where[i], where[i-i%4])
+		}
+	}
+	if where[1] != where[401] {
+		t.Error("rows with one prompt split apart")
+	}
+	if n := len(split.Train); n < 400 || n > 440 {
+		t.Errorf("train has %d of 600 rows", n)
+	}
+	again, _ := groupedSplit(strata, keys, e2Ratios, 7)
+	if !slices.Equal(again.Test, split.Test) {
+		t.Error("not deterministic")
 	}
 }
 

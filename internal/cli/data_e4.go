@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,15 @@ Formats:
   mbox     an mbox file (mboxrd quoting), all labelled --label
   maildir  a maildir tree such as the Enron corpus (every file is one message), labelled
            --label, default Legitimate
+
+Labels: a raw label value (compared case-insensitively, spaces trimmed) is looked up in
+--label-map first, then in the default table below; any other value makes the row bad. At the
+end the import prints which raw labels became which gold label, how many rows each, and whether
+--label-map or the default table decided.
+
+Default label table (override any entry with --label-map RAW=Label):
+` + phishing.DefaultLabelTable() + `"spam" is Phishing by default because the public corpora use it for fraud mail; if your
+corpus's spam is marketing, pass --label-map spam=Legitimate (or spam=Abstain).
 
 Bad rows (unknown label, empty text, malformed CSV, non-RFC 5322 files) are skipped and reported
 with their line numbers; the import fails once more than --max-bad-rows are bad.`,
@@ -75,6 +85,7 @@ with their line numbers; the import fails once more than --max-bad-rows are bad.
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d rows (%s), %d bad rows skipped\n", out, st.Rows, labelSummary(st.Labels), st.BadRows)
+			printLabelMapping(cmd.OutOrStdout(), st.Mapped)
 			return nil
 		},
 	}
@@ -83,7 +94,7 @@ with their line numbers; the import fails once more than --max-bad-rows are bad.
 	f.StringVar(&out, "out", "", "output JSONL file")
 	f.StringVar(&textCol, "text-col", "", `text column/key (csv, jsonl; default "text"; zefang "Email Text")`)
 	f.StringVar(&labelCol, "label-col", "", `label column/key (csv, jsonl; default "label"; zefang "Email Type")`)
-	f.StringVar(&labelMap, "label-map", "", "raw=Label pairs, comma-separated (Label: Phishing, Legitimate, Abstain)")
+	f.StringVar(&labelMap, "label-map", "", "raw=Label pairs, comma-separated (Label: Phishing, Legitimate, Abstain); override the default table above")
 	f.StringVar(&label, "label", "", "label of every message for eml, mbox, maildir")
 	f.IntVar(&maxBad, "max-bad-rows", 100, "fail when more rows are bad (-1: no limit)")
 	f.IntVar(&maxBytes, "max-message-bytes", 4<<20, "largest message or text accepted")
@@ -108,6 +119,30 @@ func importE4(cmd *cobra.Command, src, out string, opts phishing.ImportOptions) 
 		return err
 	})
 	return st, err
+}
+
+// printLabelMapping lists what every raw label became, so a default
+// decision ("spam" → Phishing) is never silent.
+func printLabelMapping(w io.Writer, mapped []phishing.MappedLabel) {
+	if len(mapped) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "labels (raw value → gold label):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  RAW\tLABEL\tDECIDED BY\tROWS")
+	byDefault := false
+	for _, m := range mapped {
+		raw := m.Raw
+		if m.Rule != phishing.RuleFixed {
+			raw = fmt.Sprintf("%q", raw)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\n", raw, m.Label, m.Rule, m.Rows)
+		byDefault = byDefault || m.Rule == phishing.RuleDefault
+	}
+	tw.Flush()
+	if byDefault {
+		fmt.Fprintln(w, "override a default-table mapping with --label-map RAW=Label (see svbench data import e4 --help)")
+	}
 }
 
 func labelSummary(m map[string]int) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,47 @@ func TestDataImportE4(t *testing.T) {
 	b, _ = os.ReadFile(gen)
 	if n := bytes.Count(b, []byte("\n")); n != 24 {
 		t.Errorf("generated %d rows", n)
+	}
+}
+
+// TestDataImportE4LabelMapping: the default table's decisions ("spam" →
+// Phishing) are printed with their counts, --label-map overrides them and
+// says so, and --help documents the table.
+func TestDataImportE4LabelMapping(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.csv")
+	os.WriteFile(src, []byte("text,label\nhi,ham\nbuy now,spam\nwin big,SPAM \nreset,phishing\n"), 0o644)
+	out := filepath.Join(dir, "out.jsonl")
+	stdout, _, err := runE4Cmd(t, "--format", "csv", src, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`"spam"\s+Phishing\s+default table\s+2\n`),
+		regexp.MustCompile(`"ham"\s+Legitimate\s+default table\s+1\n`),
+		regexp.MustCompile(`"phishing"\s+Phishing\s+default table\s+1\n`),
+		regexp.MustCompile(`--label-map RAW=Label`),
+	} {
+		if !want.MatchString(stdout) {
+			t.Errorf("output lacks %s:\n%s", want, stdout)
+		}
+	}
+	stdout, _, err = runE4Cmd(t, "--format", "csv", "--label-map", "spam=Abstain", src, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`"spam"\s+Abstain\s+--label-map\s+2\n`).MatchString(stdout) || !strings.Contains(stdout, "Abstain 2") {
+		t.Errorf("override not reported:\n%s", stdout)
+	}
+	// Fixed-label formats say where the label came from too.
+	mb := filepath.Join(dir, "x.mbox")
+	os.WriteFile(mb, []byte("From a@b Mon Jan 1 00:00:00 2024\nFrom: a@b\nSubject: hi\n\nbody\n"), 0o644)
+	stdout, _, err = runE4Cmd(t, "--format", "mbox", "--label", "Legitimate", mb, "--out", out)
+	if err != nil || !regexp.MustCompile(`\(mbox input has no labels\)\s+Legitimate\s+--label\s+1\n`).MatchString(stdout) {
+		t.Errorf("mbox: %v\n%s", err, stdout)
+	}
+	help, _, _ := runE4Cmd(t, "--help")
+	if !regexp.MustCompile(`Phishing\s+"phishing", "phishing email", "phish", "spam"`).MatchString(help) {
+		t.Errorf("--help does not document the default table:\n%s", help)
 	}
 }

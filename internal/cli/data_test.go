@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +120,148 @@ func TestDataImportUsage(t *testing.T) {
 	code, _, stderr := runData(t, "data", "import", "e1", "--format", "netflow-v2", bad, "--out", filepath.Join(dir, "o"))
 	if code != ExitError || !strings.Contains(stderr, "wrong delimiter") {
 		t.Errorf("wrong delimiter: exit %d %s", code, stderr)
+	}
+}
+
+// readmeDataCommands returns the `svbench data …` lines of README.md's Data
+// section, comments stripped.
+func readmeDataCommands(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Data\n")
+	if !ok {
+		t.Fatal("README.md has no ## Data section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var out [][]string
+	for _, l := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(l, "svbench data ") {
+			continue
+		}
+		l, _, _ = strings.Cut(l, "#")
+		out = append(out, strings.Fields(l)[1:])
+	}
+	return out
+}
+
+// TestREADMEDataCommands runs the README's data commands that need no
+// downloaded corpus or user files (build e1, generate e2, validate) as
+// written, with data/… paths under a temporary directory, and validates
+// both generated sets: svbench must accept what it makes. The E2 command
+// scans 2,000 rows with kube-linter/trivy/OPA (~15 s on 2 cores); with -short
+// or -race it runs with --n 200 instead.
+func TestREADMEDataCommands(t *testing.T) {
+	cmds := readmeDataCommands(t)
+	dir := t.TempDir()
+	want := map[string]bool{"build e1": false, "generate e2": false, "validate": false}
+	var outs []string
+	for _, args := range cmds {
+		verb := args[1]
+		if verb == "build" || verb == "generate" {
+			verb += " " + args[2]
+		}
+		if _, ok := want[verb]; !ok {
+			continue // imports and user-data builds need files the test does not have
+		}
+		want[verb] = true
+		args = slices.Clone(args)
+		for i, a := range args {
+			if strings.HasPrefix(a, "data/") {
+				args[i] = filepath.Join(dir, a)
+			}
+			if verb == "generate e2" && a == "--n" && (testing.Short() || raceEnabled) {
+				args[i+1] = "200"
+			}
+		}
+		if verb != "validate" {
+			for i, a := range args {
+				if a == "--out" {
+					outs = append(outs, args[i+1])
+				}
+			}
+		}
+		code, stdout, stderr := runData(t, args...)
+		if code != 0 {
+			t.Fatalf("svbench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	for verb, seen := range want {
+		if !seen {
+			t.Errorf("README's Data section has no `svbench data %s` command", verb)
+		}
+	}
+	for _, out := range outs {
+		code, stdout, _ := runData(t, "data", "validate", out)
+		if code != 0 || !strings.Contains(stdout, "result: ok") {
+			t.Errorf("validate %s: exit %d\n%s", out, code, stdout)
+		}
+	}
+}
+
+// TestDataValidateReadable: validate prints aligned tables, abbreviates
+// long labels (E2's answer object used to fill 32k-character lines as a Go
+// map) and explains near leakage instead of ending in a bare "ok".
+func TestDataValidateReadable(t *testing.T) {
+	e2 := filepath.Join(t.TempDir(), "e2")
+	if code, out, errOut := runData(t, "data", "generate", "e2", "--n", "60", "--seed", "5", "--out", e2); code != 0 {
+		t.Fatalf("generate: %s %s", out, errOut)
+	}
+	check := func(name, out string) {
+		t.Helper()
+		for i, l := range strings.Split(out, "\n") {
+			// Paths (temporary directories here) are printed whole; labels
+			// and details are cut.
+			if len(l) > 320 {
+				t.Errorf("%s: line %d is %d characters: %.80s…", name, i+1, len(l), l)
+			}
+		}
+		if strings.Contains(out, "map[") {
+			t.Errorf("%s: a Go map is printed:\n%s", name, out)
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if last := lines[len(lines)-1]; strings.TrimSpace(last) == "ok" {
+			t.Errorf("%s: ends in a bare ok", name)
+		}
+	}
+	code, out, _ := runData(t, "data", "validate", e2)
+	check("e2", out)
+	for _, want := range []string{"LABEL BALANCE", "{fixture_type: k8s, mutations: 1, oracle: 1}", "LEAKAGE: none", "result: ok, no problems and no warnings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("e2 output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("e2: exit %d", code)
+	}
+
+	// A leaked row: the problem is a table row and the verdict says FAILED.
+	test, _ := os.ReadFile(filepath.Join(e2, "test.jsonl"))
+	f, _ := os.OpenFile(filepath.Join(e2, "train.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(strings.SplitN(string(test), "\n", 2)[0] + "\n")
+	f.Close()
+	code, out, _ = runData(t, "data", "validate", e2)
+	check("e2 leaked", out)
+	if code != ExitFindings || !strings.Contains(out, "problem: exact leakage") || !strings.Contains(out, "result: FAILED") {
+		t.Errorf("leaked e2: exit %d\n%s", code, out)
+	}
+
+	// E1: templated flows have near twins across splits; the report says
+	// what that means and that only exact leakage fails.
+	e1 := filepath.Join(t.TempDir(), "e1")
+	if code, out, errOut := runData(t, "data", "build", "e1", "--n", "2000", "--seed", "7", "--difficulty", "hard", "--out", e1); code != 0 {
+		t.Fatalf("build e1: %s %s", out, errOut)
+	}
+	code, out, _ = runData(t, "data", "validate", e1)
+	check("e1", out)
+	for _, want := range []string{"warning: near only", "templated prompts", "no prompt is shared exactly, which is what fails"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("e1 output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("e1: exit %d", code)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package configaudit
+
+const raceEnabled = false
