@@ -111,3 +111,22 @@ func formatRevision(sum []byte) string {
 // TrimBOM drops a UTF-8 byte-order mark, which Windows editors put at the
 // start of a file and JSON decoders refuse.
 func TrimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
+
+// ReadLine reads one line of at most max bytes; past max it drains the rest
+// of the line without keeping it and reports long, so one oversized row
+// costs no memory and the rows after it are still read.
+func ReadLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			line = append(line, chunk...)
+			if len(line) > max {
+				long, line = true, nil
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, long, err
+	}
+}

@@ -13,44 +13,19 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 )
 
-// ManifestFile is the reference's run manifest, written beside its rows.
-const ManifestFile = "run_manifest.json"
+// ManifestFile is the run manifest a trainer's run keeps beside its rows
+// (the same file and schema svbench writes, artifact.ManifestFile).
+const ManifestFile = artifact.ManifestFile
 
 // maxLine bounds one row; trainer rows carry whole transcripts.
-const maxLine = 64 << 20
-
-// Manifest is the part of the reference's run_manifest.json svbench reads
-// (schema: reference-bench/schemas/run_manifest.schema.json).
-type Manifest struct {
-	RunID              string          `json:"run_id"`
-	GitSHA             string          `json:"git_sha"`
-	TimestampUTC       string          `json:"timestamp_utc"`
-	EnvironmentID      string          `json:"environment_id"`
-	EnvironmentVersion string          `json:"environment_version"`
-	DatasetID          string          `json:"dataset_id"`
-	DatasetRevision    string          `json:"dataset_revision"`
-	Split              string          `json:"split"`
-	ModelID            string          `json:"model_id"`
-	ModelRevision      string          `json:"model_revision_or_digest"`
-	SamplingParams     json.RawMessage `json:"sampling_params"`
-	RewardConfigID     string          `json:"reward_config_id"`
-	RewardConfigHash   string          `json:"reward_config_hash"`
-	RewardSource       string          `json:"reward_source"`
-	Seed               int64           `json:"seed"`
-	Trainer            string          `json:"trainer"`
-	MaxSteps           int             `json:"max_steps"`
-	RolloutsPerExample int             `json:"rollouts_per_example"`
-	MaxTokens          int             `json:"max_tokens"`
-	MaxTurns           int             `json:"max_turns"`
-	ToolBudget         int             `json:"tool_budget"`
-	BudgetGroup        string          `json:"budget_group"`
-}
+const maxLine = dataset.MaxLine
 
 // ReadManifest loads run_manifest.json from dir; (nil, nil) when absent.
-func ReadManifest(dir string) (*Manifest, error) {
+func ReadManifest(dir string) (*artifact.Manifest, error) {
 	p := filepath.Join(dir, ManifestFile)
 	b, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -59,25 +34,23 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
+	var m artifact.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return &m, nil
 }
 
-// Metadata maps a manifest onto svbench's run metadata so reports and the
-// scoreboard can treat a trainer's run like one of svbench's. envID is the
-// canonical environment id; rubric is the one the rows were re-scored with.
-func (m *Manifest) Metadata(envID, rubric string) *artifact.Metadata {
+// ManifestMetadata maps a trainer's manifest onto svbench's run metadata so
+// reports and the scoreboard can treat its run like one of svbench's. envID
+// is the canonical environment id; rubric is the one the rows were
+// re-scored with.
+func ManifestMetadata(m *artifact.Manifest, envID, rubric string) *artifact.Metadata {
 	md := &artifact.Metadata{
 		RunID: m.RunID, Environment: envID, EnvVersion: m.EnvironmentVersion, Rubric: rubric,
 		Model: m.ModelID, EffectiveModel: m.ModelID, Dataset: m.DatasetID, DatasetRev: m.DatasetRevision,
-		Rollouts: m.RolloutsPerExample, Sampling: m.SamplingParams, GitCommit: m.GitSHA,
+		Rollouts: m.RolloutsPerExample, Sampling: m.SamplingParams, GitCommit: m.GitSHA, Seed: m.Seed,
 		Status: artifact.StatusCompleted, Source: "trainer:" + orNone(m.Trainer),
-	}
-	if m.Seed >= 0 {
-		md.Seed = uint64(m.Seed)
 	}
 	if t, err := time.Parse(time.RFC3339, m.TimestampUTC); err == nil {
 		md.Started = t
@@ -167,22 +140,9 @@ var errLongLine = fmt.Errorf("row longer than %d MiB; skipped", maxLine>>20)
 // readLine reads one line, draining (not buffering) a line over maxLine so
 // the rows after it are still read.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	long := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !long {
-			buf = append(buf, chunk...)
-			if len(buf) > maxLine {
-				long, buf = true, nil
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if long && err == nil {
-			return nil, errLongLine
-		}
-		return buf, err
+	b, long, err := dataset.ReadLine(br, maxLine)
+	if long && err == nil {
+		return nil, errLongLine
 	}
+	return b, err
 }

@@ -51,7 +51,7 @@ func Load(path string) (*Run, error) {
 			return nil, err
 		}
 		if man != nil {
-			run.Meta = man.Metadata(man.EnvironmentID, "recorded")
+			run.Meta = ingest.ManifestMetadata(man, man.EnvironmentID, "recorded")
 		}
 		err = eachLine(res, func(b []byte) {
 			r, err := ingest.Decode(b)

@@ -230,7 +230,7 @@ func scoreStream(ctx context.Context, e env.Environment, rubric string, in io.Re
 func eachRawLine(in io.Reader, name string, fn func(line int, raw []byte, lineErr error) error) error {
 	br := bufio.NewReaderSize(in, 1<<20)
 	for line := 1; ; line++ {
-		raw, long, err := readBoundedLine(br, dataset.MaxLine)
+		raw, long, err := dataset.ReadLine(br, dataset.MaxLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("%s: line %d: %w", name, line, err)
 		}
@@ -247,24 +247,6 @@ func eachRawLine(in io.Reader, name string, fn func(line int, raw []byte, lineEr
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-	}
-}
-
-// readBoundedLine reads one line; past max bytes it drains the rest of the
-// line without keeping it and reports long.
-func readBoundedLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !long {
-			line = append(line, chunk...)
-			if len(line) > max {
-				long, line = true, nil
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return line, long, err
 	}
 }
 

@@ -137,7 +137,7 @@ func loadCandidates(path string) ([]sft.Candidate, error) {
 	}
 	var meta *artifact.Metadata
 	if man, err := ingest.ReadManifest(filepath.Dir(res)); err == nil && man != nil {
-		meta = man.Metadata(man.EnvironmentID, "recorded")
+		meta = ingest.ManifestMetadata(man, man.EnvironmentID, "recorded")
 	}
 	f, err := os.Open(res)
 	if err != nil {

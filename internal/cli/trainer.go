@@ -61,7 +61,7 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	}
 	meta := &artifact.Metadata{Environment: info.ID, Rubric: rubric, Status: artifact.StatusCompleted, Source: "trainer:unknown", Dataset: path}
 	if man != nil {
-		meta = man.Metadata(info.ID, rubric)
+		meta = ingest.ManifestMetadata(man, info.ID, rubric)
 	}
 	if meta.RunID == "" && len(rows) > 0 && rows[0].Trainer != nil {
 		meta.RunID = rows[0].Trainer.RunID
