@@ -18,10 +18,10 @@
 package advantage
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"gonum.org/v1/gonum/stat"
 )
@@ -258,20 +258,51 @@ func Analyse(in *Input) (*Report, error) {
 			}
 		}
 	}
+	flats := map[string][]float64{}
+	for _, s := range Schemes {
+		var flat []float64
+		for _, a := range adv[s] {
+			flat = append(flat, a...)
+		}
+		flats[s] = flat
+	}
+	// Each perturbation is computed once, read by every scheme and dropped:
+	// memory stays a few arrays of the batch's size, whatever the size.
+	flips := map[string][][]bool{}
+	for _, s := range Schemes {
+		flips[s] = make([][]bool, len(in.Names))
+	}
+	for k := range in.Names {
+		for _, s := range Schemes {
+			flips[s][k] = make([]bool, len(flats[s]))
+		}
+		for _, f := range []float64{0.8, 1.2} {
+			w := slices.Clone(in.Weights)
+			w[k] *= f
+			p := Advantages(&Input{Names: in.Names, Weights: w, Groups: multi.Groups})
+			for _, s := range Schemes {
+				markFlips(flips[s][k], flats[s], p[s])
+			}
+		}
+	}
+	// Ranks are computed once per component and per scheme.
+	compRanks := make([][]float64, len(in.Names))
+	for k := range in.Names {
+		compRanks[k] = ranks(comps[k])
+	}
 	for _, s := range Schemes {
 		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
 		collapsed := 0
-		var flat []float64
 		for _, a := range adv[s] {
 			if allZero(a) {
 				collapsed++
 			}
-			flat = append(flat, a...)
 		}
 		sr.CollapsedGroups = float64(collapsed) / float64(rep.Groups)
+		advRanks := ranks(flats[s])
 		for k, name := range in.Names {
-			sr.Spearman[name] = Spearman(flat, comps[k])
-			sr.Sensitivity[name] = signFlipShare(multi, s, k, flat)
+			sr.Spearman[name] = pearson(advRanks, compRanks[k])
+			sr.Sensitivity[name] = flipShare(flats[s], flips[s][k])
 		}
 		rep.Schemes[s] = sr
 	}
@@ -313,25 +344,23 @@ func allZero(xs []float64) bool {
 	return true
 }
 
-// signFlipShare perturbs weight k by ±20% and counts rollouts whose
-// advantage under scheme s changes sign (either perturbation), among those
-// with a non-zero advantage.
-func signFlipShare(in *Input, s string, k int, base []float64) float64 {
-	flipped := make([]bool, len(base))
-	for _, f := range []float64{0.8, 1.2} {
-		w := slices.Clone(in.Weights)
-		w[k] *= f
-		p := Advantages(&Input{Names: in.Names, Weights: w, Groups: in.Groups})
-		i := 0
-		for _, a := range p[s] {
-			for _, v := range a {
-				if base[i]*v < 0 || (math.Abs(base[i]) > 1e-12) != (math.Abs(v) > 1e-12) {
-					flipped[i] = true
-				}
-				i++
+// markFlips marks rollouts whose advantage changed sign, or became or
+// stopped being zero, between base and perturbed.
+func markFlips(flipped []bool, base []float64, perturbed [][]float64) {
+	i := 0
+	for _, a := range perturbed {
+		for _, v := range a {
+			if base[i]*v < 0 || (math.Abs(base[i]) > 1e-12) != (math.Abs(v) > 1e-12) {
+				flipped[i] = true
 			}
+			i++
 		}
 	}
+}
+
+// flipShare is the share of rollouts with a non-zero base advantage that
+// flipped.
+func flipShare(base []float64, flipped []bool) float64 {
 	n, f := 0, 0
 	for i, b := range base {
 		if math.Abs(b) > 1e-12 {
@@ -385,7 +414,7 @@ func ranks(x []float64) []float64 {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] < x[idx[b]] })
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
 	r := make([]float64, len(x))
 	for i := 0; i < len(idx); {
 		j := i
