@@ -34,6 +34,18 @@ func toyConfig() Config {
 // need a fake clock use startPipeServer inside a synctest bubble instead.
 func startServer(t testing.TB, cfg Config) *liveServer {
 	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, cfg, ln, "http://"+ln.Addr().String(), nil)
+}
+
+// serveOn loads cfg's datasets, then serves it on ln. Loading first (Serve's
+// own Load is then a no-op) makes the server ready on return without
+// polling /readyz against the clock. dial, when set, is how clients reach ln.
+func serveOn(t testing.TB, cfg Config, ln net.Listener, url string, dial func(context.Context, string, string) (net.Conn, error)) *liveServer {
+	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = quietLog
 	}
@@ -41,18 +53,12 @@ func startServer(t testing.TB, cfg Config) *liveServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Load before serving (Serve's own Load is then a no-op), so the server
-	// is ready on return without polling /readyz against the clock.
 	if err := s.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ls := &liveServer{Server: s, URL: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1),
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	ls := &liveServer{Server: s, URL: url, stop: cancel, done: make(chan error, 1), dial: dial,
+		client: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 64}}}
 	go func() { ls.done <- s.Serve(ctx, ln) }()
 	t.Cleanup(func() { ls.shutdown(t) })
 	return ls

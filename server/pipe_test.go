@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"net"
-	"net/http"
 	"testing"
 
 	"github.com/svbench/svbench/internal/pipenet"
@@ -21,24 +20,8 @@ func newPipeListener() *pipeListener { return pipenet.New() }
 // The datasets are loaded before it returns.
 func startPipeServer(t *testing.T, cfg Config) *liveServer {
 	t.Helper()
-	if cfg.Logger == nil {
-		cfg.Logger = quietLog
-	}
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	ln := newPipeListener()
-	ctx, cancel := context.WithCancel(context.Background())
-	ls := &liveServer{Server: s, URL: "http://" + pipenet.Addr{}.String(), stop: cancel, done: make(chan error, 1),
-		dial:   ln.DialContext,
-		client: &http.Client{Transport: &http.Transport{DialContext: ln.DialContext, MaxIdleConnsPerHost: 64}}}
-	go func() { ls.done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() { ls.shutdown(t) })
-	return ls
+	return serveOn(t, cfg, ln, "http://"+pipenet.Addr{}.String(), ln.DialContext)
 }
 
 // dialRaw opens a raw connection to the server (TCP or pipe).
