@@ -1,0 +1,471 @@
+// Package taskset reads and validates E3 (code-vulnerability repair) task
+// directories. The on-disk format is described in envs/codevuln/tasks/README.md;
+// the engine imports this package so that a malformed task fails at load time
+// with an error naming the task, the file and the field, not mid-episode.
+package taskset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Languages.
+const (
+	Python = "python"
+	Go     = "go"
+)
+
+// Modes. A tested task ships behavioural and hidden security tests; a
+// static-only task (imported before/after pairs) has none, and its scores
+// must be reported apart from tested ones.
+const (
+	ModeTested     = "tested"
+	ModeStaticOnly = "static-only"
+)
+
+// GoMod is the go.mod every Go task builds with. It is not stored on disk: the
+// go tool treats a directory holding go.mod as a nested module, and go:embed
+// silently drops nested modules, so Load adds it to Src.
+const GoMod = "module example.com/task\n\ngo 1.22\n"
+
+// Bounds keep a hostile or corrupted task directory from exhausting memory.
+const (
+	MaxFileBytes  = 256 << 10
+	MaxTaskBytes  = 2 << 20
+	MaxTaskFiles  = 64
+	maxMetaBytes  = 64 << 10
+	maxDescLength = 4000
+)
+
+// Task is one E3 task with every file it owns loaded into memory. Map keys are
+// slash-separated paths relative to src/, fix/, tests/visible/ and
+// tests/hidden/ respectively.
+type Task struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Language    string   `json:"language"`
+	CWE         string   `json:"cwe"`
+	Severity    string   `json:"severity"`
+	Description string   `json:"description"`
+	Files       []string `json:"files"`
+	API         []string `json:"api"`
+	Difficulty  string   `json:"difficulty"`
+	// Mode is ModeTested or ModeStaticOnly; task.json may omit it for tested tasks.
+	Mode string `json:"mode,omitempty"`
+	// Source records where an imported or generated task came from
+	// (e.g. "cvefixes:CVE-2021-1234", "mutate:sqli-format seed=7").
+	Source string `json:"source,omitempty"`
+
+	Src     map[string][]byte `json:"-"`
+	Fix     map[string][]byte `json:"-"`
+	Visible map[string][]byte `json:"-"`
+	Hidden  map[string][]byte `json:"-"`
+}
+
+// Tested reports whether the task has executable tests.
+func (t Task) Tested() bool { return t.Mode != ModeStaticOnly }
+
+// APINames returns the function or method name of each API entry, e.g.
+// "find_user" for "find_user(conn, username)" and "Get" for
+// "func (s *Store) Get(key string) ([]byte, error)".
+func (t Task) APINames() []string {
+	out := make([]string, 0, len(t.API))
+	for _, a := range t.API {
+		if n, err := apiName(a); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Fixed returns the source tree with the reference fix applied.
+func (t Task) Fixed() map[string][]byte {
+	out := make(map[string][]byte, len(t.Src))
+	for k, v := range t.Src {
+		out[k] = v
+	}
+	for k, v := range t.Fix {
+		out[k] = v
+	}
+	return out
+}
+
+// meta is task.json; unknown fields are rejected so typos do not silently
+// drop metadata.
+type meta struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Language    string   `json:"language"`
+	CWE         string   `json:"cwe"`
+	Severity    string   `json:"severity"`
+	Description string   `json:"description"`
+	Files       []string `json:"files"`
+	API         []string `json:"api"`
+	Difficulty  string   `json:"difficulty"`
+	Mode        string   `json:"mode,omitempty"`
+	Source      string   `json:"source,omitempty"`
+}
+
+var (
+	idRe  = regexp.MustCompile(`^(py|go)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
+	cweRe = regexp.MustCompile(`^CWE-([1-9][0-9]{0,4})$`)
+	// An API entry: optional "func", optional Go receiver, a name, a parameter list.
+	apiRe = regexp.MustCompile(`^(?:func\s+)?(?:\([^()]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
+)
+
+// Severities, difficulties.
+var (
+	Severities   = []string{"low", "medium", "high", "critical"}
+	Difficulties = []string{"easy", "medium", "hard"}
+)
+
+// CWENames names the weaknesses tested tasks may target. Static-only imported
+// tasks may carry any syntactically valid CWE id.
+var CWENames = map[string]string{
+	"CWE-20":   "Improper Input Validation",
+	"CWE-22":   "Path Traversal",
+	"CWE-78":   "OS Command Injection",
+	"CWE-79":   "Cross-site Scripting",
+	"CWE-89":   "SQL Injection",
+	"CWE-94":   "Code Injection",
+	"CWE-113":  "HTTP Response Splitting",
+	"CWE-117":  "Improper Output Neutralization for Logs",
+	"CWE-190":  "Integer Overflow or Wraparound",
+	"CWE-191":  "Integer Underflow",
+	"CWE-208":  "Observable Timing Discrepancy",
+	"CWE-209":  "Information Exposure Through an Error Message",
+	"CWE-295":  "Improper Certificate Validation",
+	"CWE-327":  "Broken or Risky Cryptographic Algorithm",
+	"CWE-330":  "Use of Insufficiently Random Values",
+	"CWE-338":  "Cryptographically Weak PRNG",
+	"CWE-352":  "Cross-Site Request Forgery",
+	"CWE-367":  "Time-of-check Time-of-use Race Condition",
+	"CWE-400":  "Uncontrolled Resource Consumption",
+	"CWE-434":  "Unrestricted Upload of File with Dangerous Type",
+	"CWE-502":  "Deserialization of Untrusted Data",
+	"CWE-601":  "Open Redirect",
+	"CWE-611":  "XML External Entity Reference",
+	"CWE-776":  "XML Entity Expansion",
+	"CWE-798":  "Use of Hard-coded Credentials",
+	"CWE-918":  "Server-Side Request Forgery",
+	"CWE-1333": "Inefficient Regular Expression Complexity",
+}
+
+// Load reads every task directory at the root of fsys (one directory per
+// task; other entries are ignored), validates each and returns them sorted by
+// id. All validation errors are returned together, each naming the task
+// directory, file and field.
+func Load(fsys fs.FS) ([]Task, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("taskset: reading task root: %w", err)
+	}
+	var tasks []Task
+	var errs []error
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") || strings.HasPrefix(e.Name(), "_") {
+			continue
+		}
+		sub, err := fs.Sub(fsys, e.Name())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("task %s: %w", e.Name(), err))
+			continue
+		}
+		t, err := LoadDir(sub, e.Name())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		tasks = append(tasks, t)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(tasks) == 0 {
+		return nil, errors.New("taskset: no task directories found (expected <task-id>/task.json)")
+	}
+	sort.Slice(tasks, func(i, j int) bool { return tasks[i].ID < tasks[j].ID })
+	return tasks, nil
+}
+
+// LoadDir reads and validates one task directory; dirName is the directory's
+// name, which must equal the task id.
+func LoadDir(fsys fs.FS, dirName string) (Task, error) {
+	fail := func(format string, a ...any) (Task, error) {
+		return Task{}, fmt.Errorf("task %s: "+format, append([]any{dirName}, a...)...)
+	}
+	raw, err := readBounded(fsys, "task.json", maxMetaBytes)
+	if err != nil {
+		return fail("task.json: %w", err)
+	}
+	var m meta
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return fail("task.json: %w (fields: id, title, language, cwe, severity, description, files, api, difficulty, mode, source)", err)
+	}
+	if dec.More() {
+		return fail("task.json: trailing data after the JSON object")
+	}
+	t := Task{
+		ID: m.ID, Title: m.Title, Language: m.Language, CWE: m.CWE, Severity: m.Severity,
+		Description: m.Description, Files: m.Files, API: m.API, Difficulty: m.Difficulty,
+		Mode: m.Mode, Source: m.Source,
+	}
+	if t.Mode == "" {
+		t.Mode = ModeTested
+	}
+	budget := MaxTaskBytes
+	count := 0
+	for _, part := range []struct {
+		dir string
+		dst *map[string][]byte
+	}{{"src", &t.Src}, {"fix", &t.Fix}, {"tests/visible", &t.Visible}, {"tests/hidden", &t.Hidden}} {
+		files, err := readTree(fsys, part.dir, &budget, &count)
+		if err != nil {
+			return fail("%w", err)
+		}
+		*part.dst = files
+	}
+	if err := validate(&t, dirName); err != nil {
+		return fail("%w", err)
+	}
+	return t, nil
+}
+
+func validate(t *Task, dirName string) error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	idm := idRe.FindStringSubmatch(t.ID)
+	switch {
+	case t.ID == "":
+		add("task.json: field id is empty")
+	case t.ID != dirName:
+		add("task.json: field id %q differs from the directory name %q", t.ID, dirName)
+	case idm == nil:
+		add("task.json: field id %q must look like py-089-user-lookup or go-022-static-files (prefix, zero-padded CWE number, lower-case slug)", t.ID)
+	}
+	if strings.TrimSpace(t.Title) == "" {
+		add("task.json: field title is empty")
+	}
+	switch t.Language {
+	case Python, Go:
+		if idm != nil && idm[1] != map[string]string{Python: "py", Go: "go"}[t.Language] {
+			add("task.json: field id %q: prefix %q does not match language %q", t.ID, idm[1], t.Language)
+		}
+	default:
+		add("task.json: field language %q must be %q or %q", t.Language, Python, Go)
+	}
+	cm := cweRe.FindStringSubmatch(t.CWE)
+	switch {
+	case cm == nil:
+		add("task.json: field cwe %q must look like CWE-89", t.CWE)
+	case t.Mode == ModeTested && CWENames[t.CWE] == "":
+		add("task.json: field cwe %q is not one of the CWEs tested tasks may target (see taskset.CWENames)", t.CWE)
+	case idm != nil && strings.TrimLeft(idm[2], "0") != cm[1]:
+		add("task.json: field id %q encodes CWE %s but field cwe is %s", t.ID, idm[2], t.CWE)
+	}
+	if !slices.Contains(Severities, t.Severity) {
+		add("task.json: field severity %q must be one of %s", t.Severity, strings.Join(Severities, ", "))
+	}
+	if !slices.Contains(Difficulties, t.Difficulty) {
+		add("task.json: field difficulty %q must be one of %s", t.Difficulty, strings.Join(Difficulties, ", "))
+	}
+	if t.Mode != ModeTested && t.Mode != ModeStaticOnly {
+		add("task.json: field mode %q must be %q or %q", t.Mode, ModeTested, ModeStaticOnly)
+	}
+	if d := strings.TrimSpace(t.Description); d == "" {
+		add("task.json: field description is empty")
+	} else if len(d) > maxDescLength {
+		add("task.json: field description is %d bytes, more than %d", len(d), maxDescLength)
+	}
+
+	ext := map[string]string{Python: ".py", Go: ".go"}[t.Language]
+	if len(t.Files) == 0 {
+		add("task.json: field files is empty (list the editable files under src/)")
+	}
+	seen := map[string]bool{}
+	for i, f := range t.Files {
+		switch {
+		case !fs.ValidPath(f) || f == ".":
+			add("task.json: files[%d] %q is not a clean relative path", i, f)
+		case seen[f]:
+			add("task.json: files[%d] %q is listed twice", i, f)
+		case t.Src[f] == nil:
+			add("task.json: files[%d] %q does not exist under src/", i, f)
+		case ext != "" && path.Ext(f) != ext:
+			add("task.json: files[%d] %q is not a %s file", i, f, ext)
+		}
+		seen[f] = true
+	}
+
+	if len(t.API) == 0 {
+		add("task.json: field api is empty (list the public functions whose signatures must be preserved)")
+	}
+	for i, a := range t.API {
+		name, err := apiName(a)
+		if err != nil {
+			add("task.json: api[%d]: %v", i, err)
+			continue
+		}
+		if !definedIn(t.Language, name, t.Src, t.Files) {
+			add("task.json: api[%d] %q: no definition of %s in the editable src/ files", i, a, name)
+		}
+	}
+
+	if len(t.Src) == 0 {
+		add("src/: no files")
+	}
+	if len(t.Fix) == 0 {
+		add("fix/: no files (the reference fix holds the changed files in full)")
+	}
+	for f, body := range t.Fix {
+		switch {
+		case t.Src[f] == nil:
+			add("fix/%s: no file of the same name under src/", f)
+		case !seen[f]:
+			add("fix/%s: not listed in task.json files, so a model could not make this change", f)
+		case bytes.Equal(body, t.Src[f]):
+			add("fix/%s: identical to src/%s", f, f)
+		}
+	}
+
+	if t.Mode == ModeStaticOnly {
+		if len(t.Visible)+len(t.Hidden) > 0 {
+			add("tests/: a static-only task must not ship tests (drop mode or the tests)")
+		}
+	} else {
+		checkTests := func(dir string, files map[string][]byte) {
+			if len(files) == 0 {
+				add("%s/: no test files", dir)
+			}
+			for f := range files {
+				base := path.Base(f)
+				switch t.Language {
+				case Python:
+					if strings.HasSuffix(f, ".py") && !strings.HasPrefix(base, "test_") {
+						add("%s/%s: Python test modules must be named test_*.py", dir, f)
+					}
+				case Go:
+					if !strings.HasSuffix(f, "_test.go") || strings.Contains(f, "/") {
+						add("%s/%s: Go tests must be *_test.go files at the top of the test directory", dir, f)
+					}
+				}
+				if t.Src[f] != nil {
+					add("%s/%s: shadows a file of the same name under src/", dir, f)
+				}
+			}
+		}
+		checkTests("tests/visible", t.Visible)
+		checkTests("tests/hidden", t.Hidden)
+	}
+
+	if t.Language == Go {
+		if mod, ok := t.Src["go.mod"]; ok {
+			if !bytes.HasPrefix(bytes.TrimSpace(mod), []byte("module example.com/task")) {
+				add("src/go.mod: must declare module example.com/task")
+			}
+		} else {
+			t.Src["go.mod"] = []byte(GoMod)
+		}
+		if seen["go.mod"] {
+			add("task.json: files lists go.mod, which is not editable")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func apiName(a string) (string, error) {
+	m := apiRe.FindStringSubmatch(strings.TrimSpace(a))
+	if m == nil {
+		return "", fmt.Errorf("%q is not a signature like name(arg, ...) or func (r *T) Name(arg T) error", a)
+	}
+	return m[1], nil
+}
+
+func definedIn(lang, name string, src map[string][]byte, files []string) bool {
+	var re *regexp.Regexp
+	q := regexp.QuoteMeta(name)
+	switch lang {
+	case Python:
+		re = regexp.MustCompile(`(?m)^\s*(?:async\s+)?(?:def|class)\s+` + q + `\b`)
+	case Go:
+		re = regexp.MustCompile(`(?m)^func\s+(?:\([^)]*\)\s*)?` + q + `\b`)
+	default:
+		return true
+	}
+	for _, f := range files {
+		if re.Match(src[f]) {
+			return true
+		}
+	}
+	return false
+}
+
+// readTree reads every regular file under dir (which may be absent). Paths are
+// relative to dir.
+func readTree(fsys fs.FS, dir string, budget, count *int) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if _, err := fs.Stat(fsys, dir); errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if d.IsDir() {
+			if p != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: not a regular file (symlinks and devices are refused)", p)
+		}
+		if strings.HasSuffix(p, ".pyc") {
+			return nil
+		}
+		*count++
+		if *count > MaxTaskFiles {
+			return fmt.Errorf("%s: more than %d files in the task", p, MaxTaskFiles)
+		}
+		body, err := readBounded(fsys, p, MaxFileBytes)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		*budget -= len(body)
+		if *budget < 0 {
+			return fmt.Errorf("%s: task files exceed %d bytes in total", p, MaxTaskBytes)
+		}
+		out[strings.TrimPrefix(p, dir+"/")] = body
+		return nil
+	})
+	return out, err
+}
+
+func readBounded(fsys fs.FS, name string, limit int) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > int64(limit) {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return buf.Bytes(), nil
+}
