@@ -10,6 +10,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 )
 
 // ID is the canonical environment id.
@@ -44,7 +45,13 @@ var outputSchema = json.RawMessage(`{"type":"object","required":["label","confid
 var miniSet []byte
 
 // Environment is E1. It holds no mutable state and is safe for concurrent use.
-type Environment struct{}
+type Environment struct {
+	// rs is the reward source; the zero value is the executable rubric.
+	rs judgeutil.Config
+}
+
+// Params are E1's parameters: the reward source study's switches.
+var Params = judgeutil.Params()
 
 func init() {
 	env.Register(env.Spec{
@@ -52,12 +59,26 @@ func init() {
 		// "sv-env-network-logs" needs no registration: the registry strips
 		// the reference's sv-env- prefix when resolving names.
 		Aliases: []string{"e1"},
-		New:     func(env.Options) (env.Environment, error) { return New(), nil },
+		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
+		Params:  Params,
 	})
 }
 
-// New returns the environment.
-func New() *Environment { return &Environment{} }
+// New returns the environment scored by its executable rubric.
+func New() *Environment { return &Environment{rs: judgeutil.Config{Source: judgeutil.SourceExecutable}} }
+
+// NewWithOptions builds E1 with parameters: reward_source (executable |
+// llm_judge | hybrid, the judge from opts.Judge) and judge_weight.
+func NewWithOptions(opts env.Options) (*Environment, error) {
+	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+		return nil, err
+	}
+	rs, err := judgeutil.FromOptions(ID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Environment{rs: rs}, nil
+}
 
 // Info describes E1.
 func (e *Environment) Info() env.Info {
@@ -160,18 +181,23 @@ func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, err
 	return &env.SingleTurn{Messages: ex.Prompt}, nil
 }
 
-// Score parses the final assistant message and applies the rubric.
-func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
+// Score parses the final assistant message and applies the rubric, then
+// the judge when the reward source asks for one. A judge failure is an
+// error wrapping judgeutil.ErrJudge, never a zero verdict.
+func (e *Environment) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
 	answer, err := exampleAnswer(ex)
 	if err != nil {
 		return env.Score{}, err
 	}
-	s, ok := scoreParsed(ex, Parse(r.FinalText()), answer, rubric)
+	text := r.FinalText()
+	s, ok := scoreParsed(ex, Parse(text), answer, rubric)
 	if !ok {
 		return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
 	}
 	s.Solved = s.Components["accuracy"] >= 1
-	return s, nil
+	return e.rs.Apply(s, func() (float64, error) {
+		return judgeutil.Verdict(ctx, e.rs.Judge, judgeSystem, judgePrompt(ex.Prompt, answer, text))
+	})
 }
 
 func exampleAnswer(ex env.Example) (string, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/envs/phishing/mail"
 )
 
@@ -56,18 +57,38 @@ var outputSchema = json.RawMessage(`{"type":"object","required":["label","confid
 var miniSet []byte
 
 // Environment is E4. It holds no mutable state and is safe for concurrent use.
-type Environment struct{}
+type Environment struct {
+	// rs is the reward source; the zero value is the executable rubric.
+	rs judgeutil.Config
+}
+
+// Params are E4's parameters: the reward source study's switches.
+var Params = judgeutil.Params()
 
 func init() {
 	env.Register(env.Spec{
 		ID:      ID,
 		Aliases: []string{"e4"},
-		New:     func(env.Options) (env.Environment, error) { return New(), nil },
+		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
+		Params:  Params,
 	})
 }
 
-// New returns the environment.
-func New() *Environment { return &Environment{} }
+// New returns the environment scored by its executable rubric.
+func New() *Environment { return &Environment{rs: judgeutil.Config{Source: judgeutil.SourceExecutable}} }
+
+// NewWithOptions builds E4 with parameters: reward_source (executable |
+// llm_judge | hybrid, the judge from opts.Judge) and judge_weight.
+func NewWithOptions(opts env.Options) (*Environment, error) {
+	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+		return nil, err
+	}
+	rs, err := judgeutil.FromOptions(ID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Environment{rs: rs}, nil
+}
 
 // Info describes E4.
 func (e *Environment) Info() env.Info {
@@ -106,15 +127,23 @@ func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, err
 	return &env.SingleTurn{Messages: ex.Prompt}, nil
 }
 
-// Score grades the final assistant message.
-func (e *Environment) Score(_ context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
+// Score grades the final assistant message, then asks the judge when the
+// reward source needs one. A judge failure is an error wrapping
+// judgeutil.ErrJudge, never a zero verdict.
+func (e *Environment) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
 	p := payloadOf(ex)
 	if p.gold == "" {
 		return env.Score{}, fmt.Errorf("example %s: answer missing or not a label", ex.ID)
 	}
-	s, err := scoreText(p, r.FinalText(), rubric)
-	s.Solved = err == nil && s.Components["accuracy"] >= 1
-	return s, err
+	text := r.FinalText()
+	s, err := scoreText(p, text, rubric)
+	if err != nil {
+		return s, err
+	}
+	s.Solved = s.Components["accuracy"] >= 1
+	return e.rs.Apply(s, func() (float64, error) {
+		return judgeutil.Verdict(ctx, e.rs.Judge, judgeSystem, judgePrompt(p, text))
+	})
 }
 
 // scoreText scores a completion text against a payload.

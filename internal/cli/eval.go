@@ -93,7 +93,7 @@ or looked up in --endpoints.`,
 	fs.StringVarP(&f.envArgs, "env-args", "a", "", `environment parameters as a JSON object (vf-eval's -a), e.g. '{"tool_budget": 0}'`)
 	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
-	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E2); served like --model, asked at temperature 0")
+	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
 	f.model.register(cmd)
 	return cmd

@@ -24,7 +24,7 @@ func TestEvalValidatesBeforeSpending(t *testing.T) {
 		{"misspelt param", []string{"--env", "e2", "-m", "builtin:tool-only", "--param", "tool_budgt=0"}, 2, []string{`did you mean "tool_budget"`, "max_turns"}},
 		{"param out of range", []string{"--env", "e2", "-m", "builtin:tool-only", "--param", "max_turns=0"}, 2, []string{"max_turns", "[1, 1000]"}},
 		{"enum param", []string{"--env", "e2", "-m", "builtin:tool-only", "--param", "reward_source=hybird"}, 2, []string{`did you mean "hybrid"`}},
-		{"param for an env without any", []string{"--env", "e4", "-m", "builtin:indicators", "-a", `{"tool_budget": 0}`}, 2, []string{"takes no parameters"}},
+		{"another environment's param", []string{"--env", "e4", "-m", "builtin:indicators", "-a", `{"tool_budget": 0}`}, 2, []string{`no parameter "tool_budget"`, "reward_source, judge_weight"}},
 		{"temperature out of range", []string{"--env", "e1", "-m", "gpt-x", "-b", "http://127.0.0.1:9/v1", "-T", "1024"}, 2, []string{"0 to 2"}},
 		{"top-p out of range", []string{"--env", "e1", "-m", "gpt-x", "-b", "http://127.0.0.1:9/v1", "--top-p", "1.5"}, 2, []string{"(0, 1]"}},
 		{"another environment's dataset", []string{"--env", "e4", "-m", "builtin:indicators", "--dataset", e1Rows}, 1, []string{"network-logs", "--env network-logs"}},

@@ -1,0 +1,182 @@
+// Package judgeutil holds what environments share to offer the llm_judge and
+// hybrid reward sources: the declared parameters, a strict yes/no reading
+// of the judge's reply that fails closed, fencing of model output inside
+// the judge's prompt, and the way a judge verdict joins a rubric's score.
+package judgeutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/svbench/svbench/env"
+)
+
+// Reward sources (the values of the reward_source parameter).
+const (
+	SourceExecutable = "executable"
+	SourceJudge      = "llm_judge"
+	SourceHybrid     = "hybrid"
+)
+
+// Component is the name of the judge's reward component.
+const Component = "judge"
+
+// ErrJudge marks every failure to obtain a verdict: no judge configured,
+// the endpoint failing, or a reply that is neither yes nor no. Callers
+// count such rows apart; a failed judgement is never scored as a "no".
+var ErrJudge = errors.New("judge gave no verdict")
+
+// MaxReplyShown bounds how much of an unreadable reply an error quotes.
+const MaxReplyShown = 80
+
+// Params declares reward_source and judge_weight for an environment.
+func Params() []env.ParamSpec {
+	return []env.ParamSpec{
+		{Name: "reward_source", Kind: env.ParamEnum, Default: SourceExecutable, Values: []string{SourceExecutable, SourceJudge, SourceHybrid},
+			Doc: "executable rubric, an LLM judge's yes/no (needs --judge-model), or the rubric plus the judge"},
+		{Name: "judge_weight", Kind: env.ParamString, Default: "1",
+			Doc: "weight of the judge component under reward_source=hybrid, a number in [0, 10] (the reference's E1 hybrid config uses 0.1)"},
+	}
+}
+
+// Config is an environment's parsed reward-source settings.
+type Config struct {
+	Source string
+	// Weight is the judge component's weight under hybrid (llm_judge
+	// always weighs it 1: the judge's verdict is the whole reward).
+	Weight float64
+	Judge  env.Judge
+}
+
+// FromOptions reads reward_source and judge_weight. It refuses a judge
+// source without a judge, so a run never starts that could only fail.
+func FromOptions(envID string, opts env.Options) (Config, error) {
+	c := Config{Source: SourceExecutable, Weight: 1, Judge: opts.Judge}
+	if v, ok := opts.Params["reward_source"]; ok && v != "" {
+		c.Source = v
+	}
+	if v, ok := opts.Params["judge_weight"]; ok && strings.TrimSpace(v) != "" {
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || w < 0 || w > 10 || w != w {
+			return c, fmt.Errorf("%w: %s: param judge_weight=%q: want a number in [0, 10]", env.ErrBadParam, envID, v)
+		}
+		c.Weight = w
+	}
+	switch c.Source {
+	case SourceExecutable:
+	case SourceJudge, SourceHybrid:
+		if c.Judge == nil {
+			return c, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", c.Source)
+		}
+	default:
+		return c, fmt.Errorf("%w: %s: param reward_source=%q: want executable, llm_judge or hybrid", env.ErrBadParam, envID, c.Source)
+	}
+	return c, nil
+}
+
+// UsesJudge says whether scoring asks the judge.
+func (c Config) UsesJudge() bool { return c.Source == SourceJudge || c.Source == SourceHybrid }
+
+// Apply folds a judge verdict into the executable score: unchanged for
+// executable, the verdict alone (component "judge", weight 1) for
+// llm_judge, the executable components plus "judge" at c.Weight for
+// hybrid. Parsed and Solved stay the executable evaluation's: what the
+// model answered and whether it did the task do not depend on who grades
+// it. ask is called only when the source needs it; its error is returned
+// (wrapped in ErrJudge), never turned into a verdict.
+func (c Config) Apply(s env.Score, ask func() (float64, error)) (env.Score, error) {
+	if !c.UsesJudge() {
+		return s, nil
+	}
+	v, err := ask()
+	if err != nil {
+		if !errors.Is(err, ErrJudge) {
+			err = fmt.Errorf("%w: %w", ErrJudge, err)
+		}
+		return env.Score{}, err
+	}
+	if c.Source == SourceJudge {
+		s.Components = map[string]float64{Component: v}
+		s.Weights = map[string]float64{Component: 1}
+		s.Total = v
+		return s, nil
+	}
+	comps := make(map[string]float64, len(s.Components)+1)
+	weights := make(map[string]float64, len(s.Weights)+1)
+	for k, x := range s.Components {
+		comps[k] = x
+	}
+	for k, x := range s.Weights {
+		weights[k] = x
+	}
+	comps[Component], weights[Component] = v, c.Weight
+	s.Components, s.Weights = comps, weights
+	s.Total += c.Weight * v
+	return s, nil
+}
+
+// Verdict asks the judge and reads its reply strictly: 1 for yes, 0 for
+// no, an error wrapping ErrJudge otherwise.
+func Verdict(ctx context.Context, j env.Judge, system, prompt string) (float64, error) {
+	if j == nil {
+		return 0, fmt.Errorf("%w: no judge model configured (--judge-model)", ErrJudge)
+	}
+	reply, err := j.Ask(ctx, system, prompt)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrJudge, err)
+	}
+	return ParseVerdict(reply)
+}
+
+// ParseVerdict reads the reply's first word, ignoring quotes, markdown
+// emphasis and trailing punctuation: yes → 1, no → 0. Anything else is an
+// error quoting the start of the reply, so an evasive or truncated reply
+// is visible instead of silently counting as "no".
+func ParseVerdict(reply string) (float64, error) {
+	s := strings.TrimSpace(reply)
+	s = strings.TrimLeft(s, "\"'*`_#>[( \t\r\n")
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
+	word := s
+	if end >= 0 {
+		word = s[:end]
+	}
+	switch strings.ToLower(word) {
+	case "yes":
+		return 1, nil
+	case "no":
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%w: reply is neither yes nor no: %q", ErrJudge, Truncate(strings.TrimSpace(reply), MaxReplyShown))
+}
+
+// Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n[truncated]"
+}
+
+// Fence puts untrusted text (a model's answer, an email) between named
+// markers, removing any copy of the markers inside it so the text cannot
+// close its own fence and pose as instructions to the judge.
+func Fence(name, text string, limit int) string {
+	open, close := "<<<"+name+">>>", "<<<END "+name+">>>"
+	// Repeat until stable: removing one marker can join the halves of
+	// another ("<<<END <<<END X>>>X>>>").
+	for strings.Contains(text, close) || strings.Contains(text, open) {
+		text = strings.ReplaceAll(text, close, "")
+		text = strings.ReplaceAll(text, open, "")
+	}
+	return open + "\n" + Truncate(text, limit) + "\n" + close
+}
