@@ -75,7 +75,9 @@ func init() {
 }
 
 // New returns the environment scored by its executable rubric.
-func New() *Environment { return &Environment{rs: judgeutil.Config{Source: judgeutil.SourceExecutable}} }
+func New() *Environment {
+	return &Environment{rs: judgeutil.Config{Source: judgeutil.SourceExecutable}}
+}
 
 // NewWithOptions builds E4 with parameters: reward_source (executable |
 // llm_judge | hybrid, the judge from opts.Judge) and judge_weight.
