@@ -1,0 +1,51 @@
+import random
+import re
+import string
+import subprocess
+import sys
+import unittest
+
+import validators
+
+# The original grammar, for reference answers on short inputs only.
+REF_EMAIL = re.compile(r"^([a-zA-Z0-9]+([._+-][a-zA-Z0-9]+)*)+@(([a-zA-Z0-9]+-?)+[a-zA-Z0-9]\.)+[a-zA-Z]{2,}$")
+REF_USER = re.compile(r"^[a-zA-Z]([a-zA-Z0-9]+[._-]?)*$")
+
+ATTACKS = [
+    ("is_valid_email", "'a' * 40 + '!'"),
+    ("is_valid_email", "'a.' * 25 + '@'"),
+    ("is_valid_email", "'x@' + 'a' * 40 + '.'"),
+    ("is_valid_email", "'x@' + 'a-' * 30 + '!'"),
+    ("is_valid_email", "'x@' + 'aa.' * 40 + '1'"),
+    ("is_valid_username", "'a' + '1' * 31 + '!'"),
+    ("is_valid_username", "'a' + 'b2' * 15 + '!'"),
+]
+
+
+class SecurityTest(unittest.TestCase):
+    def test_attack_inputs_are_fast(self):
+        # A child process with a hard deadline: a catastrophic regex cannot be
+        # interrupted from inside the interpreter.
+        code = "import validators\n" + "".join(
+            "assert validators.%s(%s) is False\n" % (fn, expr) for fn, expr in ATTACKS)
+        try:
+            proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=3)
+        except subprocess.TimeoutExpired:
+            self.fail("validation of crafted input took more than 3 seconds")
+        self.assertEqual(proc.returncode, 0, proc.stderr.decode())
+
+    def test_generated_agree_with_grammar(self):
+        rng = random.Random(1333)
+        local_chars = string.ascii_letters[:6] + "19._+-"
+        dom_chars = "abz09-."
+        for _ in range(400):
+            local = "".join(rng.choice(local_chars) for _ in range(rng.randint(0, 8)))
+            dom = "".join(rng.choice(dom_chars) for _ in range(rng.randint(0, 9))) + rng.choice([".com", ".io", ".c", "", ".x1"])
+            s = local + "@" + dom
+            self.assertEqual(validators.is_valid_email(s), REF_EMAIL.match(s) is not None, s)
+            u = rng.choice("aZ1_") + "".join(rng.choice("ab1._-") for _ in range(rng.randint(1, 10)))
+            self.assertEqual(validators.is_valid_username(u), 3 <= len(u) <= 32 and REF_USER.match(u) is not None, u)
+
+
+if __name__ == "__main__":
+    unittest.main()
