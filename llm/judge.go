@@ -17,11 +17,18 @@ type Judge struct {
 
 // Ask sends one system + user exchange and returns the reply text.
 func (j Judge) Ask(ctx context.Context, system, prompt string) (string, error) {
+	reply, _, err := j.AskUsage(ctx, system, prompt)
+	return reply, err
+}
+
+// AskUsage is Ask that also returns the tokens the endpoint reported, so a
+// study can state what judging cost.
+func (j Judge) AskUsage(ctx context.Context, system, prompt string) (string, env.Usage, error) {
 	zero := 0.0
 	msgs := []env.Message{{Role: env.RoleSystem, Content: system}, {Role: env.RoleUser, Content: prompt}}
 	resp, err := j.Client.Chat(ctx, Request{Model: j.Model, Messages: msgs, Sampling: Sampling{Temperature: &zero, MaxTokens: j.MaxTokens}})
 	if err != nil {
-		return "", err
+		return "", env.Usage{}, err
 	}
-	return resp.Message.Content, nil
+	return resp.Message.Content, resp.Usage, nil
 }

@@ -92,6 +92,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newAdvantagesCmd(),
 		newCompareCmd(), newGateCmd(),
 		newSFTCmd(), newManifestCmd(),
+		newRewardsCmd(),
 	)
 	return root
 }

@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/svbench/svbench/analysis/rewardsagree"
+	"github.com/svbench/svbench/llm/llmtest"
+)
+
+// TestRewardsAgree runs E1's features policy, then studies the run with a
+// fake judge endpoint that says yes to everything: the judge's yes rate is
+// 1, every unsolved row is a disagreement, and a second study sends nothing.
+func TestRewardsAgree(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: "Yes."}
+	}})
+	defer srv.Close()
+	t.Setenv("SVBENCH_JUDGE_KEY", "k")
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "-n", "12", "--out", out, "--progress", "none"); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	run := runDirs(t, out)[0]
+	args := []string{"rewards", "agree", run, "--judge-model", "judge-1", "--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_JUDGE_KEY"}
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep rewardsagree.Report
+	b, err := os.ReadFile(filepath.Join(run, rewardsagree.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scored != 12 || rep.Sources[1].PassRate.Point != 1 || int64(rep.Cost.Calls) != srv.Requests() || rep.Cost.Calls == 0 {
+		t.Fatalf("report: scored %d, judge yes rate %v, calls %d (server saw %d)", rep.Scored, rep.Sources[1].PassRate.Point, rep.Cost.Calls, srv.Requests())
+	}
+	if want := rep.Solved.JudgeOnly; rep.Disagreements != want || rep.Solved.VerifierOnly != 0 || rep.Solved.Neither != 0 {
+		t.Errorf("confusion %+v", rep.Solved)
+	}
+	if body := srv.Bodies()[0]; body["model"] != "judge-1" || body["temperature"] != 0.0 {
+		t.Errorf("judge request = %v", body)
+	}
+	if !strings.Contains(stdout, "# Reward sources: network-logs") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	before := srv.Requests()
+	if code, _, stderr := runCLI(t, args...); code != 0 || srv.Requests() != before {
+		t.Fatalf("re-run: exit %d, %d new judge requests: %s", code, srv.Requests()-before, stderr)
+	}
+}
+
+func TestRewardsAgreeBadInput(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.BadRequest }, ErrorMessage: "model judge-x does not exist"})
+	defer srv.Close()
+	t.Setenv("SVBENCH_JUDGE_KEY", "k")
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "-n", "3", "--out", out, "--progress", "none"); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	run := runDirs(t, out)[0]
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no judge", []string{"rewards", "agree", run}, 2, "--judge-model is required"},
+		{"missing run", []string{"rewards", "agree", filepath.Join(out, "nope"), "--judge-model", "j", "--base-url", srv.BaseURL()}, 2, "nope"},
+		{"bad tolerance", []string{"rewards", "agree", run, "--judge-model", "j", "--tolerance", "2"}, 2, "--tolerance"},
+		{"builtin judge", []string{"rewards", "agree", run, "--judge-model", "builtin:features"}, 2, "served model"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, c.code, c.want)
+			}
+		})
+	}
+	// A judge endpoint that refuses every request: every row is a judge
+	// failure, counted apart, and the report says there is nothing to compare.
+	code, stdout, stderr := runCLI(t, "rewards", "agree", run, "--judge-model", "judge-x", "--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_JUDGE_KEY", "--max-retries", "-1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3 rows where the judge gave no verdict") || !strings.Contains(stdout, "nothing to compare") {
+		t.Errorf("judge failures not reported:\n%s", stdout)
+	}
+}
