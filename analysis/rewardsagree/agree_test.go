@@ -71,7 +71,7 @@ func writeRun(t *testing.T, status string, rows []row) string {
 	enc := json.NewEncoder(f)
 	for i, r := range rows {
 		res := artifact.Result{Index: i, ExampleID: "ex" + string(rune('a'+i)), Answer: json.RawMessage(`"` + r.gold + `"`),
-			Prompt: []env.Message{{Role: env.RoleSystem, Content: "sys"}, {Role: env.RoleUser, Content: "flow " + string(rune('a'+i))}},
+			Prompt:    []env.Message{{Role: env.RoleSystem, Content: "sys"}, {Role: env.RoleUser, Content: "flow " + string(rune('a'+i))}},
 			FinalText: r.text, Error: r.err}
 		if r.err == "" {
 			res.Completion = []env.Message{{Role: env.RoleAssistant, Content: r.text}}

@@ -330,7 +330,9 @@ func labels(rows []*Row) []LabelCell {
 		c.Solved, c.JudgeYes, c.Executable, c.Hybrid = c.Solved/n, c.JudgeYes/n, c.Executable/n, c.Hybrid/n
 		out = append(out, *c)
 	}
-	slices.SortFunc(out, func(a, b LabelCell) int { return cmp.Or(cmp.Compare(a.Gold, b.Gold), cmp.Compare(a.Predicted, b.Predicted)) })
+	slices.SortFunc(out, func(a, b LabelCell) int {
+		return cmp.Or(cmp.Compare(a.Gold, b.Gold), cmp.Compare(a.Predicted, b.Predicted))
+	})
 	return out
 }
 
