@@ -1,0 +1,70 @@
+package sessions
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"testing"
+	"time"
+)
+
+var idRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// Two managers started at the same instant (an attacker replaying the login
+// time) must not issue the same ids.
+func TestNotDerivedFromClock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(330, 5))
+	for i := 0; i < 20; i++ {
+		at := time.Unix(1_700_000_000+int64(rng.IntN(1_000_000)), int64(rng.IntN(1e9)))
+		clock := func() time.Time { return at }
+		a, b := NewManager(time.Hour, clock), NewManager(time.Hour, clock)
+		for j := 0; j < 3; j++ {
+			if x, y := a.Create("victim"), b.Create("attacker"); x == y {
+				t.Fatalf("identical session ids %q from two managers at %v", x, at)
+			}
+		}
+	}
+}
+
+func TestGeneratedProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(330, 6))
+	now := time.Unix(1_700_000_000, 0)
+	m := NewManager(time.Minute, func() time.Time { return now })
+	seen := map[string]string{}
+	var bits [128]int
+	for i := 0; i < 2000; i++ {
+		user := string(rune('a' + rng.IntN(26)))
+		id := m.Create(user)
+		if !idRe.MatchString(id) {
+			t.Fatalf("id %q", id)
+		}
+		if _, dup := seen[id]; dup {
+			t.Fatalf("duplicate id %q", id)
+		}
+		seen[id] = user
+		for j := 0; j < 32; j++ {
+			v := int(id[j]-'0') & 0xf
+			if id[j] >= 'a' {
+				v = int(id[j]-'a') + 10
+			}
+			for k := 0; k < 4; k++ {
+				bits[j*4+k] += v >> k & 1
+			}
+		}
+	}
+	for i, n := range bits {
+		if n < 850 || n > 1150 {
+			t.Errorf("bit %d set in %d of 2000 ids", i, n)
+		}
+	}
+	for id, user := range seen {
+		if u, ok := m.Lookup(id); !ok || u != user {
+			t.Fatalf("Lookup(%q) = %q %v", id, u, ok)
+		}
+	}
+	now = now.Add(time.Minute)
+	for id := range seen {
+		if _, ok := m.Lookup(id); ok {
+			t.Fatal("session outlived its ttl")
+		}
+	}
+}
