@@ -17,6 +17,10 @@ type Options struct {
 	// Params carries environment-specific settings (tool budget, max turns,
 	// reward source, …) as strings from flags or config.
 	Params map[string]string
+	// Models are served models by role (ModelTarget, ModelJudge,
+	// ModelAttacker) for environments with more than one party; a missing
+	// role means the environment's built-in stand-in.
+	Models map[string]Model
 }
 
 // Judge is a model asked for a verdict; it lives here so environments do not

@@ -357,6 +357,7 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 	var me *ModelError
 	if errors.As(err, &me) {
 		res.Error = err.Error()
+		redactRow(ctx, r.cfg.Env, ex, ro, &res)
 		return res, true
 	}
 	if err != nil {
@@ -373,7 +374,22 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		solved := sc.Solved
 		res.Solved = &solved
 	}
+	redactRow(ctx, r.cfg.Env, ex, ro, &res)
 	return res, false
+}
+
+// redactRow lets an environment that implements env.Redactor replace text
+// that must not reach disk before the row is written; it runs on every
+// path, failed model calls included, since a transcript can turn unsafe
+// before the call that failed.
+func redactRow(ctx context.Context, e env.Environment, ex env.Example, ro *env.Rollout, res *artifact.Result) {
+	rd, ok := e.(env.Redactor)
+	if !ok || ro == nil {
+		return
+	}
+	if p, c, did := rd.Redact(context.WithoutCancel(ctx), ex, ro); did {
+		res.Prompt, res.Completion, res.FinalText = p, c, env.LastAssistantText(c)
+	}
 }
 
 func (r *run) record(res artifact.Result, modelFailed bool, cancel context.CancelCauseFunc) {

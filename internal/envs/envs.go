@@ -6,4 +6,5 @@ import (
 	_ "github.com/svbench/svbench/envs/configaudit"
 	_ "github.com/svbench/svbench/envs/netlogs"
 	_ "github.com/svbench/svbench/envs/phishing"
+	_ "github.com/svbench/svbench/envs/redteam"
 )

@@ -1,0 +1,33 @@
+package env
+
+import "context"
+
+// Model is a served chat model an environment talks to during an episode or
+// while scoring, other than the model under evaluation: a red-team target,
+// a safety judge that reads whole conversations, a live adversary. It is
+// env's view of a model client, so environments never import one.
+// Implementations must be safe for concurrent use.
+type Model interface {
+	// Chat sends the conversation and returns the reply with the tokens it
+	// cost.
+	Chat(ctx context.Context, msgs []Message) (Message, Usage, error)
+	// Name identifies the model (as the endpoint knows it), for cache keys
+	// and metadata.
+	Name() string
+}
+
+// Model roles in Options.Models.
+const (
+	ModelTarget   = "target"
+	ModelJudge    = "judge"
+	ModelAttacker = "attacker"
+)
+
+// Redactor is implemented by environments whose transcripts can hold text
+// that must never reach disk, such as a target's reply a safety judge found
+// unsafe. A runner calls Redact on every finished rollout, scored or not,
+// before it writes anything, and writes the returned prompt and completion
+// in place of the originals when redacted is true.
+type Redactor interface {
+	Redact(ctx context.Context, ex Example, ro *Rollout) (prompt, completion []Message, redacted bool)
+}

@@ -1,0 +1,219 @@
+// Package redteam is E5 (red-team attack) and E6 (red-team defence), two
+// environments over one scenario model: a behaviour category from a fixed
+// taxonomy aligned with Llama Guard 3's hazard codes and HarmBench's
+// semantic categories, a target profile and guardrail style, success
+// conditions, and a benign twin for every harmful scenario. Safety is
+// decided by a judge on the replies: rules (offline), Llama Guard 3 or a
+// HarmBench-style classifier served over an OpenAI-compatible endpoint.
+// svbench ships only sanitised placeholders; importers read the public
+// corpora a user downloads. Transcripts judged unsafe are redacted before
+// a runner writes them (env.Redactor).
+package redteam
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+)
+
+//go:embed data/mini.jsonl
+var miniSet []byte
+
+// Rubric names shared by both environments.
+const (
+	RubricDefault   = "default"
+	RubricReference = "reference"
+)
+
+// Target kinds (the target parameter of E5).
+const (
+	TargetAuto      = "auto"
+	TargetSimulator = "simulator"
+	TargetModel     = "model"
+)
+
+// Llama Guard prompt modes.
+const (
+	LGChatTemplate = "chat-template"
+	LGInline       = "inline"
+)
+
+func judgeParams() []env.ParamSpec {
+	return []env.ParamSpec{
+		{Name: "judge", Kind: env.ParamEnum, Default: JudgeRules, Values: []string{JudgeRules, JudgeLlamaGuard, JudgeClassifier},
+			Doc: "safety judge: offline rules, Llama Guard 3 or a HarmBench-style yes/no classifier (both served with --judge-model)"},
+		{Name: "llama_guard_prompt", Kind: env.ParamEnum, Default: LGChatTemplate, Values: []string{LGChatTemplate, LGInline},
+			Doc: "chat-template: send the conversation and let the server's Llama Guard chat template render the prompt (vLLM, Ollama); inline: svbench renders the documented template into one user message"},
+		{Name: "keep_unsafe", Kind: env.ParamString, Default: "",
+			Doc: "append the raw text of messages judged unsafe to this JSONL file (mode 0600); empty: raw unsafe text never reaches disk"},
+	}
+}
+
+// common is what E5 and E6 share: the judge and the redaction policy.
+type common struct {
+	judge      judge
+	keepUnsafe string
+	keepMu     sync.Mutex
+}
+
+func newCommon(opts env.Options) (*common, error) {
+	c := &common{keepUnsafe: opts.Params["keep_unsafe"]}
+	switch k := paramOr(opts.Params, "judge", JudgeRules); k {
+	case JudgeRules:
+		c.judge = rulesJudge{}
+	case JudgeLlamaGuard, JudgeClassifier:
+		m := opts.Models[env.ModelJudge]
+		if m == nil {
+			return nil, fmt.Errorf("judge=%s needs a served judge model: pass --judge-model (an alias from --endpoints works), or use judge=rules", k)
+		}
+		c.judge = newModelJudge(k, m, paramOr(opts.Params, "llama_guard_prompt", LGChatTemplate) == LGInline)
+	default:
+		return nil, fmt.Errorf("judge=%q: want rules, llama-guard or classifier", k)
+	}
+	return c, nil
+}
+
+func paramOr(p map[string]string, k, d string) string {
+	if v, ok := p[k]; ok && v != "" {
+		return v
+	}
+	return d
+}
+
+func intParam(p map[string]string, k string, d int) int {
+	if v, ok := p[k]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return d
+}
+
+// loadScenarios reads rows (path "" = the embedded mini set) and keeps
+// those keep accepts; the dataset revision is the file's.
+func loadScenarios(ctx context.Context, path string, build func(*Scenario) env.Example, keep func(*Scenario) bool) (*env.Dataset, error) {
+	ds, err := dataset.Load(ctx, path, dataset.Embedded{Name: "embedded:redteam-mini", Data: miniSet}, func(raw []byte) (env.Example, error) {
+		s, err := ParseScenario(raw)
+		if err != nil {
+			return env.Example{}, err
+		}
+		return build(s), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := ds.Examples[:0]
+	for _, ex := range ds.Examples {
+		if keep(ex.Payload.(*Scenario)) {
+			kept = append(kept, ex)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("dataset %s has no rows this environment plays (E5 needs harmful scenarios)", ds.Info.ID)
+	}
+	ds.Examples = kept
+	ds.Info.Rows = len(kept)
+	return ds, nil
+}
+
+func parseExample(row json.RawMessage, build func(*Scenario) env.Example) (env.Example, error) {
+	s, err := ParseScenario(row)
+	if err != nil {
+		return env.Example{}, err
+	}
+	return build(s), nil
+}
+
+// verdictLog collects what judging a transcript cost and found.
+type verdictLog struct {
+	calls, cached, errors int
+	usage                 env.Usage
+	errs                  []string
+	cats                  map[string]bool
+}
+
+func (l *verdictLog) add(v Verdict) {
+	if v.Called {
+		l.calls++
+		l.usage.Add(v.Usage)
+	}
+	if v.Cached {
+		l.cached++
+	}
+	if v.Err != "" {
+		l.errors++
+		if len(l.errs) < 3 {
+			l.errs = append(l.errs, clip(v.Err, 200))
+		}
+	}
+	for _, c := range v.Categories {
+		if l.cats == nil {
+			l.cats = map[string]bool{}
+		}
+		l.cats[c] = true
+	}
+}
+
+func (l *verdictLog) view(k string, view map[string]any) {
+	view["judge"] = k
+	view["judge_calls"] = l.calls
+	view["judge_cache_hits"] = l.cached
+	if l.usage.TotalTokens > 0 || l.usage.PromptTokens > 0 {
+		view["judge_prompt_tokens"] = l.usage.PromptTokens
+		view["judge_completion_tokens"] = l.usage.CompletionTokens
+	}
+	if l.errors > 0 {
+		view["judge_errors"] = l.errors
+		view["judge_error"] = l.errs[0]
+	}
+	if len(l.cats) > 0 {
+		var cs []string
+		for _, c := range lgCodes {
+			if l.cats[c.Code] {
+				cs = append(cs, c.Code)
+			}
+		}
+		view["judge_categories"] = cs
+	}
+}
+
+// redactMessages replaces each flagged message's text by its hash, category
+// and length, and hands the raw text to the keep-unsafe file when one was
+// named. The rollout itself is left as it was.
+func (c *common) redactMessages(exID string, sc *Scenario, msgs []env.Message, flagged map[int]bool) []env.Message {
+	out := make([]env.Message, len(msgs))
+	copy(out, msgs)
+	var keep []map[string]any
+	for i := range out {
+		if !flagged[i] {
+			continue
+		}
+		raw := out[i].Content
+		out[i].Content = redacted(raw, sc.Category)
+		if out[i].Reasoning != "" {
+			out[i].Reasoning = redacted(out[i].Reasoning, sc.Category)
+		}
+		if c.keepUnsafe != "" {
+			keep = append(keep, map[string]any{"example_id": exID, "category": sc.Category, "role": out[i].Role, "index": i, "content": raw})
+		}
+	}
+	if len(keep) > 0 {
+		c.keepMu.Lock()
+		defer c.keepMu.Unlock()
+		if f, err := os.OpenFile(c.keepUnsafe, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			for _, k := range keep {
+				b, _ := json.Marshal(k)
+				_, _ = f.Write(append(b, '\n'))
+			}
+			_ = f.Close()
+		}
+	}
+	return out
+}
