@@ -1,0 +1,349 @@
+// Package codevuln is E3, code-vulnerability repair: the model receives a
+// small vulnerable Python or Go module, may run its visible behavioural
+// tests and the static analysers and read the task's files, and answers with
+// a patch (unified diff or whole file; the reference's JSON schema
+// {diff, tests_passed, explanation, patched_code?} is accepted). The patch is
+// verified by executing the visible tests and hidden security tests in
+// verify/sandbox, by static analysis (bandit and svbench's own rules), by an
+// API check and by the size of the change. See README.md.
+package codevuln
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/codevuln/tasks"
+	"github.com/svbench/svbench/envs/codevuln/taskset"
+	"github.com/svbench/svbench/verify/sandbox"
+)
+
+// ID is the canonical environment id.
+const ID = "code-vuln-repair"
+
+// Version changes whenever prompts, parsing or scoring change numbers.
+const Version = "0.1.0"
+
+var aliases = []string{"e3", "sv-env-code-vulnerability"}
+
+// Rubric names.
+const (
+	RubricDefault   = "default"
+	RubricReference = "reference"
+)
+
+// Parameters.
+const (
+	ParamToolBudget    = "tool_budget"
+	ParamMaxTurns      = "max_turns"
+	ParamSandbox       = "sandbox"
+	ParamAllowDegraded = "allow_degraded_sandbox"
+	ParamGoCache       = "go_cache"
+)
+
+// Params declares E3's parameters.
+var Params = []env.ParamSpec{
+	{Name: ParamToolBudget, Kind: env.ParamInt, Default: "8", Min: 0, Max: 64, Doc: "tool calls per episode (0 = answer without tools)"},
+	{Name: ParamMaxTurns, Kind: env.ParamInt, Default: "10", Min: 1, Max: 64, Doc: "assistant turns per episode"},
+	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap", "unshare", "degraded"}, Doc: "isolation mechanism for executing code (auto = strongest that works)"},
+	{Name: ParamAllowDegraded, Kind: env.ParamEnum, Default: "false", Values: []string{"false", "true"}, Doc: "run code without namespaces when no isolation works (recorded as sandbox mode degraded)"},
+	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "GOCACHE directory for compiling Go tasks (default: the user cache dir)"},
+}
+
+func init() {
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e3"}, Params: Params,
+		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
+}
+
+// Env is E3. It is safe for concurrent use.
+type Env struct {
+	v          *Verifier
+	sb         *sandbox.Sandbox
+	budget     int
+	maxTurns   int
+	mu         sync.RWMutex
+	tasks      map[string]*taskset.Task
+	embeddedID []string
+}
+
+// New builds E3: it loads the embedded tasks, starts the sandbox (refusing
+// to run without isolation unless allow_degraded_sandbox=true) and detects
+// the toolchains.
+func New(ctx context.Context, opts env.Options) (*Env, error) {
+	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+		return nil, err
+	}
+	get := func(name string) string {
+		if v, ok := opts.Params[name]; ok {
+			return v
+		}
+		for _, p := range Params {
+			if p.Name == name {
+				return p.Default
+			}
+		}
+		return ""
+	}
+	e := &Env{tasks: map[string]*taskset.Task{}}
+	e.budget, _ = strconv.Atoi(get(ParamToolBudget))
+	e.maxTurns, _ = strconv.Atoi(get(ParamMaxTurns))
+	all, err := taskset.Load(tasks.FS())
+	if err != nil {
+		return nil, fmt.Errorf("e3: embedded tasks: %w", err)
+	}
+	for i := range all {
+		t := all[i]
+		e.tasks[t.ID] = &t
+		e.embeddedID = append(e.embeddedID, t.ID)
+	}
+	mode := sandbox.Mode(get(ParamSandbox))
+	if mode == "auto" {
+		mode = ""
+	}
+	sb, err := sandbox.New(ctx, sandbox.Options{Mode: mode, AllowDegraded: get(ParamAllowDegraded) == "true"})
+	if err != nil {
+		return nil, fmt.Errorf("e3 executes model-written code and needs a sandbox: %w (or pass --param %s=true to run it without isolation, recorded in the run's metadata)", err, ParamAllowDegraded)
+	}
+	e.sb = sb
+	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache))
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close releases the sandbox's scratch root.
+func (e *Env) Close() error { return e.sb.Close() }
+
+// Verifier exposes the verifier (benchmarks, tools).
+func (e *Env) Verifier() *Verifier { return e.v }
+
+// SystemPrompt explains the episode and the answer formats.
+const SystemPrompt = `You are a security engineer repairing vulnerable code. You get a small module, a description of what it does and of the reported vulnerability, and tools:
+- run_tests: run the visible behavioural tests, on the original code or on a candidate patch you pass as "patch" (unified diff or the whole patched file).
+- run_static_analysis: run the static analysers (bandit and svbench's rules for Python, svbench's Go rules) on the original or a candidate patch.
+- read_file: read a task file (the source files and the visible tests).
+Fix the vulnerability with a minimal change that keeps every listed function's name and parameters and keeps the behaviour the tests check. Hidden security tests will probe the fix with many malicious and benign inputs: do not special-case inputs, do not swallow errors, do not silence analysers with comments.
+Answer (final message, no tool calls) with a JSON object:
+{"diff": "<unified diff against the original files>", "tests_passed": <true|false: whether the visible tests pass on your patch>, "explanation": "<one or two sentences>", "patched_code": "<optional: the whole patched file instead of a diff>"}
+A fenced unified diff (` + "```diff" + `) or a fenced whole file is accepted too.`
+
+var outputSchema = json.RawMessage(`{"type":"object","properties":{"diff":{"type":"string"},"tests_passed":{"type":"boolean"},"explanation":{"type":"string"},"patched_code":{"type":"string"},"file":{"type":"string"}},"required":["diff","tests_passed","explanation"]}`)
+
+// Info describes E3.
+func (e *Env) Info() env.Info {
+	return env.Info{
+		ID: ID, Aliases: aliases, Version: Version,
+		Description:   "Code-vulnerability repair: patch a vulnerable Python or Go module; verified by running its behavioural tests and hidden security tests in a sandbox, static analysis, an API check and the patch size.",
+		Rubrics:       []string{RubricDefault, RubricReference},
+		DefaultRubric: RubricDefault,
+		SystemPrompt:  SystemPrompt,
+		OutputSchema:  outputSchema,
+		Tools:         toolDefs(),
+		MaxTurns:      e.maxTurns,
+		ToolBudget:    e.budget,
+		Policies:      []string{PolicyNoop, PolicyReferenceFix, PolicyStaticAutofix},
+		Verifiers:     e.v.Versions(),
+		SolvedWhen:    "every visible behavioural test and every hidden security test passes on the patched code, every listed function keeps its name and parameters, and no new high-severity static finding appears (static-only tasks: the task's static finding is gone instead, reported apart)",
+		CoreMetrics:   []string{"reward", "solved", "behaviour", "security", "static_fixed", "no_new_high", "api_preserved"},
+	}
+}
+
+// row is one dataset line: an example referring to a task by id (the
+// embedded corpus or a task directory loaded before).
+type row struct {
+	ID     string          `json:"id"`
+	Prompt []env.Message   `json:"prompt"`
+	Answer json.RawMessage `json:"answer"`
+	TaskID string          `json:"task_id"`
+	Meta   map[string]any  `json:"meta"`
+}
+
+type answerRef struct {
+	TaskID string `json:"task_id"`
+}
+
+// Load reads rows: "" = every embedded task; a directory = tasks in the
+// task format (added to the environment's task index); a JSONL file = rows
+// {"id", "task_id"} (or "answer": {"task_id"}) naming known tasks.
+func (e *Env) Load(ctx context.Context, path string) (*env.Dataset, error) {
+	if path != "" {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			loaded, err := taskset.Load(os.DirFS(path))
+			if err != nil {
+				return nil, fmt.Errorf("e3: task directory %s: %w", path, err)
+			}
+			var ids []string
+			e.mu.Lock()
+			for i := range loaded {
+				t := loaded[i]
+				if prev, ok := e.tasks[t.ID]; ok && !sameTask(prev, &t) {
+					e.mu.Unlock()
+					return nil, fmt.Errorf("e3: task directory %s: task %s differs from the task of the same id already loaded; rename it", filepath.Join(path, t.ID), t.ID)
+				}
+				e.tasks[t.ID] = &t
+				ids = append(ids, t.ID)
+			}
+			e.mu.Unlock()
+			return e.rowsFor(ctx, "dir:"+path, ids)
+		}
+	}
+	if path == "" {
+		return e.rowsFor(ctx, "embedded:e3-tasks", e.embeddedID)
+	}
+	return dataset.Load(ctx, path, dataset.Embedded{}, func(raw []byte) (env.Example, error) { return e.ParseExample(raw) })
+}
+
+func sameTask(a, b *taskset.Task) bool { return taskHash(a) == taskHash(b) }
+
+func taskHash(t *taskset.Task) string {
+	var buf bytes.Buffer
+	meta, _ := json.Marshal(t)
+	buf.Write(meta)
+	for _, m := range []map[string][]byte{t.Src, t.Fix, t.Visible, t.Hidden} {
+		buf.WriteString(Files(m).Hash())
+	}
+	return Files{"t": buf.Bytes()}.Hash()
+}
+
+func (e *Env) rowsFor(ctx context.Context, name string, ids []string) (*env.Dataset, error) {
+	var jsonl bytes.Buffer
+	for _, id := range ids {
+		t := e.task(id)
+		b, _ := json.Marshal(map[string]any{"id": id, "task_id": id, "task_sha": taskHash(t)})
+		jsonl.Write(b)
+		jsonl.WriteByte('\n')
+	}
+	return dataset.Load(ctx, "", dataset.Embedded{Name: name, Data: jsonl.Bytes()}, func(raw []byte) (env.Example, error) { return e.ParseExample(raw) })
+}
+
+func (e *Env) task(id string) *taskset.Task {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.tasks[id]
+}
+
+// Tasks lists the known tasks, sorted by id.
+func (e *Env) Tasks() []*taskset.Task {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	out := make([]*taskset.Task, 0, len(e.tasks))
+	for _, t := range e.tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// ParseExample reads a row naming a task ("task_id", or "answer":
+// {"task_id"}, or "answer": "<task id>").
+func (e *Env) ParseExample(raw json.RawMessage) (env.Example, error) {
+	var r row
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return env.Example{}, fmt.Errorf("e3 row: %w", err)
+	}
+	id := r.TaskID
+	if id == "" && len(r.Answer) > 0 {
+		var ref answerRef
+		if json.Unmarshal(r.Answer, &ref) == nil && ref.TaskID != "" {
+			id = ref.TaskID
+		} else {
+			var s string
+			if json.Unmarshal(r.Answer, &s) == nil {
+				id = s
+			}
+		}
+	}
+	if id == "" {
+		return env.Example{}, dataset.FieldError("task_id", `missing: name the task with "task_id" (or "answer": {"task_id": ...})`)
+	}
+	t := e.task(id)
+	if t == nil {
+		return env.Example{}, dataset.FieldError("task_id", "unknown task %q: load its task directory first (svbench eval --dataset <dir>) or use one of the %d embedded tasks", clip(id, 80), len(e.embeddedID))
+	}
+	ans, _ := json.Marshal(answerRef{TaskID: id})
+	ex := env.Example{ID: r.ID, Answer: ans, Payload: t, Meta: map[string]any{
+		"task_id": t.ID, "cwe": t.CWE, "language": t.Language, "difficulty": t.Difficulty, "severity": t.Severity, "mode": t.Mode,
+	}}
+	if ex.ID == "" {
+		ex.ID = t.ID
+	}
+	for k, v := range r.Meta {
+		if _, ok := ex.Meta[k]; !ok {
+			ex.Meta[k] = v
+		}
+	}
+	ex.Prompt = r.Prompt
+	if len(ex.Prompt) == 0 {
+		ex.Prompt = []env.Message{{Role: env.RoleSystem, Content: SystemPrompt}, {Role: env.RoleUser, Content: userPrompt(t)}}
+	}
+	return ex, nil
+}
+
+func taskOf(ex env.Example) (*taskset.Task, error) {
+	t, ok := ex.Payload.(*taskset.Task)
+	if !ok || t == nil {
+		return nil, fmt.Errorf("example %s: no task (rows must come from Load or ParseExample)", ex.ID)
+	}
+	return t, nil
+}
+
+func fenceLang(lang string) string {
+	if lang == taskset.Go {
+		return "go"
+	}
+	return "python"
+}
+
+// userPrompt shows the task: description, API, editable files inline and
+// the names of the visible tests.
+func userPrompt(t *taskset.Task) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s (%s)\n\n%s\n\n", t.ID, fenceLang(t.Language), t.Description)
+	b.WriteString("Keep these functions' names and parameters:\n")
+	for _, a := range t.API {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	b.WriteString("\nEditable files:\n")
+	for _, f := range t.Files {
+		fmt.Fprintf(&b, "\n### %s\n```%s\n%s```\n", f, fenceLang(t.Language), ensureNL(string(t.Src[f])))
+	}
+	var vis []string
+	for _, k := range sortedKeys(t.Visible) {
+		vis = append(vis, "tests/visible/"+k)
+	}
+	fmt.Fprintf(&b, "\nVisible tests (read them with read_file): %s\n", strings.Join(vis, ", "))
+	return b.String()
+}
+
+func ensureNL(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// readable reports whether path is a file the model may read.
+func readable(t *taskset.Task, p string) ([]byte, bool) {
+	p = strings.TrimPrefix(strings.TrimSpace(p), "./")
+	if !fs.ValidPath(p) {
+		return nil, false
+	}
+	if rest, ok := strings.CutPrefix(p, "tests/visible/"); ok {
+		b, ok := t.Visible[rest]
+		return b, ok
+	}
+	p = strings.TrimPrefix(p, "src/")
+	b, ok := t.Src[p]
+	return b, ok
+}

@@ -1,0 +1,54 @@
+package codevuln
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/codevuln/taskset"
+	"github.com/svbench/svbench/verify/sandbox"
+)
+
+var (
+	envOnce sync.Once
+	envVal  *Env
+	envErr  error
+)
+
+// testEnv is one environment shared by the package's tests: the verifier's
+// memo then spares re-running identical candidates across tests.
+func testEnv(t testing.TB) *Env {
+	t.Helper()
+	envOnce.Do(func() { envVal, envErr = New(context.Background(), env.Options{}) })
+	if errors.Is(envErr, sandbox.ErrNoIsolation) {
+		t.Skipf("no sandbox on this host: %v", envErr)
+	}
+	if envErr != nil {
+		t.Fatal(envErr)
+	}
+	return envVal
+}
+
+func exampleFor(t testing.TB, e *Env, id string) env.Example {
+	t.Helper()
+	ex, err := e.ParseExample([]byte(`{"task_id":"` + id + `"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+func score(t testing.TB, e *Env, ex env.Example, text, rubric string) env.Score {
+	t.Helper()
+	s, err := e.Score(context.Background(), ex, &env.Rollout{Completion: []env.Message{{Role: env.RoleAssistant, Content: text}}}, rubric)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func refAnswer(task *taskset.Task) string {
+	return answerMsg(ApplyableDiff(Files(task.Src), Files(task.Fixed()), task.Files), true, "Reference fix.").Content
+}
