@@ -92,7 +92,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newAdvantagesCmd(),
 		newCompareCmd(), newGateCmd(),
 		newSFTCmd(), newManifestCmd(),
-		newRewardsCmd(),
+		newRewardsCmd(), newLeaderboardCmd(),
 	)
 	return root
 }

@@ -1,0 +1,179 @@
+package leaderboard
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svbench/svbench/artifact"
+	_ "github.com/svbench/svbench/envs/netlogs"
+)
+
+type run struct {
+	model    string
+	examples int
+	rollouts int
+	status   string
+	params   map[string]string
+	maxTok   int
+	reward   float64
+	started  time.Time
+}
+
+// writeRun builds a run directory: metadata.json, an (empty) results file
+// and a summary.json with key metrics, as `svbench eval` leaves them.
+func writeRun(t *testing.T, root, name string, r run) string {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sampling, _ := json.Marshal(map[string]int{"max_tokens": r.maxTok})
+	meta := artifact.Metadata{RunID: name, Environment: "network-logs", EnvVersion: "1.0.0", Rubric: "default", Model: r.model,
+		Dataset: "embedded:e1-mini", DatasetRev: "sha256:aaaa", NumExamples: r.examples, Rollouts: r.rollouts, Status: r.status,
+		Params: r.params, Sampling: sampling, Started: r.started}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, artifact.ResultsFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := r.examples * r.rollouts
+	lo, hi := r.reward-0.1, r.reward+0.1
+	summary := map[string]any{"n_rows": n, "counts": map[string]int{"scored": n},
+		"key_metrics": []map[string]any{
+			{"name": "reward", "value": r.reward, "higher_is_better": true, "ci_lo": lo, "ci_hi": hi},
+			{"name": "accuracy", "value": r.reward / 2, "higher_is_better": true},
+		}}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.SummaryFile), summary); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestLeaderboardGrades(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	// Condition "default reward_source=executable": four models.
+	writeRun(t, root, "a", run{model: "alpha", examples: 250, rollouts: 4, status: "completed", maxTok: 512, reward: 1.2, started: day})
+	writeRun(t, root, "b", run{model: "beta", examples: 120, rollouts: 4, status: "completed", maxTok: 512, reward: 1.5, started: day})
+	writeRun(t, root, "c", run{model: "gamma", examples: 250, rollouts: 4, status: "completed", maxTok: 4096, reward: 1.7, started: day})
+	writeRun(t, root, "d", run{model: "delta", examples: 10, rollouts: 4, status: "completed", maxTok: 512, reward: 1.9, started: day})
+	// Two runs of alpha: the smaller, newer one does not replace the larger.
+	writeRun(t, root, "a-small", run{model: "alpha", examples: 40, rollouts: 4, status: "completed", maxTok: 512, reward: 0.1, started: day.Add(time.Hour)})
+	// An interrupted run in its own condition (hybrid reward source): D.
+	writeRun(t, root, "e", run{model: "alpha", examples: 300, rollouts: 1, status: "interrupted", maxTok: 512, reward: 1.0, started: day,
+		params: map[string]string{"reward_source": "hybrid"}})
+
+	lb, err := Build([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Entry{}
+	for _, e := range lb.Entries {
+		got[e.Model+"/"+e.RewardSrc] = e
+	}
+	want := []struct {
+		key, grade string
+		rank       int
+		matched    bool
+		why        string
+	}{
+		// gamma has the best reward but 4096 max tokens against the
+		// others' 512: capped at C, the mismatch named.
+		{"gamma/executable", "C", 1, false, "max tokens 4096 (others: 512)"},
+		{"beta/executable", "B", 2, true, "120 examples × 4 rollouts, budget matched"},
+		{"alpha/executable", "A", 3, true, "250 examples × 4 rollouts"},
+		// delta is matched but tiny: D whatever its reward (ranked, though:
+		// the grade says how far to trust the rank).
+		{"delta/executable", "D", 4, true, "10 examples (< 30)"},
+		{"alpha/hybrid", "D", 1, true, "not completed"},
+	}
+	// Ranking is by the main metric within the condition: delta 1.9 would
+	// be first; ranks below are checked after sorting by reward.
+	if len(lb.Entries) != 5 {
+		t.Fatalf("%d entries: %+v", len(lb.Entries), lb.Entries)
+	}
+	ranks := map[string]int{}
+	for _, e := range lb.Entries {
+		ranks[e.Model+"/"+e.RewardSrc] = e.Rank
+	}
+	if ranks["delta/executable"] != 1 || ranks["gamma/executable"] != 2 || ranks["beta/executable"] != 3 || ranks["alpha/executable"] != 4 || ranks["alpha/hybrid"] != 1 {
+		t.Errorf("ranks %v", ranks)
+	}
+	for _, w := range want {
+		e, ok := got[w.key]
+		if !ok {
+			t.Fatalf("no entry %s", w.key)
+		}
+		if e.Grade != w.grade || e.BudgetMatched != w.matched || !strings.Contains(e.Why, w.why) {
+			t.Errorf("%s: grade %s matched %v why %q; want %s %v %q", w.key, e.Grade, e.BudgetMatched, e.Why, w.grade, w.matched, w.why)
+		}
+	}
+	if a := got["alpha/executable"]; a.Runs != 2 || a.Scored != 1000 || a.CI["reward"][1] != 1.3 {
+		t.Errorf("alpha: %+v", a)
+	}
+	if h := got["alpha/hybrid"]; !h.Alone || !strings.Contains(h.Condition, "reward_source=hybrid") {
+		t.Errorf("hybrid entry: %+v", h)
+	}
+	md := lb.Markdown()
+	for _, s := range []string{"## network-logs · default reward_source=executable", "| 1 | delta | D | 10 × 4 |", "1.2000 [1.1000, 1.3000]", "Evidence grades — A:"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, md)
+		}
+	}
+	out := t.TempDir()
+	if err := Write(out, lb); err != nil {
+		t.Fatal(err)
+	}
+	var back Leaderboard
+	b, _ := os.ReadFile(filepath.Join(out, "leaderboard.json"))
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Entries) != 5 || back.Rule != GradeRule {
+		t.Errorf("leaderboard.json: %v %d", err, len(back.Entries))
+	}
+}
+
+func TestLeaderboardRunArgs(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	a := writeRun(t, root, "a", run{model: "alpha", examples: 100, rollouts: 1, status: "completed", maxTok: 512, reward: 1, started: day})
+	b := writeRun(t, root, "b", run{model: "beta", examples: 100, rollouts: 1, status: "completed", maxTok: 512, reward: 2, started: day})
+	// Runs given one by one, one of them twice (also via the root).
+	lb, err := Build([]string{a, b, root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lb.Entries) != 2 || lb.Entries[0].Model != "beta" || lb.Entries[0].Grade != "B" || lb.Entries[1].Runs != 1 {
+		t.Fatalf("entries %+v", lb.Entries)
+	}
+}
+
+func TestLeaderboardBadInput(t *testing.T) {
+	if _, err := Build([]string{filepath.Join(t.TempDir(), "missing")}, Options{}); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing dir: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o644)
+	if _, err := Build([]string{f}, Options{}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("file: %v", err)
+	}
+	// A broken run is skipped with its reason; the rest still rank.
+	root := t.TempDir()
+	writeRun(t, root, "ok", run{model: "m", examples: 50, rollouts: 1, status: "completed", maxTok: 1, reward: 1})
+	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
+	os.WriteFile(filepath.Join(root, "broken", artifact.MetadataFile), []byte("{not json"), 0o644)
+	lb, err := Build([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lb.Entries) != 1 || len(lb.Skipped) != 1 || !strings.Contains(lb.Skipped[0], "broken") {
+		t.Errorf("entries %d skipped %q", len(lb.Entries), lb.Skipped)
+	}
+	empty, err := Build([]string{t.TempDir()}, Options{})
+	if err != nil || len(empty.Entries) != 0 || !strings.Contains(empty.Markdown(), "No runs found") {
+		t.Errorf("empty root: %v", err)
+	}
+}
