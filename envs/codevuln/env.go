@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
@@ -49,6 +50,7 @@ const (
 	ParamSandbox       = "sandbox"
 	ParamAllowDegraded = "allow_degraded_sandbox"
 	ParamGoCache       = "go_cache"
+	ParamTestTimeout   = "test_timeout"
 )
 
 // Params declares E3's parameters.
@@ -57,6 +59,7 @@ var Params = []env.ParamSpec{
 	{Name: ParamMaxTurns, Kind: env.ParamInt, Default: "10", Min: 1, Max: 64, Doc: "assistant turns per episode"},
 	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap", "unshare", "degraded"}, Doc: "isolation mechanism for executing code (auto = strongest that works)"},
 	{Name: ParamAllowDegraded, Kind: env.ParamEnum, Default: "false", Values: []string{"false", "true"}, Doc: "run code without namespaces when no isolation works (recorded as sandbox mode degraded)"},
+	{Name: ParamTestTimeout, Kind: env.ParamInt, Default: "30", Min: 2, Max: 600, Doc: "seconds of CPU and wall time one test file may use in the sandbox (a run over it is killed and fails)"},
 	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "GOCACHE directory for compiling Go tasks (default: the user cache dir)"},
 }
 
@@ -115,7 +118,8 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 		return nil, fmt.Errorf("e3 executes model-written code and needs a sandbox: %w (or pass --param %s=true to run it without isolation, recorded in the run's metadata)", err, ParamAllowDegraded)
 	}
 	e.sb = sb
-	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache))
+	secs, _ := strconv.Atoi(get(ParamTestTimeout))
+	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache), time.Duration(secs)*time.Second)
 	if err != nil {
 		return nil, err
 	}

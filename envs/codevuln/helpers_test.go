@@ -21,7 +21,9 @@ var (
 // memo then spares re-running identical candidates across tests.
 func testEnv(t testing.TB) *Env {
 	t.Helper()
-	envOnce.Do(func() { envVal, envErr = New(context.Background(), env.Options{}) })
+	envOnce.Do(func() {
+		envVal, envErr = New(context.Background(), env.Options{Params: map[string]string{ParamTestTimeout: "8"}})
+	})
 	if errors.Is(envErr, sandbox.ErrNoIsolation) {
 		t.Skipf("no sandbox on this host: %v", envErr)
 	}

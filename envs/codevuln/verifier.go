@@ -108,9 +108,12 @@ func (v *Verifier) memoize(ctx context.Context, key string, fn func() any) any {
 // NewVerifier detects the toolchains and the sandbox. Missing toolchains are
 // not an error here: a task of that language then fails to verify with the
 // detection message, so a Python-only host can still score Python tasks.
-func NewVerifier(ctx context.Context, sb *sandbox.Sandbox, cacheDir string) (*Verifier, error) {
+func NewVerifier(ctx context.Context, sb *sandbox.Sandbox, cacheDir string, testTimeout time.Duration) (*Verifier, error) {
+	if testTimeout <= 0 {
+		testTimeout = 30 * time.Second
+	}
 	v := &Verifier{sb: sb, memo: map[string]*memoEntry{}, limits: sandbox.Limits{
-		CPU: 20 * time.Second, Wall: 30 * time.Second, AddressSpace: 1536 << 20, Procs: 64,
+		CPU: testTimeout, Wall: testTimeout, AddressSpace: 1536 << 20, Procs: 64,
 		FileSize: 16 << 20, Output: 128 << 10,
 	}}
 	if py, err := sandbox.DetectPython(ctx); err == nil {
@@ -410,7 +413,7 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	lim := v.limits
 	lim.Wall, lim.CPU, lim.AddressSpace, lim.Procs, lim.FileSize = 180*time.Second, 180*time.Second, 4<<30, 512, 512<<20
 	res, err := v.sb.Run(ctx, sandbox.Spec{
-		Argv:          []string{filepath.Join(v.gotc.Root, "bin", "go"), "test", "-C", "mod", "-c", "-o", "../t.bin", "."},
+		Argv:          []string{filepath.Join(v.gotc.Root, "bin", "go"), "test", "-C", "mod", "-c", "-vet=off", "-o", "../t.bin", "."},
 		Dir:           dir,
 		Env:           v.goEnv(),
 		Limits:        lim,
@@ -425,7 +428,7 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	}
 	// Stage 2: run the test binary without the cache.
 	res, err = v.sb.Run(ctx, sandbox.Spec{
-		Argv:   []string{"./t.bin", "-test.v", "-test.count=1", "-test.timeout=25s"},
+		Argv:   []string{"./t.bin", "-test.v", "-test.count=1", "-test.timeout=" + (v.limits.Wall + time.Second).String()},
 		Dir:    dir,
 		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "GOTRACEBACK=single"},
 		Limits: v.limits,
