@@ -71,6 +71,7 @@ func init() {
 // Env is E3. It is safe for concurrent use.
 type Env struct {
 	v          *Verifier
+	vErr       error // why nothing can be executed here (then v is nil)
 	sb         *sandbox.Sandbox
 	budget     int
 	maxTurns   int
@@ -79,9 +80,11 @@ type Env struct {
 	embeddedID []string
 }
 
-// New builds E3: it loads the embedded tasks, starts the sandbox (refusing
-// to run without isolation unless allow_degraded_sandbox=true) and detects
-// the toolchains.
+// New builds E3: it loads the embedded tasks, starts the sandbox and
+// detects the toolchains. Without a working sandbox (and without
+// allow_degraded_sandbox=true) the environment still describes itself and
+// loads data, but refuses to start episodes or score: nothing model-written
+// is ever executed unisolated by default.
 func New(ctx context.Context, opts env.Options) (*Env, error) {
 	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
 		return nil, err
@@ -115,19 +118,28 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 	}
 	sb, err := sandbox.New(ctx, sandbox.Options{Mode: mode, AllowDegraded: get(ParamAllowDegraded) == "true"})
 	if err != nil {
-		return nil, fmt.Errorf("e3 executes model-written code and needs a sandbox: %w (or pass --param %s=true to run it without isolation, recorded in the run's metadata)", err, ParamAllowDegraded)
+		e.vErr = fmt.Errorf("e3 executes model-written code and needs a sandbox: %w (or pass --param %s=true to run it without isolation, recorded in the run's metadata)", err, ParamAllowDegraded)
+		return e, nil
 	}
 	e.sb = sb
 	secs, _ := strconv.Atoi(get(ParamTestTimeout))
 	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache), time.Duration(secs)*time.Second)
 	if err != nil {
-		return nil, err
+		e.v, e.vErr = nil, err
 	}
 	return e, nil
 }
 
+// Ready reports why the environment cannot execute code (nil when it can).
+func (e *Env) Ready() error { return e.vErr }
+
 // Close releases the sandbox's scratch root.
-func (e *Env) Close() error { return e.sb.Close() }
+func (e *Env) Close() error {
+	if e.sb == nil {
+		return nil
+	}
+	return e.sb.Close()
+}
 
 // Verifier exposes the verifier (benchmarks, tools).
 func (e *Env) Verifier() *Verifier { return e.v }
@@ -157,10 +169,17 @@ func (e *Env) Info() env.Info {
 		MaxTurns:      e.maxTurns,
 		ToolBudget:    e.budget,
 		Policies:      []string{PolicyNoop, PolicyReferenceFix, PolicyStaticAutofix},
-		Verifiers:     e.v.Versions(),
+		Verifiers:     e.versions(),
 		SolvedWhen:    "every visible behavioural test and every hidden security test passes on the patched code, every listed function keeps its name and parameters, and no new high-severity static finding appears (static-only tasks: the task's static finding is gone instead, reported apart)",
 		CoreMetrics:   []string{"reward", "solved", "behaviour", "security", "static_fixed", "no_new_high", "api_preserved"},
 	}
+}
+
+func (e *Env) versions() map[string]string {
+	if e.v == nil {
+		return map[string]string{"sandbox": "unavailable: " + clip(e.vErr.Error(), 200)}
+	}
+	return e.v.Versions()
 }
 
 // row is one dataset line: an example referring to a task by id (the

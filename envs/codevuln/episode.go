@@ -53,6 +53,9 @@ func (e *Env) Start(_ context.Context, ex env.Example) (env.Episode, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.vErr != nil {
+		return nil, e.vErr
+	}
 	return &episode{e: e, t: t, prompt: ex.Prompt, budget: e.budget, max: e.maxTurns}, nil
 }
 

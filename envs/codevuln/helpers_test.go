@@ -24,11 +24,13 @@ func testEnv(t testing.TB) *Env {
 	envOnce.Do(func() {
 		envVal, envErr = New(context.Background(), env.Options{Params: map[string]string{ParamTestTimeout: "8"}})
 	})
-	if errors.Is(envErr, sandbox.ErrNoIsolation) {
-		t.Skipf("no sandbox on this host: %v", envErr)
-	}
 	if envErr != nil {
 		t.Fatal(envErr)
+	}
+	if err := envVal.Ready(); errors.Is(err, sandbox.ErrNoIsolation) {
+		t.Skipf("no sandbox on this host: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 	return envVal
 }

@@ -295,6 +295,9 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	if err != nil {
 		return env.Score{}, err
 	}
+	if e.vErr != nil {
+		return env.Score{}, e.vErr
+	}
 	switch rubric {
 	case "", RubricDefault, RubricReference:
 	default:

@@ -3,6 +3,7 @@
 package envs
 
 import (
+	_ "github.com/svbench/svbench/envs/codevuln"
 	_ "github.com/svbench/svbench/envs/configaudit"
 	_ "github.com/svbench/svbench/envs/netlogs"
 	_ "github.com/svbench/svbench/envs/phishing"
