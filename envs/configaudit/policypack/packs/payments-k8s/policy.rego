@@ -73,9 +73,7 @@ violations contains v("PAY-NONROOT", sprintf("container %q runs as user 0", [c.n
 	effective_user(c) == 0
 }
 
-effective_user(c) := c.securityContext.runAsUser
-
-effective_user(c) := pod_spec.securityContext.runAsUser if not c.securityContext.runAsUser
+effective_user(c) := object.get(c, ["securityContext", "runAsUser"], object.get(pod_spec, ["securityContext", "runAsUser"], null))
 
 # --- PAY-SECRET-ENV ---------------------------------------------------------------
 
