@@ -10,8 +10,9 @@
 //   - "bwrap": Debian's bubblewrap. Every namespace is unshared (user, pid,
 //     net, ipc, uts, cgroup, mount): the program sees an empty root holding
 //     read-only binds of /usr (and /lib, /lib64, /bin as the host has them),
-//     /etc/alternatives and the toolchains, a fresh /proc and /dev, a tmpfs
-//     /tmp and the scratch directory at /scratch, the only writable bind
+//     /etc/alternatives, /etc/ssl (CA certificates, openssl.cnf) and the
+//     toolchains, a fresh /proc and /dev, a tmpfs /tmp and the scratch
+//     directory at /scratch, the only writable bind
 //     besides ones the caller names. The network namespace holds only a
 //     loopback device, so 127.0.0.1 is not the host's. --die-with-parent and
 //     the pid namespace mean the whole tree dies with bwrap.
@@ -345,7 +346,7 @@ func (s *Sandbox) hostLayout() {
 		}
 		s.hostRO = append(s.hostRO, p)
 	}
-	for _, p := range []string{"/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime"} {
+	for _, p := range []string{"/etc/alternatives", "/etc/ld.so.cache", "/etc/localtime", "/etc/ssl"} {
 		if _, err := os.Stat(p); err == nil {
 			s.hostRO = append(s.hostRO, p)
 		}
