@@ -130,6 +130,11 @@ type Metadata struct {
 	SolvedWhen string `json:"solved_when,omitempty"`
 	// CoreMetrics are the environment's default regression-gate metrics.
 	CoreMetrics []string `json:"core_metrics,omitempty"`
+
+	// UsageByModel splits every model call of the run by role (policy,
+	// judge, target) and model; Cost prices it when --prices was given.
+	UsageByModel []ModelUsage `json:"usage_by_model,omitempty"`
+	Cost         *Cost        `json:"cost,omitempty"`
 }
 
 // Launch holds the settings `svbench eval` was started with that the runner
@@ -146,6 +151,9 @@ type Launch struct {
 	// SystemPromptSHA256 pins the system prompt file's content: a resumed
 	// run refuses a file that changed.
 	SystemPromptSHA256 string `json:"system_prompt_sha256,omitempty"`
+	// PricesFile prices the run's token usage (`--prices`); resumed runs
+	// price with it again.
+	PricesFile string `json:"prices_file,omitempty"`
 }
 
 // Run statuses.

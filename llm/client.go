@@ -36,6 +36,9 @@ type Response struct {
 	FinishReason string
 	// Model is the model that answered, as the endpoint names it.
 	Model string
+	// Cached is set when the response was replayed from the response cache
+	// rather than sampled: its Usage was paid for by an earlier run.
+	Cached bool `json:"-"`
 }
 
 // Client produces the next assistant message.

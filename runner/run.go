@@ -26,6 +26,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/internal/version"
 	"github.com/svbench/svbench/llm"
+	"github.com/svbench/svbench/llm/usage"
 )
 
 // Shard selects a deterministic slice of a run: every Count-th selected
@@ -90,6 +91,12 @@ type Config struct {
 	SystemPrompt string
 	// Launch is recorded in metadata for --resume.
 	Launch artifact.Launch
+	// Usage, when set, has counted every model call the run's clients make
+	// (the CLI wraps the policy and judge clients with it); the runner
+	// restores it from a resumed run's metadata and writes its split by role
+	// and model into metadata.json. Prices, when set, price it.
+	Usage  *usage.Recorder
+	Prices *usage.Prices
 
 	Progress Progress
 	Log      *slog.Logger
@@ -175,6 +182,12 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 
+	var prevUsage []artifact.ModelUsage
+	if cfg.ResumeDir != "" {
+		prevUsage = meta.UsageByModel
+	}
+	cfg.Usage.Restore(prevUsage)
+
 	agg := newAggregate()
 	done, err := compactResults(filepath.Join(dir, artifact.ResultsFile), agg)
 	if err != nil {
@@ -200,6 +213,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	meta.StatusDetail = ""
 	meta.Finished = nil
 	agg.fill(meta)
+	fillUsage(meta, cfg)
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 		return nil, err
 	}
@@ -220,6 +234,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	meta.DurationS += now.Sub(r.started).Seconds()
 	meta.Status, meta.StatusDetail = status, detail
 	agg.fill(meta)
+	fillUsage(meta, cfg)
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 		return nil, err
 	}
@@ -227,6 +242,15 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	return &Outcome{Dir: dir, Metadata: meta}, runErr
+}
+
+// fillUsage copies the recorder's split and its cost into the metadata.
+func fillUsage(meta *artifact.Metadata, cfg Config) {
+	if cfg.Usage == nil {
+		return
+	}
+	meta.UsageByModel = cfg.Usage.Snapshot()
+	meta.Cost = cfg.Prices.Apply(meta.UsageByModel)
 }
 
 // writeManifest keeps run_manifest.json beside the metadata it derives from.
@@ -346,6 +370,9 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		ex.Prompt = WithSystemPrompt(ex.Prompt, r.cfg.SystemPrompt)
 		res.Prompt = ex.Prompt
 	}
+	// The rollout index reaches the client so a response cache keeps the
+	// rollouts of one example apart.
+	ctx = llm.WithRollout(ctx, j.rollout)
 	ro, err := RunEpisode(ctx, r.cfg.Client, r.cfg.Env, ex, EpisodeConfig{Model: r.cfg.EffectiveModel, Sampling: r.cfg.Sampling, MaxTurns: r.cfg.MaxTurns})
 	res.Completion = ro.Completion
 	res.FinalText = ro.FinalText()
@@ -431,6 +458,7 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 func (r *run) checkpoint() {
 	r.mu.Lock()
 	r.agg.fill(r.meta)
+	fillUsage(r.meta, r.cfg)
 	r.meta.DurationS = time.Since(r.started).Seconds()
 	cp := *r.meta
 	r.mu.Unlock()

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/web"
+)
+
+func newViewCmd() *cobra.Command {
+	var root, addr string
+	cmd := &cobra.Command{
+		Use:   "view",
+		Short: "Local web dashboard: runs, charts, transcripts, comparisons and the leaderboard",
+		Long: `Serves a dashboard for every run under --root: a runs table (filters, live progress of
+running evaluations), each run's metrics with intervals, charts and token costs, every
+transcript (filters for wrong answers, errors and reward disagreements, paged on the server),
+paired comparisons of runs and the leaderboard. Everything is embedded: it needs no network
+and opens nothing; open the printed URL yourself. Model output is shown escaped, never as HTML.`,
+		Example: "  svbench view --root outputs\n  svbench view --root outputs --addr 127.0.0.1:8080",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+			srv, err := web.New(root, web.Options{Addr: addr, Log: log})
+			if err != nil {
+				return usageError{err}
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return fmt.Errorf("--addr %s: %w (pick another port with --addr 127.0.0.1:PORT)", addr, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "svbench view: http://%s/ (runs under %s; Ctrl-C stops)\n", ln.Addr(), root)
+			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+			done := make(chan error, 1)
+			go func() { done <- hs.Serve(ln) }()
+			select {
+			case err := <-done:
+				return err
+			case <-cmd.Context().Done():
+				hs.Close()
+				if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+					return err
+				}
+				return nil
+			}
+		},
+	}
+	cmd.Flags().StringVar(&root, "root", "outputs", "directory holding run directories")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "listen address (keep it on loopback: the dashboard has no authentication)")
+	return cmd
+}

@@ -1,0 +1,464 @@
+// Package cache replays model responses from a local SQLite file, so an
+// evaluation re-run after a crash, a rubric change or a report fix does not
+// pay for the same completions twice. Entries are keyed by everything that
+// determines a sample: endpoint, model, messages, tools, sampling parameters
+// and the rollout index (so -r 4 still draws four samples). The cache is an
+// optimisation and never a reason for a run to fail: a corrupt, locked or
+// unwritable file is reported once and bypassed.
+package cache
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+)
+
+// FileName is the cache database inside the cache directory.
+const FileName = "responses.sqlite"
+
+// Defaults for Options.
+const (
+	DefaultMaxAge      = 30 * 24 * time.Hour
+	DefaultMaxBytes    = 1 << 30
+	DefaultBusyTimeout = 5 * time.Second
+)
+
+// schemaVersion is stored in PRAGMA user_version; a file with another
+// version was written by an incompatible svbench and is bypassed.
+const schemaVersion = 1
+
+// Options configure a cache.
+type Options struct {
+	// Dir holds FileName; DefaultDir when empty.
+	Dir string
+	// MaxAge: older entries are not served and are pruned (DefaultMaxAge
+	// when 0).
+	MaxAge time.Duration
+	// MaxBytes bounds the stored responses; past it the oldest entries are
+	// pruned (DefaultMaxBytes when 0).
+	MaxBytes int64
+	// BusyTimeout is how long a write waits for another process holding
+	// the file before the cache is bypassed (DefaultBusyTimeout when 0).
+	BusyTimeout time.Duration
+	// Warn receives the one error that makes the cache bypass itself.
+	Warn func(error)
+	// Now replaces the clock in tests.
+	Now func() time.Time
+}
+
+// DefaultDir is svbench's directory under the user cache directory
+// ($XDG_CACHE_HOME, ~/.cache, ~/Library/Caches, %LocalAppData%).
+func DefaultDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory (%w): pass --cache-dir", err)
+	}
+	return filepath.Join(d, "svbench"), nil
+}
+
+// Cache is an open response cache, safe for concurrent use. Reads run in
+// parallel (WAL); writes go through one writer at a time.
+type Cache struct {
+	db   *sql.DB
+	path string
+	opts Options
+
+	wmu  sync.Mutex // the single writer
+	size atomic.Int64
+
+	broken   atomic.Bool
+	warnOnce sync.Once
+
+	hits, misses, stores atomic.Int64
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Dir == "" {
+		d, err := DefaultDir()
+		if err != nil {
+			return o, err
+		}
+		o.Dir = d
+	}
+	if o.MaxAge <= 0 {
+		o.MaxAge = DefaultMaxAge
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = DefaultBusyTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
+
+// Open opens (creating if needed) the cache and fails on any problem: for
+// `svbench cache` commands, which should say what is wrong.
+func Open(ctx context.Context, opts Options) (*Cache, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	// The cache holds prompts and completions: readable by its owner only.
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("response cache: %w", err)
+	}
+	path := filepath.Join(opts.Dir, FileName)
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("response cache %s: %w", path, err)
+	}
+	c := &Cache{db: db, path: path, opts: opts}
+	if err := c.init(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("response cache %s: %w (remove it with `svbench cache clear --cache-dir %s`, or delete the file)", path, err, opts.Dir)
+	}
+	return c, nil
+}
+
+// OpenOrBypass opens the cache for a run. It never fails: when the file
+// cannot be used, the problem goes to opts.Warn once and the returned cache
+// passes every call through to the endpoint.
+func OpenOrBypass(ctx context.Context, opts Options) *Cache {
+	c, err := Open(ctx, opts)
+	if err != nil {
+		c = &Cache{opts: opts}
+		c.fail(err)
+	}
+	return c
+}
+
+func (c *Cache) init(ctx context.Context) error {
+	var v int
+	if err := c.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return err
+	}
+	if v != 0 && v != schemaVersion {
+		return fmt.Errorf("schema version %d, this svbench uses %d", v, schemaVersion)
+	}
+	stmts := []string{
+		`CREATE TABLE IF NOT EXISTS responses (
+			key     BLOB PRIMARY KEY,
+			created INTEGER NOT NULL,
+			model   TEXT NOT NULL,
+			size    INTEGER NOT NULL,
+			value   BLOB NOT NULL
+		) WITHOUT ROWID`,
+		`CREATE INDEX IF NOT EXISTS responses_created ON responses(created)`,
+		fmt.Sprintf("PRAGMA user_version = %d", schemaVersion),
+	}
+	for _, s := range stmts {
+		if _, err := c.db.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	var size sql.NullInt64
+	if err := c.db.QueryRowContext(ctx, "SELECT SUM(size) FROM responses").Scan(&size); err != nil {
+		return err
+	}
+	c.size.Store(size.Int64)
+	return nil
+}
+
+// Path is the cache file.
+func (c *Cache) Path() string { return c.path }
+
+// Close releases the file.
+func (c *Cache) Close() error {
+	if c == nil || c.db == nil {
+		return nil
+	}
+	return c.db.Close()
+}
+
+// Counts returns this session's hits, misses and stored responses.
+func (c *Cache) Counts() (hits, misses, stores int64) {
+	return c.hits.Load(), c.misses.Load(), c.stores.Load()
+}
+
+// Bypassed reports whether the cache gave up after an error.
+func (c *Cache) Bypassed() bool { return c.db == nil || c.broken.Load() }
+
+func (c *Cache) fail(err error) {
+	c.broken.Store(true)
+	c.warnOnce.Do(func() {
+		if c.opts.Warn != nil {
+			c.opts.Warn(fmt.Errorf("%w; continuing without the response cache", err))
+		}
+	})
+}
+
+// Wrap returns a client that answers from the cache when it can and stores
+// what next answers otherwise. baseURL is part of the key: the same model
+// name on two servers is two models.
+func (c *Cache) Wrap(next llm.Client, baseURL string) llm.Client {
+	if c == nil {
+		return next
+	}
+	return &client{next: next, c: c, baseURL: baseURL}
+}
+
+type client struct {
+	next    llm.Client
+	c       *Cache
+	baseURL string
+}
+
+// keyDoc is what a key hashes. Field order is fixed by the struct and maps
+// are sorted by encoding/json, so equal requests give equal keys.
+type keyDoc struct {
+	V        int           `json:"v"`
+	BaseURL  string        `json:"base_url"`
+	Model    string        `json:"model"`
+	Messages []env.Message `json:"messages"`
+	Tools    []env.Tool    `json:"tools"`
+	Sampling llm.Sampling  `json:"sampling"`
+	Rollout  *int          `json:"rollout"`
+}
+
+// Key is the cache key of a request made under ctx.
+func Key(ctx context.Context, baseURL string, req llm.Request) ([]byte, error) {
+	d := keyDoc{V: schemaVersion, BaseURL: baseURL, Model: req.Model, Messages: req.Messages, Tools: req.Tools, Sampling: req.Sampling}
+	if r, ok := llm.RolloutFrom(ctx); ok {
+		d.Rollout = &r
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return sum[:], nil
+}
+
+type stored struct {
+	Message      env.Message `json:"message"`
+	Usage        env.Usage   `json:"usage"`
+	FinishReason string      `json:"finish_reason,omitempty"`
+	Model        string      `json:"model,omitempty"`
+}
+
+func (cl *client) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	c := cl.c
+	if c.Bypassed() {
+		return cl.next.Chat(ctx, req)
+	}
+	key, err := Key(ctx, cl.baseURL, req)
+	if err != nil {
+		// Unencodable requests (NaN in extra fields) are simply not cached.
+		return cl.next.Chat(ctx, req)
+	}
+	if resp, ok := c.get(ctx, key); ok {
+		c.hits.Add(1)
+		return resp, nil
+	}
+	c.misses.Add(1)
+	resp, err := cl.next.Chat(ctx, req)
+	if err != nil {
+		return resp, err
+	}
+	c.put(ctx, key, req.Model, resp)
+	return resp, nil
+}
+
+func (c *Cache) get(ctx context.Context, key []byte) (llm.Response, bool) {
+	var val []byte
+	since := c.opts.Now().Add(-c.opts.MaxAge).UnixNano()
+	err := c.db.QueryRowContext(ctx, "SELECT value FROM responses WHERE key = ? AND created >= ?", key, since).Scan(&val)
+	if errors.Is(err, sql.ErrNoRows) || ctx.Err() != nil {
+		return llm.Response{}, false
+	}
+	if err != nil {
+		c.fail(fmt.Errorf("response cache %s: read: %w", c.path, err))
+		return llm.Response{}, false
+	}
+	var s stored
+	if err := json.Unmarshal(val, &s); err != nil {
+		// One bad entry is a miss; the fresh answer overwrites it.
+		return llm.Response{}, false
+	}
+	return llm.Response{Message: s.Message, Usage: s.Usage, FinishReason: s.FinishReason, Model: s.Model, Cached: true}, true
+}
+
+func (c *Cache) put(ctx context.Context, key []byte, model string, resp llm.Response) {
+	val, err := json.Marshal(stored{Message: resp.Message, Usage: resp.Usage, FinishReason: resp.FinishReason, Model: resp.Model})
+	if err != nil {
+		return
+	}
+	// The answer is paid for: store it even if the run is being cancelled.
+	ctx = context.WithoutCancel(ctx)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken.Load() {
+		return
+	}
+	var old sql.NullInt64
+	if err := c.db.QueryRowContext(ctx, "SELECT size FROM responses WHERE key = ?", key).Scan(&old); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
+		return
+	}
+	_, err = c.db.ExecContext(ctx, "INSERT OR REPLACE INTO responses(key, created, model, size, value) VALUES (?, ?, ?, ?, ?)",
+		key, c.opts.Now().UnixNano(), model, len(val), val)
+	if err != nil {
+		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
+		return
+	}
+	c.stores.Add(1)
+	if c.size.Add(int64(len(val))-old.Int64) > c.opts.MaxBytes {
+		if _, err := c.pruneLocked(ctx); err != nil {
+			c.fail(fmt.Errorf("response cache %s: prune: %w", c.path, err))
+		}
+	}
+}
+
+// Stats describes the cache's content.
+type Stats struct {
+	Path      string    `json:"path"`
+	Entries   int64     `json:"entries"`
+	Bytes     int64     `json:"bytes"`
+	FileBytes int64     `json:"file_bytes"`
+	Expired   int64     `json:"expired"`
+	Oldest    time.Time `json:"oldest,omitzero"`
+	Newest    time.Time `json:"newest,omitzero"`
+	MaxAge    string    `json:"max_age"`
+	MaxBytes  int64     `json:"max_bytes"`
+	Models    []Model   `json:"models,omitempty"`
+}
+
+// Model is one model's share of the cache.
+type Model struct {
+	Model   string `json:"model"`
+	Entries int64  `json:"entries"`
+	Bytes   int64  `json:"bytes"`
+}
+
+// Stats reads the cache's content.
+func (c *Cache) Stats(ctx context.Context) (Stats, error) {
+	s := Stats{Path: c.path, MaxAge: c.opts.MaxAge.String(), MaxBytes: c.opts.MaxBytes}
+	var oldest, newest sql.NullInt64
+	var bytes sql.NullInt64
+	err := c.db.QueryRowContext(ctx, "SELECT COUNT(*), SUM(size), MIN(created), MAX(created) FROM responses").Scan(&s.Entries, &bytes, &oldest, &newest)
+	if err != nil {
+		return s, fmt.Errorf("response cache %s: %w", c.path, err)
+	}
+	s.Bytes = bytes.Int64
+	if oldest.Valid {
+		s.Oldest, s.Newest = time.Unix(0, oldest.Int64).UTC(), time.Unix(0, newest.Int64).UTC()
+	}
+	since := c.opts.Now().Add(-c.opts.MaxAge).UnixNano()
+	if err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM responses WHERE created < ?", since).Scan(&s.Expired); err != nil {
+		return s, fmt.Errorf("response cache %s: %w", c.path, err)
+	}
+	rows, err := c.db.QueryContext(ctx, "SELECT model, COUNT(*), SUM(size) FROM responses GROUP BY model ORDER BY SUM(size) DESC LIMIT 20")
+	if err != nil {
+		return s, fmt.Errorf("response cache %s: %w", c.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m Model
+		if err := rows.Scan(&m.Model, &m.Entries, &m.Bytes); err != nil {
+			return s, err
+		}
+		s.Models = append(s.Models, m)
+	}
+	for _, p := range []string{c.path, c.path + "-wal"} {
+		if st, err := os.Stat(p); err == nil {
+			s.FileBytes += st.Size()
+		}
+	}
+	return s, rows.Err()
+}
+
+// Prune removes expired entries, then the oldest until the cache is under
+// 90% of its size limit, and returns how many it removed.
+func (c *Cache) Prune(ctx context.Context) (int64, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.pruneLocked(ctx)
+}
+
+func (c *Cache) pruneLocked(ctx context.Context) (int64, error) {
+	since := c.opts.Now().Add(-c.opts.MaxAge).UnixNano()
+	res, err := c.db.ExecContext(ctx, "DELETE FROM responses WHERE created < ?", since)
+	if err != nil {
+		return 0, err
+	}
+	removed, _ := res.RowsAffected()
+	var size sql.NullInt64
+	if err := c.db.QueryRowContext(ctx, "SELECT SUM(size) FROM responses").Scan(&size); err != nil {
+		return removed, err
+	}
+	target := c.opts.MaxBytes / 10 * 9
+	if size.Int64 > target {
+		// Walk oldest first until enough bytes are covered, then delete up
+		// to that entry's time in one statement.
+		cut, err := c.cutoff(ctx, size.Int64-target)
+		if err != nil {
+			return removed, err
+		}
+		res, err := c.db.ExecContext(ctx, "DELETE FROM responses WHERE created <= ?", cut)
+		if err != nil {
+			return removed, err
+		}
+		n, _ := res.RowsAffected()
+		removed += n
+		if err := c.db.QueryRowContext(ctx, "SELECT SUM(size) FROM responses").Scan(&size); err != nil {
+			return removed, err
+		}
+	}
+	c.size.Store(size.Int64)
+	return removed, nil
+}
+
+func (c *Cache) cutoff(ctx context.Context, excess int64) (int64, error) {
+	rows, err := c.db.QueryContext(ctx, "SELECT created, size FROM responses ORDER BY created")
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var cut, covered int64
+	for rows.Next() && covered < excess {
+		var n int64
+		if err := rows.Scan(&cut, &n); err != nil {
+			return 0, err
+		}
+		covered += n
+	}
+	return cut, rows.Err()
+}
+
+// Clear removes every entry and returns how many there were.
+func (c *Cache) Clear(ctx context.Context) (int64, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	res, err := c.db.ExecContext(ctx, "DELETE FROM responses")
+	if err != nil {
+		return 0, fmt.Errorf("response cache %s: %w", c.path, err)
+	}
+	n, _ := res.RowsAffected()
+	c.size.Store(0)
+	if _, err := c.db.ExecContext(ctx, "VACUUM"); err != nil {
+		return n, fmt.Errorf("response cache %s: vacuum: %w", c.path, err)
+	}
+	return n, nil
+}

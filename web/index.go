@@ -1,0 +1,196 @@
+package web
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/svbench/svbench/artifact"
+)
+
+// rowInfo is what the transcript list needs of one results.jsonl line
+// without decoding it again: where it is, and what filters and sorting read.
+type rowInfo struct {
+	off     int64
+	n       int32
+	index   int32
+	rollout int32
+	reward  float64
+	flags   uint8
+}
+
+const (
+	flagError     = 1 << iota // the model call failed
+	flagScoreErr              // scoring failed
+	flagSolved                // the environment judged it solved
+	flagUnsolved              // the environment judged it not solved
+	flagDisagree              // a recorded reward differs from svbench's
+	flagUnreadable            // the line is not a results row
+)
+
+// fileIndex is an offset index of one results file, built once and
+// extended as the file grows: an open dashboard reads only the appended
+// tail of a run in progress. A rewritten file (a resumed run compacts its
+// results) is noticed by identity and size, and indexed again.
+type fileIndex struct {
+	mu   sync.Mutex
+	path string
+	info os.FileInfo
+	// end is the offset just past the last complete line indexed.
+	end  int64
+	rows []rowInfo
+}
+
+// lightRow decodes only the fields the index keeps.
+type lightRow struct {
+	Index      int      `json:"index"`
+	Rollout    int      `json:"rollout"`
+	Reward     float64  `json:"reward"`
+	Error      string   `json:"error"`
+	ScoreError string   `json:"score_error"`
+	Solved     *bool    `json:"solved"`
+	Trainer    *struct {
+		Reward *float64 `json:"recorded_reward"`
+	} `json:"trainer"`
+}
+
+// update brings the index up to date with the file and returns a snapshot
+// of its rows (safe to read without the lock: entries are never modified,
+// only appended or replaced wholesale).
+func (ix *fileIndex) update() ([]rowInfo, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	f, err := os.Open(ix.path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if ix.info == nil || !os.SameFile(ix.info, st) || st.Size() < ix.end {
+		ix.rows, ix.end = nil, 0
+	}
+	ix.info = st
+	if st.Size() == ix.end {
+		return ix.rows, nil
+	}
+	if _, err := f.Seek(ix.end, io.SeekStart); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	off := ix.end
+	for {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long row: gather it whole.
+			buf := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if err != nil {
+			// EOF with a partial line: a writer mid-row; read it next time.
+			break
+		}
+		ix.add(off, line)
+		off += int64(len(line))
+	}
+	ix.end = off
+	return ix.rows, nil
+}
+
+func (ix *fileIndex) add(off int64, line []byte) {
+	trimmed := len(line)
+	for trimmed > 0 && (line[trimmed-1] == '\n' || line[trimmed-1] == '\r' || line[trimmed-1] == ' ') {
+		trimmed--
+	}
+	if trimmed == 0 {
+		return
+	}
+	ri := rowInfo{off: off, n: int32(min(len(line), 1<<31-1))}
+	var r lightRow
+	if err := json.Unmarshal(line[:trimmed], &r); err != nil {
+		ri.flags = flagUnreadable
+		ri.index, ri.rollout = -1, -1
+		ix.rows = append(ix.rows, ri)
+		return
+	}
+	ri.index, ri.rollout, ri.reward = int32(r.Index), int32(r.Rollout), r.Reward
+	if r.Error != "" {
+		ri.flags |= flagError
+	}
+	if r.ScoreError != "" {
+		ri.flags |= flagScoreErr
+	}
+	if r.Solved != nil {
+		if *r.Solved {
+			ri.flags |= flagSolved
+		} else {
+			ri.flags |= flagUnsolved
+		}
+	}
+	if r.Trainer != nil && r.Trainer.Reward != nil && r.Error == "" && abs(*r.Trainer.Reward-r.Reward) > 1e-9 {
+		ri.flags |= flagDisagree
+	}
+	ix.rows = append(ix.rows, ri)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// maxRowBytes bounds one row read for display: model output is hostile
+// and a row of gigabytes must not take the dashboard down.
+const maxRowBytes = 64 << 20
+
+// readRow decodes the row at ri.
+func readRow(path string, ri rowInfo) (*artifact.Result, error) {
+	if ri.n > maxRowBytes {
+		return nil, fmt.Errorf("row of %d bytes is larger than the %d the dashboard shows; read line by offset %d in %s", ri.n, maxRowBytes, ri.off, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, ri.n)
+	if _, err := f.ReadAt(buf, ri.off); err != nil {
+		return nil, fmt.Errorf("%s at offset %d: %w (the file changed; reload)", path, ri.off, err)
+	}
+	var r artifact.Result
+	if err := json.Unmarshal(buf, &r); err != nil {
+		return nil, fmt.Errorf("%s at offset %d: %w", path, ri.off, err)
+	}
+	return &r, nil
+}
+
+// indexes holds one fileIndex per results file.
+type indexes struct {
+	mu sync.Mutex
+	m  map[string]*fileIndex
+}
+
+func (x *indexes) get(path string) *fileIndex {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.m == nil {
+		x.m = map[string]*fileIndex{}
+	}
+	ix := x.m[path]
+	if ix == nil {
+		ix = &fileIndex{path: path}
+		x.m[path] = ix
+	}
+	return ix
+}

@@ -1,0 +1,262 @@
+package web
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPagesRenderWithSecurityHeaders(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	pages := []struct{ path, want string }{
+		{"/", "builtin:heuristic"},
+		{"/?env=network-logs&status=completed", "builtin:features"},
+		{"/api/runs", `"status":"running"`},
+		{"/run?id=" + url.QueryEscape(fx.runA), "hist-reward"},
+		{"/run?id=" + url.QueryEscape(fx.live), "0.0123 USD"},
+		{"/transcripts?id=" + url.QueryEscape(fx.runA), "rollout-link"},
+		{"/rollout?id=" + url.QueryEscape(fx.runA) + "&row=0", "Reward components"},
+		{"/compare", "Pick two or more runs"},
+		{"/compare?id=" + url.QueryEscape(fx.runA) + "&id=" + url.QueryEscape(fx.runB), "paired rollouts"},
+		{"/leaderboard", "builtin:heuristic"},
+		{"/static/app.js", "use strict"},
+	}
+	for _, p := range pages {
+		code, body, h := get(t, ts, p.path)
+		if code != 200 {
+			t.Errorf("GET %s: %d\n%s", p.path, code, body)
+			continue
+		}
+		if !strings.Contains(body, p.want) {
+			t.Errorf("GET %s: no %q in the page", p.path, p.want)
+		}
+		if !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'self'") || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("GET %s: security headers missing: %v", p.path, h)
+		}
+		if strings.Contains(body, "<script>") || strings.Contains(body, " style=") {
+			t.Errorf("GET %s: inline script or style (the CSP forbids both)", p.path)
+		}
+	}
+	// Every chart the run page names is served, as SVG, by the report's code.
+	_, body, _ := get(t, ts, "/run?id="+url.QueryEscape(fx.runA))
+	n := 0
+	for _, part := range strings.Split(body, `src="/chart?`)[1:] {
+		src := "/chart?" + strings.ReplaceAll(part[:strings.IndexByte(part, '"')], "&amp;", "&")
+		code, svg, h := get(t, ts, src)
+		if code != 200 || !strings.HasPrefix(strings.TrimSpace(svg), "<svg") || h.Get("Content-Type") != "image/svg+xml" {
+			t.Errorf("chart %s: %d %s", src, code, h.Get("Content-Type"))
+		}
+		n++
+	}
+	if n < 4 {
+		t.Errorf("run page shows %d charts; want the report's charts and the histograms", n)
+	}
+	if !strings.Contains(body, "ci") && !strings.Contains(body, "[0.") {
+		t.Errorf("no interval on the run page")
+	}
+}
+
+func TestHostileOutputIsEscapedAndClipped(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	for _, path := range []string{
+		"/rollout?id=" + url.QueryEscape(fx.live) + "&row=1",
+		"/transcripts?id=" + url.QueryEscape(fx.live),
+		"/rollout?id=" + url.QueryEscape(fx.live) + "&row=2",
+	} {
+		code, body, _ := get(t, ts, path)
+		if code != 200 {
+			t.Fatalf("%s: %d", path, code)
+		}
+		for _, bad := range []string{"<script>alert", "<img src=x", "</pre><script>"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s: model output reached the page unescaped (%q)", path, bad)
+			}
+		}
+		if !strings.Contains(body, "&lt;script&gt;") {
+			t.Errorf("%s: the hostile text is not shown escaped", path)
+		}
+	}
+	_, body, _ := get(t, ts, "/rollout?id="+url.QueryEscape(fx.live)+"&row=1")
+	for _, want := range []string{`class="reasoning"`, "show all 20", "call grep_logs", "answers call_1", "grep_logs</td>", "accuracy", "0.8000"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("rollout page lacks %q", want)
+		}
+	}
+}
+
+func TestTranscriptFiltersAndPaging(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	cases := []struct {
+		filter, sort string
+		matched      string
+		first        string
+	}{
+		{"all", "file", ">4<", "row=0"},
+		{"errors", "file", ">1<", "row=2"},
+		{"disagree", "file", ">1<", "row=3"},
+		{"wrong", "file", ">2<", "row=1"},
+		{"all", "reward-desc", ">4<", "row=3"},
+		{"all", "reward-asc", ">4<", "row=0"},
+	}
+	for _, c := range cases {
+		_, body, _ := get(t, ts, "/transcripts?id="+url.QueryEscape(fx.live)+"&filter="+c.filter+"&sort="+c.sort)
+		if !strings.Contains(body, `<span id="matched">`+strings.Trim(c.matched, "<>")+"</span>") {
+			t.Errorf("%s/%s: want %s matches", c.filter, c.sort, c.matched)
+		}
+		i := strings.Index(body, "rollout-link")
+		if i < 0 || !strings.Contains(body[i:i+120], c.first) {
+			t.Errorf("%s/%s: first row is not %s", c.filter, c.sort, c.first)
+		}
+	}
+	// Paging: 40 rows in pages of 50 is one page; a page past the end
+	// clamps to the last.
+	_, body, _ := get(t, ts, "/transcripts?id="+url.QueryEscape(fx.runA)+"&page=9")
+	if !strings.Contains(body, "page 1 of 1") || strings.Contains(body, "next-page") {
+		t.Error("paging past the end")
+	}
+}
+
+func TestLiveTailIsReadIncrementally(t *testing.T) {
+	fx := newFixture(t)
+	s, err := New(fx.root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := s.idx.get(fx.livePath)
+	rows, err := ix.update()
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	end := ix.end
+	f, err := os.OpenFile(fx.livePath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row4 := liveRow(t, 4)
+	// A writer mid-row: the partial line is not a row yet.
+	f.WriteString(liveRow(t, 5) + row4[:10])
+	rows, _ = ix.update()
+	if len(rows) != 5 || rows[4].off != end {
+		t.Fatalf("after appending one row and a half: %d rows, tail offset %d (want 5, %d)", len(rows), rows[len(rows)-1].off, end)
+	}
+	f.WriteString(row4[10:])
+	f.Close()
+	rows, _ = ix.update()
+	if len(rows) != 6 || rows[5].index != 4 {
+		t.Fatalf("completed row not indexed: %d rows", len(rows))
+	}
+	// A resumed run rewrites the file (compaction, atomic rename): the
+	// index starts over instead of reading garbage offsets.
+	if err := os.WriteFile(fx.livePath+".tmp", []byte(liveRow(t, 9)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fx.livePath+".tmp", fx.livePath); err != nil {
+		t.Fatal(err)
+	}
+	rows, _ = ix.update()
+	if len(rows) != 1 || rows[0].index != 9 {
+		t.Fatalf("rewritten file: %d rows", len(rows))
+	}
+	// The runs API reports the live count.
+	ts := newTestServer(t, fx.root)
+	_, body, _ := get(t, ts, "/api/runs")
+	if !strings.Contains(body, `"id":"`+fx.live+`","status":"running","rows":1`) {
+		t.Errorf("api/runs: %s", body)
+	}
+}
+
+func TestRunIDsCannotEscapeRoot(t *testing.T) {
+	fx := newFixture(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "metadata.json"), []byte(`{"run_id":"secret"}`), 0o644)
+	os.WriteFile(filepath.Join(outside, "results.jsonl"), []byte(liveRow(t, 0)), 0o644)
+	if err := os.Symlink(outside, filepath.Join(fx.root, "evals", "link-out")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(fx.root, "evals", "empty"), 0o755)
+	ts := newTestServer(t, fx.root)
+	rel, _ := filepath.Rel(fx.root, outside)
+	bad := []string{
+		"", ".", "..", "../", "../..", "/etc", "/" + fx.live, "evals/../../", "evals/../" + rel, filepath.ToSlash(rel),
+		fx.live + "/..", fx.live + "/../live", "./" + fx.live, fx.live + "/", "evals//network-logs--evil/live",
+		`evals\..\..`, "evals/link-out", "evals/empty", "evals", "C:/Windows", "evals/\x00", outside,
+		"evals/network-logs--evil/live/results.jsonl",
+	}
+	for _, id := range bad {
+		for _, page := range []string{"/run", "/transcripts", "/rollout", "/chart"} {
+			code, body, _ := get(t, ts, page+"?row=0&name=hist-reward&id="+url.QueryEscape(id))
+			if code != 404 {
+				t.Errorf("%s id %q: %d, want 404", page, id, code)
+			}
+			if strings.Contains(body, "secret") {
+				t.Errorf("%s id %q: leaked a file outside the root", page, id)
+			}
+		}
+	}
+	code, _, _ := get(t, ts, "/compare?id="+url.QueryEscape(fx.runA)+"&id="+url.QueryEscape("../"+rel))
+	if code != 404 {
+		t.Errorf("compare with an escaping id: %d", code)
+	}
+	// Path-level tricks never reach a handler that reads files.
+	for _, p := range []string{"/static/../web_test.go", "/static/%2e%2e/server.go", "/run/../../etc/passwd"} {
+		if code, body, _ := get(t, ts, p); code == 200 && strings.Contains(body, "package web") {
+			t.Errorf("%s served source", p)
+		}
+	}
+	for _, row := range []string{"-1", "4", "99999999999999999999", "x", ""} {
+		if code, _, _ := get(t, ts, "/rollout?id="+url.QueryEscape(fx.live)+"&row="+row); code != 404 {
+			t.Errorf("row %q: %d, want 404", row, code)
+		}
+	}
+}
+
+func TestForeignHostAndWritesRefused(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	req, _ := newRequest("GET", ts.URL+"/", "evil.example:7777")
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Errorf("foreign Host: %d, want 403 (DNS rebinding)", resp.StatusCode)
+	}
+	req, _ = newRequest("POST", ts.URL+"/", "")
+	resp, err = ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 405 {
+		t.Errorf("POST: %d, want 405", resp.StatusCode)
+	}
+}
+
+func TestClipText(t *testing.T) {
+	cases := []struct {
+		in             string
+		truncated, cut bool
+	}{
+		{"short", false, false},
+		{strings.Repeat("é", clipShort), true, false},
+		{strings.Repeat("x", clipFull+5), true, true},
+	}
+	for _, c := range cases {
+		got := clipText(c.in)
+		if got.Truncated != c.truncated || got.Cut != c.cut || got.Size != len(c.in) {
+			t.Errorf("clip(%d bytes) = %+v", len(c.in), got)
+		}
+		if !strings.HasPrefix(c.in, got.Short) || !strings.HasPrefix(c.in, got.Full) || len(got.Short) > clipShort || len(got.Full) > clipFull {
+			t.Errorf("clip(%d bytes) cut badly", len(c.in))
+		}
+		if !utf8Valid(got.Short) {
+			t.Errorf("clip split a rune")
+		}
+	}
+}
