@@ -22,7 +22,7 @@ var (
 func testEnv(t testing.TB) *Env {
 	t.Helper()
 	envOnce.Do(func() {
-		envVal, envErr = New(context.Background(), env.Options{Params: map[string]string{ParamTestTimeout: "8"}})
+		envVal, envErr = New(context.Background(), env.Options{Params: map[string]string{ParamTestTimeout: "15"}})
 	})
 	if envErr != nil {
 		t.Fatal(envErr)

@@ -105,6 +105,13 @@ func (v *Verifier) memoize(ctx context.Context, key string, fn func() any) any {
 	return e.val
 }
 
+// forget drops every memoised result (benchmarks measure real work).
+func (v *Verifier) forget() {
+	v.mu.Lock()
+	v.memo, v.order = map[string]*memoEntry{}, nil
+	v.mu.Unlock()
+}
+
 // NewVerifier detects the toolchains and the sandbox. Missing toolchains are
 // not an error here: a task of that language then fails to verify with the
 // detection message, so a Python-only host can still score Python tasks.
