@@ -242,6 +242,22 @@ func LoadDir(fsys fs.FS, dirName string) (Task, error) {
 	return t, nil
 }
 
+// Validate checks an in-memory task (e.g. one produced by a generator or an
+// importer) against the format, exactly as Load checks a directory. For Go
+// tasks without src/go.mod it adds GoMod to Src.
+func Validate(t *Task) error {
+	if t.Mode == "" {
+		t.Mode = ModeTested
+	}
+	if t.Src == nil {
+		t.Src = map[string][]byte{}
+	}
+	if err := validate(t, t.ID); err != nil {
+		return fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	return nil
+}
+
 func validate(t *Task, dirName string) error {
 	var errs []error
 	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
