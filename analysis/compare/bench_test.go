@@ -3,6 +3,7 @@ package compare
 import (
 	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -29,4 +30,32 @@ func BenchmarkCompare1M(b *testing.B) {
 			b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heapMiB")
 		})
 	}
+}
+
+// BenchmarkRunMetrics: macro-F1, ECE and decided accuracy compared over
+// 100,000 labelled pairs (50,000 examples × 2 rollouts) with the default
+// options (the resample count capped by the permutation budget), against
+// the per-row reward comparison of the same pairs.
+func BenchmarkRunMetrics(b *testing.B) {
+	const n = 100_000
+	rng := rand.New(rand.NewPCG(5, 6))
+	labels := []string{"Malicious", "Benign", "Abstain"}
+	var a, c []Row
+	for i := range n {
+		key := strconv.Itoa(i/2) + "/" + strconv.Itoa(i%2)
+		gold := labels[rng.IntN(2)]
+		a = append(a, Row{Key: key, Values: map[string]float64{"reward": rng.Float64()}, Label: &Labelled{Gold: gold, Predicted: labels[rng.IntN(3)], Confidence: rng.Float64(), HasConfidence: true}})
+		c = append(c, Row{Key: key, Values: map[string]float64{"reward": rng.Float64()}, Label: &Labelled{Gold: gold, Predicted: labels[rng.IntN(3)], Confidence: rng.Float64(), HasConfidence: true}})
+	}
+	p := Pair(a, c)
+	b.Run("run-metrics", func(b *testing.B) {
+		for b.Loop() {
+			RunMetrics(p, Options{})
+		}
+	})
+	b.Run("per-row-reward", func(b *testing.B) {
+		for b.Loop() {
+			Quantities(p, []string{"reward"}, Options{})
+		}
+	})
 }

@@ -25,6 +25,9 @@ type Row struct {
 	// Slices maps a breakdown field (difficulty, scenario, cwe, …) to the
 	// row's value.
 	Slices map[string]string
+	// Label is set for classification rows (a gold label and a parsed
+	// predicted label), which run-level metrics (F1, ECE) read.
+	Label *Labelled
 }
 
 // Options tune the statistics.
@@ -67,6 +70,10 @@ type Quantity struct {
 	EffectSize *float64 `json:"effect_size_dz"`
 	// McNemar is set for pass/fail quantities (all values 0 or 1).
 	McNemar *McNemar `json:"mcnemar,omitempty"`
+	// RunLevel marks a metric of the whole run (F1, ECE): MeanA and MeanB
+	// are its values, N counts examples, and the interval comes from
+	// resampling examples.
+	RunLevel bool `json:"run_level,omitempty"`
 }
 
 // McNemar is the exact test on discordant pairs.

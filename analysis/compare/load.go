@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,7 @@ func Load(path string) (*Run, error) {
 			if r.Solved != nil {
 				row.Values["solved"] = b2f(*r.Solved)
 			}
+			row.Label = labelled(r)
 			for _, f := range SliceFields {
 				if v, ok := r.Meta[f]; ok {
 					if row.Slices == nil {
@@ -238,4 +240,25 @@ func scanLines(r io.Reader, fn func([]byte)) error {
 			return err
 		}
 	}
+}
+
+// labelled reads a classification row: a gold answer that is a JSON string
+// and a predicted_label the parser recorded; nil otherwise.
+func labelled(r *artifact.Result) *Labelled {
+	pred, ok := r.Parsed["predicted_label"].(string)
+	if !ok {
+		return nil
+	}
+	var gold string
+	if json.Unmarshal(r.Answer, &gold) != nil || gold == "" {
+		return nil
+	}
+	l := &Labelled{Gold: gold, Predicted: pred}
+	if c, ok := r.Parsed["confidence"].(float64); ok && !math.IsNaN(c) && !math.IsInf(c, 0) {
+		l.Confidence, l.HasConfidence = c, true
+	}
+	if v, ok := r.Parsed["confidence_valid"].(bool); ok && !v {
+		l.HasConfidence = false
+	}
+	return l
 }

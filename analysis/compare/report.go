@@ -18,7 +18,10 @@ type Comparison struct {
 	OnlyB      int        `json:"unpaired_candidate_rows"`
 	Mismatches []Mismatch `json:"mismatches,omitempty"`
 	Quantities []Quantity `json:"quantities"`
-	Slices     []Slice    `json:"slices,omitempty"`
+	// Metrics are run-level (non-decomposable) metrics of classification
+	// runs: macro-F1, ECE, accuracy on decided rows.
+	Metrics []Quantity `json:"run_metrics,omitempty"`
+	Slices  []Slice    `json:"slices,omitempty"`
 }
 
 // Runs compares candidate against baseline. allowUnpaired permits rows
@@ -50,6 +53,7 @@ func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparis
 	}
 	names := intersect(a.Names, b.Names)
 	c.Quantities = Quantities(p, names, opts)
+	c.Metrics = RunMetrics(p, opts)
 	c.Slices = Slices(p, SliceFields, names, opts)
 	return c, nil
 }
@@ -82,6 +86,17 @@ func (c *Comparison) Markdown() string {
 	}
 	b.WriteString(quantityTable(c.Quantities))
 	b.WriteString("\nΔ is candidate − baseline with a paired bootstrap 95% interval; p from the paired test named; d_z = mean Δ / sd Δ; McNemar for pass/fail quantities. **bold** = the interval excludes 0.\n")
+	if len(c.Metrics) > 0 {
+		b.WriteString("\n### Run-level metrics\n\n| metric | examples | baseline | candidate | Δ | 95% CI | p |\n|---|---|---|---|---|---|---|\n")
+		for _, q := range c.Metrics {
+			name := q.Name
+			if q.Name == MetricECE {
+				name += " ↓"
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.4f | %.4f | %s | [%.4f, %.4f] | %.3g |\n", name, q.N, q.MeanA, q.MeanB, diffCell(q), q.DiffLo, q.DiffHi, q.P)
+		}
+		b.WriteString("\nNot means of per-row values: the interval resamples whole examples (both runs with the same draw) and p comes from swapping the two runs' answers to each example at random. macro_f1 averages F1 over the gold classes (an abstention or unparsed answer is a miss); ece uses the stated confidence of decided rows; accuracy_decided leaves abstentions out.\n")
+	}
 	if len(c.Slices) > 0 {
 		b.WriteString("\n### By slice (reward)\n\n| field | value | n | Δ | 95% CI | p |\n|---|---|---|---|---|---|\n")
 		for _, s := range c.Slices {
@@ -155,6 +170,9 @@ type GateResult struct {
 // only when the paired 95% interval excludes 0 (or always, when strict).
 func Gate(c *Comparison, rules []GateRule, strict bool) ([]GateResult, bool) {
 	byName := map[string]Quantity{}
+	for _, q := range c.Metrics {
+		byName[q.Name] = q
+	}
 	for _, q := range c.Quantities {
 		byName[q.Name] = q
 	}
