@@ -133,20 +133,47 @@ func TestSlowHeadersClosed(t *testing.T) {
 	})
 }
 
-// TestRequestTimeout: a score request that outlives Timeout gets a 504
-// timeout error (fake clock: exactly at the timeout).
+// TestRequestTimeout: a score batch that outlives Timeout is answered
+// 200 before the deadline with every finished item's result and a timeout
+// error on each unfinished one (fake clock), so a slow item costs only
+// itself, never the batch; the group of an unscored item gets no
+// advantages computed without it.
 func TestRequestTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := toyConfig()
 		cfg.Timeout = 200 * time.Millisecond
 		ls := startPipeServer(t, cfg)
 		start := time.Now()
-		status, body := ls.do(t, "POST", "/v1/score", `{"items":[{"env":"toy","example_id":"q0","completion":"SLOW"}]}`)
-		if status != http.StatusGatewayTimeout || errCode(t, body) != CodeTimeout {
-			t.Errorf("%d %v", status, body)
+		status, body := ls.do(t, "POST", "/v1/score", `{"items":[
+			{"env":"toy","example_id":"q0","completion":"x","group":1},
+			{"env":"toy","example_id":"q0","completion":"SLOW","group":1},
+			{"env":"toy","example_id":"q0","completion":"y","group":2},
+			{"env":"toy","example_id":"q0","completion":"z","group":2}]}`)
+		if status != http.StatusOK {
+			t.Fatalf("status %d %v, want 200 with per-item results", status, body)
 		}
-		if d := time.Since(start); d < cfg.Timeout || d > 5*time.Second {
-			t.Errorf("timeout took %s, want %s", d, cfg.Timeout)
+		if d := time.Since(start); d >= cfg.Timeout {
+			t.Errorf("answered after %s, want before the %s deadline", d, cfg.Timeout)
+		}
+		if got := body["unscored"]; got != float64(1) {
+			t.Errorf("unscored = %v, want 1", got)
+		}
+		results := body["results"].([]any)
+		for i, r := range results {
+			m := r.(map[string]any)
+			e, _ := m["error"].(map[string]any)
+			switch {
+			case i == 1 && (e == nil || e["code"] != CodeTimeout):
+				t.Errorf("slow item: %v, want a timeout error", m)
+			case i == 0 && (e == nil || e["code"] != CodeInvalidItem || m["reward"] == nil):
+				t.Errorf("item 0: %v, want its reward and a group-incomplete error", m)
+			case i >= 2 && e != nil:
+				t.Errorf("item %d failed: %v", i, e)
+			}
+			_, hasAdv := m["advantages"]
+			if want := i >= 2; hasAdv != want {
+				t.Errorf("item %d: advantages present = %v, want %v (group 1 is incomplete)", i, hasAdv, want)
+			}
 		}
 	})
 }

@@ -67,6 +67,17 @@ type ScoreResult struct {
 // ScoreResponse is the body of a successful POST /v1/score.
 type ScoreResponse struct {
 	Results []ScoreResult `json:"results"`
+	// Unscored counts items that did not finish before the server's
+	// timeout: each carries an error with code "timeout" and can be sent
+	// again on its own; every other item's result stands.
+	Unscored int `json:"unscored,omitempty"`
+}
+
+// scoreMargin is how long before the request's deadline /v1/score stops
+// scoring so the results already computed can still be written: a batch
+// that overruns loses only its unfinished items, never the whole batch.
+func scoreMargin(timeout time.Duration) time.Duration {
+	return min(2*time.Second, timeout/10)
 }
 
 func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
@@ -84,25 +95,50 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := make([]ScoreResult, len(req.Items))
-	err := s.forEach(r.Context(), len(req.Items), func(i int) {
-		start := time.Now()
-		results[i] = s.scoreRaw(r.Context(), req.Items[i])
-		if results[i].Components == nil {
-			// Trainers iterate components; a failed item has none, not null.
-			results[i].Components = map[string]float64{}
-		}
-		results[i].dur = time.Since(start)
-	})
-	if err == nil {
-		groupAdvantages(results)
+	done := make([]bool, len(req.Items))
+	scoreCtx := r.Context()
+	if dl, ok := scoreCtx.Deadline(); ok {
+		var cancel context.CancelFunc
+		scoreCtx, cancel = context.WithDeadline(scoreCtx, dl.Add(-scoreMargin(s.cfg.Timeout)))
+		defer cancel()
 	}
-	s.recordItems("/v1/score", results)
-	if err != nil {
+	_ = s.forEach(scoreCtx, len(req.Items), func(i int) {
+		start := time.Now()
+		results[i] = s.scoreRaw(scoreCtx, req.Items[i])
+		results[i].dur = time.Since(start)
+		done[i] = true
+	})
+	if err := r.Context().Err(); err != nil {
+		// The client went away or the server is shutting down: nobody
+		// reads the answer.
+		s.recordItems("/v1/score", results)
 		status, aerr := contextError(r.Context())
 		writeError(w, r, status, aerr)
 		return
 	}
-	writeJSON(w, http.StatusOK, ScoreResponse{Results: results})
+	unscored := 0
+	for i := range results {
+		if !done[i] {
+			// The group is kept so the rest of its group is reported as
+			// incomplete instead of normalised without it.
+			var g struct {
+				Group json.RawMessage `json:"group"`
+			}
+			_ = json.Unmarshal(req.Items[i], &g)
+			results[i] = ScoreResult{group: groupKey(g.Group),
+				Error: apiErrorf(CodeTimeout, "item %d was not scored within the server's timeout (the rest of the batch was); send it again, send smaller batches or raise --timeout", i)}
+		}
+		if results[i].Error != nil && results[i].Error.Code == CodeTimeout {
+			unscored++
+		}
+		if results[i].Components == nil {
+			// Trainers iterate components; a failed item has none, not null.
+			results[i].Components = map[string]float64{}
+		}
+	}
+	groupAdvantages(results)
+	s.recordItems("/v1/score", results)
+	writeJSON(w, http.StatusOK, ScoreResponse{Results: results, Unscored: unscored})
 }
 
 func (s *Server) recordItems(endpoint string, results []ScoreResult) {
@@ -161,7 +197,11 @@ func (s *Server) scoreRaw(ctx context.Context, raw json.RawMessage) ScoreResult 
 		aerr.Code = CodeInvalidItem
 		return ScoreResult{Error: aerr}
 	}
-	return s.scoreItem(ctx, &it)
+	res := s.scoreItem(ctx, &it)
+	// Failed items keep their group too, so the group is reported as
+	// incomplete instead of normalised without them.
+	res.group = groupKey(it.Group)
+	return res
 }
 
 // scoreItem resolves the item's environment and example and scores it. It
@@ -189,7 +229,7 @@ func (s *Server) scoreItem(ctx context.Context, it *ScoreItem) (res ScoreResult)
 		return fail(aerr)
 	}
 	return ScoreResult{Reward: sc.Total, Components: sc.Components, Solved: sc.Solved, Parsed: sc.Parsed, Rubric: sc.Rubric, env: st.id,
-		group: groupKey(it.Group), weights: sc.Weights}
+		weights: sc.Weights}
 }
 
 // groupKey is the group's value as text ("7" for 7 and "7").

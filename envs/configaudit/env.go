@@ -24,7 +24,7 @@ import (
 const ID = "config-verification"
 
 // Version changes whenever prompts, tools or rubrics change meaning.
-const Version = "0.2.0"
+const Version = "0.3.0"
 
 // Defaults for the episode parameters.
 const (

@@ -2,6 +2,7 @@ package configaudit
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/svbench/svbench/verify/patch"
@@ -29,9 +30,53 @@ func applyFixPatch(fx *fixture, p string) ([]byte, string, error) {
 	if !strings.HasSuffix(p, "\n") {
 		p += "\n"
 	}
+	if !strings.HasPrefix(p, "[") {
+		p += missingTrailingContext(p)
+	}
 	out, kind, err := patch.Apply(fx.Path, fx.Content, p, patch.Limits{MaxBytes: MaxPatchBytes})
 	if err == nil && len(out) > MaxFixtureBytes {
 		return nil, string(kind), errors.New("patched file is over the size limit")
 	}
 	return out, string(kind), err
+}
+
+// missingTrailingContext restores the blank context lines a diff's last
+// hunk ends with when they were trimmed away (a context line for an empty
+// line is a single space, which answers, JSON round trips and the
+// TrimSpace above all drop). It returns the lines to append, at most the
+// three context lines a hunk ends with, and only when the old and new
+// sides are short by the same count, so a hunk that is wrong in any other
+// way still fails.
+func missingTrailingContext(p string) string {
+	i := strings.LastIndex(p, "\n@@ ")
+	if i < 0 {
+		if !strings.HasPrefix(p, "@@ ") {
+			return ""
+		}
+	} else {
+		p = p[i+1:]
+	}
+	header, body, _ := strings.Cut(p, "\n")
+	var oldStart, oldN, newStart, newN int
+	if _, err := fmt.Sscanf(header, "@@ -%d,%d +%d,%d @@", &oldStart, &oldN, &newStart, &newN); err != nil {
+		return ""
+	}
+	gotOld, gotNew := 0, 0
+	for _, l := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			gotNew++
+		case strings.HasPrefix(l, "-"):
+			gotOld++
+		case strings.HasPrefix(l, "\\"):
+		default:
+			gotOld++
+			gotNew++
+		}
+	}
+	d := oldN - gotOld
+	if d <= 0 || d > 3 || newN-gotNew != d {
+		return ""
+	}
+	return strings.Repeat(" \n", d)
 }

@@ -36,6 +36,7 @@ const (
 	sizeAllowancePerFix = 8    // extra changed lines per fixed violation id
 	penaltyPerLine      = 0.01 // per changed line beyond the allowance
 	penaltySizeMax      = 0.3
+	penaltySuppression  = 0.25 // patch adds a scanner suppression (removed before re-verification)
 )
 
 // evaluation is everything one scoring pass computes; Parsed is built from
@@ -56,6 +57,9 @@ type evaluation struct {
 	introduced   []Violation
 	checkable    []Violation
 	changed      int
+	// suppressions lists the scanner suppressions the patch added; they
+	// are removed before re-verification (suppress.go).
+	suppressions []string
 	fixScore     float64
 	penalty      float64
 	auditing     float64
@@ -123,7 +127,7 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 }
 
 // SolvedWhen is E2's definition of a solved rollout (pass@k counts it).
-const SolvedWhen = "the answer lists exactly the ground-truth findings (none missed, no false positive) and, when any of them can be re-verified here, a patch that applies, keeps every object/container/image/resource, fixes all of them and introduces no new finding"
+const SolvedWhen = "the answer lists exactly the ground-truth findings (none missed, no false positive) and, when any of them can be re-verified here, a patch that fixes all of them; any patch given applies, keeps every object/container/image/resource, introduces no new finding and adds no scanner suppression"
 
 func (ev *evaluation) solved() bool {
 	if !ev.out.JSON {
@@ -143,10 +147,15 @@ func (ev *evaluation) solved() bool {
 	if len(got) != len(want) {
 		return false
 	}
+	// Whatever the file, a patch given must be one a reviewer would merge.
+	patchOK := ev.patchApplied && ev.structOK && len(ev.introduced) == 0 && len(ev.suppressions) == 0
+	if ev.patchGiven && !patchOK {
+		return false
+	}
 	if len(ev.checkable) == 0 {
 		return true
 	}
-	if !ev.patchApplied || !ev.structOK || len(ev.introduced) > 0 {
+	if !patchOK {
 		return false
 	}
 	fixed := map[string]bool{}
@@ -260,7 +269,7 @@ func evaluateReference(ctx context.Context, v *verifiers, fx *fixture, text stri
 func evaluateStrict(ctx context.Context, v *verifiers, fx *fixture, text string, msgs []env.Message) evaluation {
 	ev := evaluation{out: ParseOutput(text), patchDelta: -1}
 	file := verify.File{Path: fx.Path, Content: fx.Content}
-	origFindings, err := v.all(ctx, fx.Type, file, fx.Hash)
+	origFindings, origUnjudged, err := v.judge(ctx, fx.Type, file, fx.Hash)
 	if err != nil {
 		ev.scanError = err.Error()
 	}
@@ -290,13 +299,13 @@ func evaluateStrict(ctx context.Context, v *verifiers, fx *fixture, text string,
 	}
 	ev.patchGiven = strings.TrimSpace(ev.out.Patch) != ""
 	if ev.patchGiven {
-		ev.strictPatch(ctx, v, fx, origV)
+		ev.strictPatch(ctx, v, fx, origV, len(origUnjudged))
 	}
 	ev.auditing = math.Max(0, math.Min(2, detection+ev.fixScore-ev.penalty))
 	return ev
 }
 
-func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture, origV []Violation) {
+func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture, origV []Violation, origUnjudged int) {
 	patched, kind, err := applyFixPatch(fx, ev.out.Patch)
 	ev.patchKind = kind
 	if err != nil {
@@ -306,6 +315,15 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 	}
 	ev.patchApplied = true
 	ev.changed = changedLines(fx.Content, patched)
+	patched, ev.suppressions, err = neutraliseSuppressions(fx.Type, fx.Content, patched)
+	if len(ev.suppressions) > 0 || err != nil {
+		ev.penalty += penaltySuppression
+	}
+	if err != nil {
+		ev.structError = "patch adds a scanner suppression: " + err.Error()
+		ev.penalty += penaltyDestructive
+		return
+	}
 	before, err := fx.inventory()
 	if err != nil {
 		// The original does not parse: nothing to preserve, nothing to verify.
@@ -328,10 +346,18 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 	if v.noCache {
 		ph = ""
 	}
-	post, err := v.all(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
+	post, unjudged, err := v.judge(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
 	if err != nil {
 		ev.structOK = false
 		ev.structError = "patched file fails verification: " + err.Error()
+		ev.penalty += penaltyDestructive
+		return
+	}
+	if len(unjudged) > origUnjudged {
+		// A document the verifier can no longer decode, or whose kind it no
+		// longer knows, reports nothing: that is hiding, not fixing.
+		ev.structOK = false
+		ev.structError = "patched file has documents the verifiers cannot judge: " + strings.Join(limitList(unjudged, 3), "; ")
 		ev.penalty += penaltyDestructive
 		return
 	}
@@ -459,6 +485,7 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 		"fix_score":            ev.fixScore,
 		"penalty":              ev.penalty,
 		"changed_lines":        ev.changed,
+		"suppressions_added":   len(ev.suppressions),
 		"clean":                len(ev.oracle) == 0,
 	}
 	if ev.patchKind != "" {
@@ -477,6 +504,9 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 	}
 	if len(ev.out.Problems) > 0 {
 		m["parse_problems"] = limitList(ev.out.Problems, 5)
+	}
+	if len(ev.suppressions) > 0 {
+		m["suppressions"] = limitList(ev.suppressions, 5)
 	}
 	return m
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
@@ -38,7 +39,10 @@ func takeInventory(fixtureType string, content []byte) (inventory, error) {
 		for _, b := range body.Blocks {
 			switch b.Type {
 			case "resource", "data", "module":
-				inv[b.Type+"."+strings.Join(b.Labels, ".")] = ""
+				state, disabled := instanceState(b.Body, content)
+				if !disabled {
+					inv[b.Type+"."+strings.Join(b.Labels, ".")] = state
+				}
 			}
 		}
 		return inv, nil
@@ -57,7 +61,7 @@ func takeInventory(fixtureType string, content []byte) (inventory, error) {
 		inv[obj] = ""
 		if spec := podSpec(d.Node); spec != nil {
 			for _, c := range containers(spec, true) {
-				inv[obj+"/container/"+scalarValue(mget(c, "name"))] = imageRepo(scalarValue(mget(c, "image")))
+				inv[obj+"/container/"+scalarValue(mget(c, "name"))] = "image " + imageRepo(scalarValue(mget(c, "image")))
 			}
 		}
 	}
@@ -74,11 +78,57 @@ func (inv inventory) missingFrom(other inventory) []string {
 		case !ok:
 			out = append(out, k)
 		case got != img:
-			out = append(out, fmt.Sprintf("%s (image %s -> %s)", k, img, got))
+			out = append(out, fmt.Sprintf("%s (%s -> %s)", k, orNone(img), orNone(got)))
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// instanceState reads a block's count / for_each meta-argument. A block
+// that a constant expression switches off (count = 0, for_each = {} or [])
+// is disabled: for the structure check it has been removed, however
+// quiet the scanners become. An expression that cannot be evaluated on its
+// own (it reads variables or calls functions) is kept by its source text,
+// so a patch that adds or changes one is reported as changing the block:
+// whether `count = var.enabled ? 1 : 0` deploys anything depends on values
+// the patch can also choose, and the check fails closed.
+func instanceState(body *hclsyntax.Body, src []byte) (state string, disabled bool) {
+	for _, name := range []string{"count", "for_each"} {
+		attr, ok := body.Attributes[name]
+		if !ok {
+			continue
+		}
+		v, diags := attr.Expr.Value(nil)
+		if !diags.HasErrors() && v.IsWhollyKnown() && !v.IsNull() {
+			switch {
+			case name == "count" && v.Type() == cty.Number:
+				if v.Equals(cty.Zero).True() {
+					return "", true
+				}
+				continue // a constant positive count deploys the block
+			case name == "for_each" && (v.Type().IsObjectType() || v.Type().IsMapType() || v.Type().IsSetType() || v.Type().IsTupleType() || v.Type().IsListType()):
+				if v.LengthInt() == 0 {
+					return "", true
+				}
+				continue
+			}
+		}
+		rng := attr.Expr.Range()
+		text := ""
+		if rng.Start.Byte >= 0 && rng.End.Byte <= len(src) && rng.Start.Byte <= rng.End.Byte {
+			text = strings.Join(strings.Fields(string(src[rng.Start.Byte:rng.End.Byte])), " ")
+		}
+		state += name + " = " + truncate(text, 80)
+	}
+	return state, false
 }
 
 // changedLines counts lines removed plus lines added between two texts as a

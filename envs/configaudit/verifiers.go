@@ -43,6 +43,10 @@ type cacheKey struct{ tool, hash string }
 type scanResult struct {
 	findings []verify.Finding
 	note     string // e.g. documents skipped as non-Kubernetes
+	// unjudged lists the documents kube-linter could not judge: ones that
+	// fail typed decoding (skipped) and ones of a kind or apiVersion it
+	// does not know (decoded unstructured, most checks silent).
+	unjudged []string
 	err      error
 }
 
@@ -110,6 +114,9 @@ func (v *verifiers) scanUncached(ctx context.Context, tool, fixtureType string, 
 	case tool == ToolKubeLinter && fixtureType == FixtureK8s:
 		res, err := v.kube.Lint(ctx, files)
 		r := scanResult{findings: res.Findings, err: err}
+		for _, d := range append(append([]kubelint.Invalid(nil), res.Invalid...), res.Untyped...) {
+			r.unjudged = append(r.unjudged, fmt.Sprintf("line %d: %v", d.Line, d.Err))
+		}
 		if err == nil && len(res.Invalid) > 0 {
 			r.note = fmt.Sprintf("%d document(s) skipped: not Kubernetes objects kube-linter can decode (first at line %d: %v)", len(res.Invalid), res.Invalid[0].Line, res.Invalid[0].Err)
 			if res.Objects == 0 {
@@ -155,7 +162,15 @@ func fixtureName(t string) string {
 // all runs every applicable tool; the first error is returned alongside the
 // findings of the tools that worked.
 func (v *verifiers) all(ctx context.Context, fixtureType string, f verify.File, hash string) ([]verify.Finding, error) {
+	fs, _, err := v.judge(ctx, fixtureType, f, hash)
+	return fs, err
+}
+
+// judge is all plus the documents a verifier could not judge (see
+// scanResult.unjudged).
+func (v *verifiers) judge(ctx context.Context, fixtureType string, f verify.File, hash string) ([]verify.Finding, []string, error) {
 	var out []verify.Finding
+	var unjudged []string
 	var firstErr error
 	for _, t := range toolsFor(fixtureType) {
 		r := v.scan(ctx, t, fixtureType, f, hash)
@@ -163,8 +178,9 @@ func (v *verifiers) all(ctx context.Context, fixtureType string, f verify.File, 
 			firstErr = fmt.Errorf("%s: %w", t, r.err)
 		}
 		out = append(out, r.findings...)
+		unjudged = append(unjudged, r.unjudged...)
 	}
-	return out, firstErr
+	return out, unjudged, firstErr
 }
 
 func findingViolations(fs []verify.Finding) []Violation {

@@ -136,7 +136,11 @@ type Invalid struct {
 type Result struct {
 	Findings []verify.Finding
 	Invalid  []Invalid
-	Objects  int
+	// Untyped are documents that decoded only as unstructured objects: their
+	// kind or apiVersion is not one kube-linter knows, so most checks do not
+	// apply to them and they lint (almost) clean whatever they hold.
+	Untyped []Invalid
+	Objects int
 }
 
 // Verify implements verify.Verifier: the files form one lint context. Every
@@ -168,13 +172,18 @@ func (l *Linter) Lint(ctx context.Context, files []verify.File) (res Result, err
 				continue
 			}
 			raw := bytes.TrimSpace(d.Raw)
-			objs, err := l.parseObjects(raw)
+			objs, typed, err := l.parseObjects(raw)
 			if err != nil {
 				lc.invalid = append(lc.invalid, lintcontext.InvalidObject{
 					Metadata: lintcontext.ObjectMetadata{FilePath: f.Path, Raw: raw}, LoadErr: err,
 				})
 				res.Invalid = append(res.Invalid, Invalid{File: f.Path, Line: d.Line, Err: err})
 				continue
+			}
+			if !typed && len(objs) > 0 {
+				gvk := objs[0].GetObjectKind().GroupVersionKind()
+				res.Untyped = append(res.Untyped, Invalid{File: f.Path, Line: d.Line,
+					Err: fmt.Errorf("kind %q of apiVersion %q is not a Kubernetes type kube-linter knows", gvk.Kind, gvk.GroupVersion().String())})
 			}
 			for _, o := range objs {
 				lines[o] = d.Line
@@ -216,18 +225,21 @@ func (l *Linter) Lint(ctx context.Context, files []verify.File) (res Result, err
 }
 
 // parseObjects follows kube-linter's lintcontext.parseObjects: typed decode,
-// fall back to unstructured, and expand v1.List items.
-func (l *Linter) parseObjects(data []byte) ([]k8sutil.Object, error) {
+// fall back to unstructured, and expand v1.List items. typed is false when
+// the fallback was taken.
+func (l *Linter) parseObjects(data []byte) ([]k8sutil.Object, bool, error) {
+	typed := true
 	obj, _, err := l.decoder.Decode(data, nil, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "json: cannot unmarshal") {
-			return nil, fmt.Errorf("failed to decode: %w", err)
+			return nil, false, fmt.Errorf("failed to decode: %w", err)
 		}
+		typed = false
 		dec := runtimeYaml.NewDecodingSerializer(unstructured.UnstructuredJSONScheme)
 		var uerr error
 		obj, _, uerr = dec.Decode(data, nil, obj)
 		if uerr != nil {
-			return nil, fmt.Errorf("not a Kubernetes object: %w", uerr)
+			return nil, false, fmt.Errorf("not a Kubernetes object: %w", uerr)
 		}
 	}
 	if list, ok := obj.(*v1.List); ok {
@@ -235,21 +247,21 @@ func (l *Linter) parseObjects(data []byte) ([]k8sutil.Object, error) {
 		for i, item := range list.Items {
 			o, _, err := l.decoder.Decode(item.Raw, nil, nil)
 			if err != nil {
-				return nil, fmt.Errorf("decoding item %d in the list: %w", i, err)
+				return nil, false, fmt.Errorf("decoding item %d in the list: %w", i, err)
 			}
 			k, _ := o.(k8sutil.Object)
 			if k == nil {
-				return nil, fmt.Errorf("list item %d is not a Kubernetes object", i)
+				return nil, false, fmt.Errorf("list item %d is not a Kubernetes object", i)
 			}
 			objs = append(objs, k)
 		}
-		return objs, nil
+		return objs, typed, nil
 	}
 	k, _ := obj.(k8sutil.Object)
 	if k == nil {
-		return nil, fmt.Errorf("not a Kubernetes object")
+		return nil, false, fmt.Errorf("not a Kubernetes object")
 	}
-	return []k8sutil.Object{k}, nil
+	return []k8sutil.Object{k}, typed, nil
 }
 
 // lintContext is an in-memory lintcontext.LintContext.
