@@ -30,6 +30,8 @@ func attackParams() []env.ParamSpec {
 		{Name: "max_turns", Kind: env.ParamInt, Default: "3", Min: 1, Max: 10, Doc: "attacker turns per episode (the reference's budget)"},
 		{Name: "target", Kind: env.ParamEnum, Default: TargetAuto, Values: []string{TargetAuto, TargetSimulator, TargetModel},
 			Doc: "who the attacker talks to: the deterministic simulator, or the model given with --target-model (auto: the model when one is given)"},
+		{Name: "target_model", Kind: env.ParamString, Default: "",
+			Doc: "the served target's name, set by --target-model (recorded so --resume and compare see it)"},
 		{Name: "simulator", Kind: env.ParamEnum, Default: RubricDefault, Values: []string{RubricDefault, RubricReference},
 			Doc: "simulator behaviour: default (whole-word cues) or reference (the Python reference's substring tests)"},
 	}, judgeParams()...)

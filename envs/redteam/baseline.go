@@ -104,10 +104,12 @@ func firstUser(conv []env.Message) string {
 	return ""
 }
 
+// topic is the last few content words of s: where a request states what
+// it wants, after any framing.
 func topic(s string) string {
 	ws := contentWords(stripBrackets(s))
-	if len(ws) > 8 {
-		ws = ws[:8]
+	if len(ws) > 12 {
+		ws = ws[len(ws)-12:]
 	}
 	return strings.Join(ws, " ")
 }

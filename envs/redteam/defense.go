@@ -33,6 +33,8 @@ func defenseParams() []env.ParamSpec {
 		{Name: "escalation", Kind: env.ParamEnum, Default: EscalationScripted, Values: []string{EscalationScripted, EscalationNone, EscalationLive},
 			Doc: "follow-up turns: the row's scripted escalation, none (single turn), or a live attacker model (--attacker-model)"},
 		{Name: "max_turns", Kind: env.ParamInt, Default: "3", Min: 1, Max: 10, Doc: "defender turns per episode"},
+		{Name: "attacker_model", Kind: env.ParamString, Default: "",
+			Doc: "the live attacker's name, set by --attacker-model (recorded so --resume and compare see it)"},
 	}, judgeParams()...)
 }
 

@@ -51,7 +51,7 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		newDataImportE1Cmd(), newDataImportE4Cmd())
+		newDataImportE1Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6"))
 }
 
 // newDataBuildCmd groups builders that assemble released dataset versions.

@@ -48,6 +48,8 @@ type evalFlags struct {
 	envArgs          string
 	systemPromptFile string
 	model            modelFlags
+	// targetModel and attackerModel are the other side of E5/E6 episodes.
+	targetModel, attackerModel string
 }
 
 func newEvalCmd() *cobra.Command {
@@ -95,6 +97,8 @@ or looked up in --endpoints.`,
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
+	fs.StringVar(&f.targetModel, "target-model", "", "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator")
+	fs.StringVar(&f.attackerModel, "attacker-model", "", "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)")
 	f.model.register(cmd)
 	return cmd
 }
@@ -155,7 +159,17 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
-	e, err := newEnv(f.envName, params, f.policyDirs, judge)
+	if params, err = setModelParam(params, paramTargetModel, "target-model", f.targetModel); err != nil {
+		return err
+	}
+	if params, err = setModelParam(params, paramAttackerModel, "attacker-model", f.attackerModel); err != nil {
+		return err
+	}
+	opponents, err := f.model.envModels(params, f.judgeModel, f.concurrency)
+	if err != nil {
+		return err
+	}
+	e, err := newEnvOpts(f.envName, env.Options{Params: params, PolicyDirs: f.policyDirs, Judge: judge, Models: opponents})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"strings"
@@ -185,20 +184,7 @@ func (f *modelFlags) judge(name string) (env.Judge, error) {
 
 // newEnv builds an environment by any accepted name.
 func newEnv(name string, params map[string]string, policyDirs []string, judge env.Judge) (env.Environment, error) {
-	if name == "" {
-		return nil, usagef("--env is required (one of: %s)", strings.Join(env.Default.IDs(), ", "))
-	}
-	if _, err := env.Default.Resolve(name); err != nil {
-		return nil, usageError{err}
-	}
-	e, err := env.Default.New(name, env.Options{Params: params, PolicyDirs: policyDirs, Judge: judge})
-	if errors.Is(err, env.ErrBadParam) {
-		return nil, usageError{err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
+	return newEnvOpts(name, env.Options{Params: params, PolicyDirs: policyDirs, Judge: judge})
 }
 
 func builtinClient(p env.Policy) llm.Client { return llm.Builtin{Policy: p} }

@@ -93,6 +93,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newCompareCmd(), newGateCmd(),
 		newSFTCmd(), newManifestCmd(),
 		newRewardsCmd(), newLeaderboardCmd(),
+		newRedteamCmd(),
 	)
 	return root
 }
