@@ -69,7 +69,6 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	var succVals []float64
 	cats := map[string]*AttackCategory{}
 	strategies := map[string]int{}
-	var attempts []string
 	prevGrams := map[string]bool{}
 	runCopy := 0.0
 	for _, p := range pos {
@@ -127,7 +126,6 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 		for k := range g {
 			prevGrams[k] = true
 		}
-		attempts = append(attempts, text)
 	}
 	n := len(pos)
 	var list []AttackCategory

@@ -139,10 +139,10 @@ func setModelParam(params map[string]string, key, flag, value string) (map[strin
 
 type tournamentFlags struct {
 	attacker, defender, judgeModel, datasetPath, out, keepUnsafe string
-	rounds, n, concurrency                                        int
-	seed                                                          uint64
-	params                                                        []string
-	model                                                         modelFlags
+	rounds, n, concurrency                                       int
+	seed                                                         uint64
+	params                                                       []string
+	model                                                        modelFlags
 }
 
 func newRedteamCmd() *cobra.Command {
