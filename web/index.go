@@ -9,6 +9,8 @@ import (
 	"os"
 	"sync"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/svbench/svbench/artifact"
 )
 
@@ -24,12 +26,12 @@ type rowInfo struct {
 }
 
 const (
-	flagError     = 1 << iota // the model call failed
-	flagScoreErr              // scoring failed
-	flagSolved                // the environment judged it solved
-	flagUnsolved              // the environment judged it not solved
-	flagDisagree              // a recorded reward differs from svbench's
-	flagUnreadable            // the line is not a results row
+	flagError      = 1 << iota // the model call failed
+	flagScoreErr               // scoring failed
+	flagSolved                 // the environment judged it solved
+	flagUnsolved               // the environment judged it not solved
+	flagDisagree               // a recorded reward differs from svbench's
+	flagUnreadable             // the line is not a results row
 )
 
 // fileIndex is an offset index of one results file, built once and
@@ -43,19 +45,6 @@ type fileIndex struct {
 	// end is the offset just past the last complete line indexed.
 	end  int64
 	rows []rowInfo
-}
-
-// lightRow decodes only the fields the index keeps.
-type lightRow struct {
-	Index      int      `json:"index"`
-	Rollout    int      `json:"rollout"`
-	Reward     float64  `json:"reward"`
-	Error      string   `json:"error"`
-	ScoreError string   `json:"score_error"`
-	Solved     *bool    `json:"solved"`
-	Trainer    *struct {
-		Reward *float64 `json:"recorded_reward"`
-	} `json:"trainer"`
 }
 
 // update brings the index up to date with the file and returns a snapshot
@@ -116,28 +105,51 @@ func (ix *fileIndex) add(off int64, line []byte) {
 		return
 	}
 	ri := rowInfo{off: off, n: int32(min(len(line), 1<<31-1))}
-	var r lightRow
-	if err := json.Unmarshal(line[:trimmed], &r); err != nil {
+	body := line[:trimmed]
+	// gjson reads the few fields the index keeps without decoding the
+	// whole row (transcripts dominate a row's size); ValidBytes keeps
+	// malformed lines out.
+	if !gjson.ValidBytes(body) || body[0] != '{' {
 		ri.flags = flagUnreadable
 		ri.index, ri.rollout = -1, -1
 		ix.rows = append(ix.rows, ri)
 		return
 	}
-	ri.index, ri.rollout, ri.reward = int32(r.Index), int32(r.Rollout), r.Reward
-	if r.Error != "" {
-		ri.flags |= flagError
-	}
-	if r.ScoreError != "" {
-		ri.flags |= flagScoreErr
-	}
-	if r.Solved != nil {
-		if *r.Solved {
-			ri.flags |= flagSolved
-		} else {
-			ri.flags |= flagUnsolved
+	var failed, hasRecorded bool
+	var recorded float64
+	// One pass over the top-level keys; values not needed are skipped.
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "index":
+			ri.index = int32(v.Int())
+		case "rollout":
+			ri.rollout = int32(v.Int())
+		case "reward":
+			ri.reward = v.Float()
+		case "error":
+			if v.Str != "" {
+				failed = true
+				ri.flags |= flagError
+			}
+		case "score_error":
+			if v.Str != "" {
+				ri.flags |= flagScoreErr
+			}
+		case "solved":
+			switch v.Type {
+			case gjson.True:
+				ri.flags |= flagSolved
+			case gjson.False:
+				ri.flags |= flagUnsolved
+			}
+		case "trainer":
+			if r := v.Get("recorded_reward"); r.Exists() {
+				hasRecorded, recorded = true, r.Float()
+			}
 		}
-	}
-	if r.Trainer != nil && r.Trainer.Reward != nil && r.Error == "" && abs(*r.Trainer.Reward-r.Reward) > 1e-9 {
+		return true
+	})
+	if hasRecorded && !failed && abs(recorded-ri.reward) > 1e-9 {
 		ri.flags |= flagDisagree
 	}
 	ix.rows = append(ix.rows, ri)

@@ -131,12 +131,21 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04")
 }
 
+// prettyJSON shows a value for reading: strings as themselves, anything
+// else as indented JSON. HTML is not escaped here: html/template escapes
+// the result once, and \u003c would hide what the model wrote.
 func prettyJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func optF4(p *float64) string {
@@ -676,9 +685,7 @@ func messageViews(msgs []env.Message) []MessageView {
 			args := c.Arguments
 			var js any
 			if json.Unmarshal([]byte(args), &js) == nil {
-				if b, err := json.MarshalIndent(js, "", "  "); err == nil {
-					args = string(b)
-				}
+				args = prettyJSON(js)
 			}
 			v.Calls = append(v.Calls, CallView{ID: c.ID, Name: c.Name, Args: clipText(args)})
 		}
