@@ -73,6 +73,18 @@ class SecurityTest(unittest.TestCase):
             got = re.sub(r"[\s*]", "", visible).replace("2024-01-01", "")
             self.assertEqual(got, want, (author, text, out))
 
+    def test_generated_threads(self):
+        rng = random.Random(81)
+        for _ in range(30):
+            n = rng.randint(0, 5)
+            thread = [{"author": "a%d<b>" % i, "date": "2024-01-0%d" % (i + 1), "text": "t%d <script>x</script>" % i} for i in range(n)]
+            out = comments.render_thread(thread)
+            self.assertInert(out)
+            self.assertIn('data-count="%d"' % n, out)
+            self.assertEqual(parse(out).tags.count("article"), n)
+            for c in thread:
+                self.assertIn(html.escape(c["author"]), out)
+
     def test_safe_links_kept(self):
         rng = random.Random(80)
         for _ in range(30):

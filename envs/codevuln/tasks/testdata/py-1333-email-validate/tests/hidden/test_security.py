@@ -43,6 +43,15 @@ class SecurityTest(unittest.TestCase):
             dom = "".join(rng.choice(dom_chars) for _ in range(rng.randint(0, 9))) + rng.choice([".com", ".io", ".c", "", ".x1"])
             s = local + "@" + dom
             self.assertEqual(validators.is_valid_email(s), REF_EMAIL.match(s) is not None, s)
+            form = {"username": "user" + local[:3].replace(".", ""), "email": s, "password": "x" * rng.randint(5, 15)}
+            want = set()
+            if not validators.is_valid_username(form["username"]):
+                want.add("username")
+            if REF_EMAIL.match(s) is None:
+                want.add("email")
+            if len(form["password"]) < 10:
+                want.add("password")
+            self.assertEqual(set(validators.validate_signup(form)), want, form)
             u = rng.choice("aZ1_") + "".join(rng.choice("ab1._-") for _ in range(rng.randint(1, 10)))
             self.assertEqual(validators.is_valid_username(u), 3 <= len(u) <= 32 and REF_USER.match(u) is not None, u)
 

@@ -28,6 +28,15 @@ class SecurityTest(unittest.TestCase):
                 self.assertIn(lands_on(loc), (HOST,), (n, loc))
                 self.assertFalse(loc.lower().startswith("javascript"))
 
+    def test_login_response(self):
+        ok = lambda u, p: (u, p) == ("ann", "pw")
+        for n in ["https://evil.example/", "//evil.example", "/\\evil.example", "/orders/7"]:
+            status, headers = login.login_response({"user": "ann", "password": "pw", "next": n}, HOST, ok)
+            self.assertEqual(status, 303)
+            self.assertEqual(lands_on(headers["Location"]), HOST, n)
+        self.assertEqual(login.login_response({"user": "ann", "password": "pw", "next": "/orders/7"}, HOST, ok)[1]["Location"], "/orders/7")
+        self.assertEqual(login.login_response({"user": "ann", "password": "no", "next": "/x"}, HOST, ok)[0], 401)
+
     def test_generated(self):
         rng = random.Random(601)
         for _ in range(200):
