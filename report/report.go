@@ -331,6 +331,14 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})
 		r.Markdown += fmt.Sprintf("\n## Answers only in reasoning\n\n%d row(s) ended with an empty `content` and a non-empty `reasoning_content`. Both rubrics score only `content`, as the reference does, so these rows count as no answer. This usually means the model ran out of tokens while thinking (raise `--max-tokens`) or the server's reasoning parser swallowed the answer.\n", n)
 	}
+	if md := usageSection(meta); md != "" {
+		r.Markdown += md
+		r.Summary["usage_by_model"] = meta.UsageByModel
+		if c := meta.Cost; c != nil {
+			r.Summary["cost"] = c
+			r.Headline = append(r.Headline, Stat{Name: "cost", Value: fmt.Sprintf("%s %s (prices of %s)", costCell(c.Total), c.Currency, c.PricesDate)})
+		}
+	}
 	strictProblems := slices.Clone(r.Problems)
 	r.Problems = append(r.Problems, unverifiable...)
 	if meta != nil {

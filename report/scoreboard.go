@@ -40,6 +40,11 @@ type ScoreRow struct {
 	Undefined   []string    `json:"undefined,omitempty"`
 	Order       []KeyMetric `json:"-"`
 	SummaryNote string      `json:"summary_note,omitempty"`
+	// Tokens is every token the run's model calls used (all roles); Cost
+	// and Currency price them when the run had --prices.
+	Tokens   int64    `json:"tokens,omitempty"`
+	Cost     *float64 `json:"cost,omitempty"`
+	Currency string   `json:"currency,omitempty"`
 }
 
 // Scoreboard is scoreboard.json.
@@ -159,11 +164,19 @@ func scoreRun(dir string) (*ScoreRow, error) {
 }
 
 func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
-	return &ScoreRow{
+	row := &ScoreRow{
 		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
 		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
 		Rubric: meta.Rubric, Params: meta.Params, Source: meta.Source,
 	}
+	for _, u := range meta.UsageByModel {
+		row.Tokens += u.Usage.PromptTokens + u.Usage.CompletionTokens
+	}
+	if meta.Cost != nil {
+		c := meta.Cost.Total
+		row.Cost, row.Currency = &c, meta.Cost.Currency
+	}
+	return row
 }
 
 // scoreTrainerRun ranks a trainer's run directory by re-scoring it.
@@ -339,6 +352,10 @@ func (sb *Scoreboard) Markdown() string {
 			}
 		}
 		header := []string{"#", "model", "condition", "dataset", "n", "status", "date"}
+		priced := slices.ContainsFunc(group, func(r ScoreRow) bool { return r.Cost != nil })
+		if priced {
+			header = append(header, "cost")
+		}
 		for k, c := range cols {
 			name := c.Name
 			if k == 0 {
@@ -360,6 +377,13 @@ func (sb *Scoreboard) Markdown() string {
 				date = r.Date.UTC().Format("2006-01-02 15:04")
 			}
 			cells := []string{fmt.Sprint(rank + 1), r.Model, r.Condition(), ds, fmt.Sprint(r.N), r.Status, date}
+			if priced {
+				if r.Cost != nil {
+					cells = append(cells, costCell(*r.Cost)+" "+r.Currency)
+				} else {
+					cells = append(cells, "—")
+				}
+			}
 			for _, c := range cols {
 				v, ok := r.Metrics[c.Name]
 				switch {
