@@ -48,21 +48,26 @@ func Toolchain(lang string) string {
 	return ""
 }
 
-var goCache = sync.OnceValues(func() (string, error) {
+func hostGoCache() (string, error) {
 	out, err := exec.Command("go", "env", "GOCACHE").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOCACHE: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
-})
+}
 
 // Runner bounds how many test runs execute at once: parallel cold-cache Go
 // builds on a 2-core machine otherwise starve each other past any timeout.
-type Runner struct{ sem chan struct{} }
+// It shares the host's Go build cache between runs (safe for concurrent use):
+// a cold cache rebuilds net/http and friends for every run.
+type Runner struct {
+	sem     chan struct{}
+	goCache func() (string, error)
+}
 
 // New returns a Runner executing at most parallel runs at a time (at least 1).
 func New(parallel int) *Runner {
-	return &Runner{sem: make(chan struct{}, max(parallel, 1))}
+	return &Runner{sem: make(chan struct{}, max(parallel, 1)), goCache: sync.OnceValues(hostGoCache)}
 }
 
 // Run copies src and tests into a fresh scratch directory and runs the tests
@@ -119,7 +124,7 @@ func (r *Runner) Run(ctx context.Context, lang string, src, tests map[string][]b
 		env = append(env, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0")
 		args = append([]string{"python3", "-m", "unittest", "-v"}, mods...)
 	case taskset.Go:
-		cache, err := goCache()
+		cache, err := r.goCache()
 		if err != nil {
 			return Result{}, err
 		}
