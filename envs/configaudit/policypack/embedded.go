@@ -12,7 +12,9 @@ import (
 //go:embed all:packs
 var packsFS embed.FS
 
-var embedded = sync.OnceValues(func() ([]*Pack, error) {
+var embedded = sync.OnceValues(func() ([]*Pack, error) { return loadEmbedded(loadOptions{}) })
+
+func loadEmbedded(opts loadOptions) ([]*Pack, error) {
 	entries, err := fs.ReadDir(packsFS, "packs")
 	if err != nil {
 		return nil, err
@@ -26,7 +28,7 @@ var embedded = sync.OnceValues(func() ([]*Pack, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := loadFS(context.Background(), sub, "packs/"+e.Name())
+		p, err := loadFS(context.Background(), sub, "packs/"+e.Name(), opts)
 		if err != nil {
 			return nil, fmt.Errorf("embedded policy pack %s: %w", e.Name(), err)
 		}
@@ -35,7 +37,7 @@ var embedded = sync.OnceValues(func() ([]*Pack, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out, nil
-})
+}
 
 // Embedded returns svbench's own packs, sorted by id, loaded and validated
 // once. They are part of the binary and TestEmbeddedPacksLoad holds them

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -156,7 +157,7 @@ func (p *Pack) generate(ctx context.Context, seed int64, k int) ([]Row, error) {
 	h := fnv.New64a()
 	h.Write([]byte(p.id))
 	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
-	seen := map[string]bool{}
+	seen, covered := map[string]bool{}, map[string]bool{}
 	var rows []Row
 	for _, kind := range rowKinds {
 		want := quota[kind]
@@ -165,6 +166,9 @@ func (p *Pack) generate(ctx context.Context, seed int64, k int) ([]Row, error) {
 		}
 		cands := slices.Clone(byKind[kind])
 		rng.Shuffle(len(cands), func(i, j int) { cands[i], cands[j] = cands[j], cands[i] })
+		if kind == "breaking" {
+			cands = p.coverFirst(cands, covered)
+		}
 		// Each candidate combo is tried with fresh variable assignments
 		// until the quota is met; combos whose edits collide are dropped.
 		nAssign := g.assignments()
@@ -174,8 +178,8 @@ func (p *Pack) generate(ctx context.Context, seed int64, k int) ([]Row, error) {
 			if len(cands) == 0 || tries >= 4*capacity+64 {
 				return nil, fmt.Errorf("only %d distinct %s rows could be drawn, %d wanted; lower n or add bases, mutations or variable values", got, kind, want)
 			}
-			tries++
 			ci := tries % len(cands)
+			tries++
 			c := cands[ci]
 			a := g.assignment(rng.IntN(nAssign))
 			row, ok, err := p.buildRow(ctx, c, a, seed)
@@ -190,11 +194,47 @@ func (p *Pack) generate(ctx context.Context, seed int64, k int) ([]Row, error) {
 				continue
 			}
 			seen[row.ID] = true
+			for _, e := range row.Labels.Expected {
+				covered[e.ID] = true
+			}
 			rows = append(rows, row)
 			got++
 		}
 	}
 	return rows, nil
+}
+
+// coverFirst moves to the front, in clause order, one candidate breaking
+// each clause not yet covered, so even a small draw violates every clause
+// somewhere when it can.
+func (p *Pack) coverFirst(cands []combo, covered map[string]bool) []combo {
+	covered = maps.Clone(covered)
+	var front, rest []combo
+	used := make([]bool, len(cands))
+	for _, c := range p.clauses {
+		if covered[c.ID] {
+			continue
+		}
+		for i, cand := range cands {
+			if used[i] || !slices.ContainsFunc(cand.mutations, func(m string) bool { return slices.Contains(p.gen.mutation(m).Breaks, c.ID) }) {
+				continue
+			}
+			used[i] = true
+			front = append(front, cand)
+			for _, m := range cand.mutations {
+				for _, b := range p.gen.mutation(m).Breaks {
+					covered[b] = true
+				}
+			}
+			break
+		}
+	}
+	for i, cand := range cands {
+		if !used[i] {
+			rest = append(rest, cand)
+		}
+	}
+	return append(front, rest...)
 }
 
 // buildRow renders a combo; ok is false when its edits do not compose.
