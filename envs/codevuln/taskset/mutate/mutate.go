@@ -1,4 +1,4 @@
-// Package mutate synthesises E3 tasks: a clean (secure) Python function
+// Package mutate synthesises E3 tasks: a clean (secure) Python or Go
 // template is instantiated with seeded names, and a CWE-specific mutation
 // turns it into the vulnerable variant the model must repair. The clean code
 // is the reference fix; behavioural and security tests come with each
@@ -27,6 +27,7 @@ var templateFS embed.FS
 // Mutation describes one way of making clean code vulnerable.
 type Mutation struct {
 	Key         string // template directory, e.g. "sqli"
+	Language    string // taskset.Python (default) or taskset.Go
 	CWE         string
 	Severity    string
 	Difficulty  string
@@ -83,6 +84,16 @@ var Mutations = []Mutation{
 		Description: "[[.File]] validates URL slugs: is_valid_[[.Entity]]_slug(s) accepts lower-case words of letters and digits joined by single dashes. A security report says a crafted slug makes validation take minutes. Make validation run in linear time while accepting exactly the same slugs.",
 		File:        "[[.Entity]]_slugs.py",
 		API:         []string{"is_valid_[[.Entity]]_slug(s)"}},
+	{Key: "gorand", Language: taskset.Go, CWE: "CWE-338", Severity: "high", Difficulty: "easy",
+		Title:       "Weak PRNG for [[.Entity]] share tokens",
+		Description: "[[.File]] (package [[.Entity]]) creates tokens for [[.Entity]] sharing links: NewToken(n) returns n characters of Alphabet. A security report says tokens can be predicted by an attacker who knows roughly when the service started. Fix token generation without changing the format.",
+		File:        "tokens.go",
+		API:         []string{"func NewToken(n int) string"}},
+	{Key: "goxss", Language: taskset.Go, CWE: "CWE-79", Severity: "high", Difficulty: "easy",
+		Title:       "Cross-site scripting in Go [[.Entity]] cards",
+		Description: "[[.File]] (package [[.Entity]]) renders user-submitted [[.Entity]] cards: RenderCard(w, item) writes the title and a link. A security report says users can inject script through the title or link. Fix the rendering so user data can never create markup or script URLs, keeping the card's structure.",
+		File:        "cards.go",
+		API:         []string{"func RenderCard(w io.Writer, it Item) error"}},
 }
 
 var (
@@ -138,9 +149,16 @@ func Generate(seed uint64, n int) ([]taskset.Task, error) {
 // instantiate builds the task for mutation m with names p; suffix makes the id unique.
 func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 	p.Table = p.Entity + "s"
-	p.Module = p.Entity + "_" + strings.TrimSuffix(strings.SplitN(m.File, "_", 2)[1], ".py")
-	p.File = p.Module + ".py"
 	p.Title = strings.ToUpper(p.Entity[:1]) + p.Entity[1:]
+	lang := m.Language
+	if lang == "" {
+		lang = taskset.Python
+	}
+	names := map[string][4]string{
+		taskset.Python: {"clean.py", "test_behaviour.py", "test_security.py", "py"},
+		// .tmpl: the templates must not look like Go files to the go tool or gofmt.
+		taskset.Go: {"clean.go.tmpl", "behaviour_test.go.tmpl", "security_test.go.tmpl", "go"},
+	}[lang]
 	render := func(name, text string) (string, error) {
 		tmpl, err := template.New(name).Delims("[[", "]]").Option("missingkey=error").Parse(text)
 		if err != nil {
@@ -152,6 +170,12 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 		}
 		return buf.String(), nil
 	}
+	file, err := render("file", m.File)
+	if err != nil {
+		return taskset.Task{}, err
+	}
+	p.File = file
+	p.Module = strings.TrimSuffix(file, ".py")
 	read := func(file string) (string, error) {
 		b, err := templateFS.ReadFile(path.Join("templates", m.Key, file))
 		if err != nil {
@@ -159,7 +183,7 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 		}
 		return render(m.Key+"/"+file, string(b))
 	}
-	clean, err := read("clean.py")
+	clean, err := read(names[0])
 	if err != nil {
 		return taskset.Task{}, err
 	}
@@ -171,11 +195,11 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 	if err != nil {
 		return taskset.Task{}, fmt.Errorf("mutate: %s: %w", m.Key, err)
 	}
-	visible, err := read("test_behaviour.py")
+	visible, err := read(names[1])
 	if err != nil {
 		return taskset.Task{}, err
 	}
-	hidden, err := read("test_security.py")
+	hidden, err := read(names[2])
 	if err != nil {
 		return taskset.Task{}, err
 	}
@@ -200,9 +224,9 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 		cweNum = strings.Repeat("0", 3-len(cweNum)) + cweNum
 	}
 	t := taskset.Task{
-		ID:          fmt.Sprintf("py-%s-gen-%s-%s", cweNum, m.Key, suffix),
+		ID:          fmt.Sprintf("%s-%s-gen-%s-%s", names[3], cweNum, m.Key, suffix),
 		Title:       title,
-		Language:    taskset.Python,
+		Language:    lang,
 		CWE:         m.CWE,
 		Severity:    m.Severity,
 		Description: desc,
@@ -212,8 +236,8 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 		Source:      fmt.Sprintf("mutate:%s entity=%s field=%s host=%s seed=%d", m.Key, p.Entity, p.Field, p.Host, p.Seed),
 		Src:         map[string][]byte{p.File: []byte(vulnerable)},
 		Fix:         map[string][]byte{p.File: []byte(clean)},
-		Visible:     map[string][]byte{"test_behaviour.py": []byte(visible)},
-		Hidden:      map[string][]byte{"test_security.py": []byte(hidden)},
+		Visible:     map[string][]byte{strings.TrimSuffix(names[1], ".tmpl"): []byte(visible)},
+		Hidden:      map[string][]byte{strings.TrimSuffix(names[2], ".tmpl"): []byte(hidden)},
 	}
 	if err := taskset.Validate(&t); err != nil {
 		return taskset.Task{}, fmt.Errorf("mutate: generated an invalid task: %w", err)

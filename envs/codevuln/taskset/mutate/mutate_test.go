@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"context"
+	"go/format"
 	"os"
 	"reflect"
 	"runtime"
@@ -16,9 +17,6 @@ import (
 // mutation kind: the mutated code passes the behavioural tests and fails the
 // security tests, the clean template passes both.
 func TestGeneratedContract(t *testing.T) {
-	if msg := trustedrun.Toolchain(taskset.Python); msg != "" {
-		t.Skip(msg)
-	}
 	tasks, err := Generate(20260523, len(Mutations))
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +25,9 @@ func TestGeneratedContract(t *testing.T) {
 	for _, task := range tasks {
 		t.Run(task.ID, func(t *testing.T) {
 			t.Parallel()
+			if msg := trustedrun.Toolchain(task.Language); msg != "" {
+				t.Skip(msg)
+			}
 			if err := runner.Contract(context.Background(), task); err != nil {
 				t.Fatal(err)
 			}
@@ -58,12 +59,23 @@ func TestGenerateCoverageAndDeterminism(t *testing.T) {
 		if string(task.Src[task.Files[0]]) == string(task.Fix[task.Files[0]]) {
 			t.Errorf("%s: vulnerable and fixed code are identical", task.ID)
 		}
+		if task.Language == taskset.Go {
+			for name, body := range map[string][]byte{"src": task.Src[task.Files[0]], "fix": task.Fix[task.Files[0]], "visible": task.Visible["behaviour_test.go"], "hidden": task.Hidden["security_test.go"]} {
+				if formatted, err := format.Source(body); err != nil || string(formatted) != string(body) {
+					t.Errorf("%s: generated %s Go code is not gofmt-formatted (%v)", task.ID, name, err)
+				}
+			}
+		}
 		if !strings.HasPrefix(task.Source, "mutate:") {
 			t.Errorf("%s: source %q", task.ID, task.Source)
 		}
 	}
-	if len(cwes) != len(Mutations) {
-		t.Errorf("%d CWEs covered, want %d", len(cwes), len(Mutations))
+	want := map[string]bool{}
+	for _, m := range Mutations {
+		want[m.CWE] = true
+	}
+	if !reflect.DeepEqual(cwes, want) {
+		t.Errorf("CWEs covered %v, want %v", cwes, want)
 	}
 	if _, err := Generate(1, -1); err == nil {
 		t.Error("negative n accepted")
