@@ -51,42 +51,14 @@ func Load(path string, weights map[string]float64) (*Loaded, error) {
 		return nil, err
 	}
 	var rows []compact
-	var rowWeights map[string]float64
-	skipped := 0
 	ld := &Loaded{GroupedBy: "example"}
 	if trainer {
 		ld.GroupedBy = "step+problem_id"
-		err = eachTrainerRow(path, func(line int, r *ingest.Row) {
-			if len(r.Trainer.Components) == 0 || r.Trainer.Reward == nil {
-				skipped++
-				return
-			}
-			key := r.Trainer.ProblemID
-			if key == "" {
-				key = "line " + strconv.Itoa(line)
-			}
-			if r.Trainer.Step != nil {
-				key = strconv.FormatInt(*r.Trainer.Step, 10) + "/" + key
-			}
-			rows = append(rows, compact{group: key, comps: r.Trainer.Components, reward: *r.Trainer.Reward, recorded: r.Trainer.Advantage})
-		})
-	} else {
-		err = artifact.EachResult(path, func(r *artifact.Result) error {
-			if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" || len(r.Components) == 0 {
-				skipped++
-				return nil
-			}
-			if rowWeights == nil && len(r.Weights) > 0 {
-				rowWeights = r.Weights
-			}
-			var rec *float64
-			if r.Trainer != nil {
-				rec = r.Trainer.Advantage
-			}
-			rows = append(rows, compact{group: strconv.Itoa(r.Index), comps: r.Components, reward: r.Reward, recorded: rec})
-			return nil
-		})
 	}
+	rowWeights, skipped, err := eachCompact(path, trainer, func(c compact) error {
+		rows = append(rows, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +104,51 @@ func Load(path string, weights map[string]float64) (*Loaded, error) {
 	}
 	ld.Input = in
 	return ld, nil
+}
+
+// eachCompact streams a results file's rows that carry components, reduced
+// to what analysis keeps, and returns the first weights a row recorded and
+// how many rows had no components.
+func eachCompact(path string, trainer bool, fn func(compact) error) (rowWeights map[string]float64, skipped int, err error) {
+	if trainer {
+		var ferr error
+		err = eachTrainerRow(path, func(line int, r *ingest.Row) {
+			if ferr != nil {
+				return
+			}
+			if len(r.Trainer.Components) == 0 || r.Trainer.Reward == nil {
+				skipped++
+				return
+			}
+			key := r.Trainer.ProblemID
+			if key == "" {
+				key = "line " + strconv.Itoa(line)
+			}
+			if r.Trainer.Step != nil {
+				key = strconv.FormatInt(*r.Trainer.Step, 10) + "/" + key
+			}
+			ferr = fn(compact{group: key, comps: r.Trainer.Components, reward: *r.Trainer.Reward, recorded: r.Trainer.Advantage})
+		})
+		if err == nil {
+			err = ferr
+		}
+		return nil, skipped, err
+	}
+	err = artifact.EachResult(path, func(r *artifact.Result) error {
+		if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" || len(r.Components) == 0 {
+			skipped++
+			return nil
+		}
+		if rowWeights == nil && len(r.Weights) > 0 {
+			rowWeights = r.Weights
+		}
+		var rec *float64
+		if r.Trainer != nil {
+			rec = r.Trainer.Advantage
+		}
+		return fn(compact{group: strconv.Itoa(r.Index), comps: r.Components, reward: r.Reward, recorded: rec})
+	})
+	return rowWeights, skipped, err
 }
 
 func componentNames(rows []compact) []string {

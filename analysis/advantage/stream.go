@@ -2,8 +2,13 @@ package advantage
 
 import (
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"math"
 	"slices"
+
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/ingest"
 )
 
 // Source yields a batch's groups in a fixed order, one at a time; it must
@@ -273,4 +278,105 @@ func groupAdvantages(g Group, z [][]float64, w []float64, gm, gsd float64, buf m
 		}
 	}
 	return buf
+}
+
+// LoadStream prepares a streamed analysis of a run directory or results
+// file (svbench's or a trainer's) without keeping its rows: one pass learns
+// the component names, the weights and checks that every group's rows are
+// consecutive (a trainer writes a step's problems that way); the returned
+// Source re-reads the file for each of AnalyseStream's passes. Weights come
+// from weights or the rows; fitting them needs every row in memory, so it
+// is refused here (use Load).
+func LoadStream(path string, weights map[string]float64) (*Loaded, Source, error) {
+	path = artifact.ResultsPath(path)
+	trainer, err := ingest.IsTrainerFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ld := &Loaded{GroupedBy: "example"}
+	if trainer {
+		ld.GroupedBy = "step+problem_id"
+	}
+	seen := map[string]bool{}
+	done := map[uint64]struct{}{} // hashes of finished groups: a few bytes per group
+	cur, rows := "", 0
+	var regroup string
+	rowWeights, skipped, err := eachCompact(path, trainer, func(c compact) error {
+		rows++
+		for k := range c.comps {
+			seen[k] = true
+		}
+		if rows > 1 && c.group != cur {
+			done[keyHash(cur)] = struct{}{}
+			if _, again := done[keyHash(c.group)]; again && regroup == "" {
+				regroup = c.group
+			}
+		}
+		cur = c.group
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if rows == 0 {
+		return nil, nil, fmt.Errorf("%s: no row carries reward components (%d rows skipped: errors or unverifiable)", path, skipped)
+	}
+	if regroup != "" {
+		return nil, nil, fmt.Errorf("%s: the rows of group %q are not consecutive (it reappears after other groups), so the file cannot be streamed: sort it by group, or analyse it in memory (without --stream)", path, regroup)
+	}
+	ld.Skipped = skipped
+	names := slices.Sorted(maps.Keys(seen))
+	switch {
+	case weights != nil:
+		ld.WeightsFrom = "flag"
+	case rowWeights != nil:
+		weights, ld.WeightsFrom = rowWeights, "rows"
+	default:
+		return nil, nil, fmt.Errorf("%s: the rows record no weights; pass --weights name=w,… (fitting them from the recorded rewards needs every row in memory: drop --stream)", path)
+	}
+	in := &Input{Names: names}
+	for _, n := range names {
+		w, ok := weights[n]
+		if !ok {
+			return nil, nil, fmt.Errorf("no weight for component %q (weights known: %v); pass --weights", n, slices.Sorted(maps.Keys(weights)))
+		}
+		in.Weights = append(in.Weights, w)
+	}
+	ld.Input = in
+	src := func(yield func(Group) error) error {
+		var g Group
+		flush := func() error {
+			if len(g.Rollouts) == 0 {
+				return nil
+			}
+			err := yield(g)
+			g = Group{}
+			return err
+		}
+		_, _, err := eachCompact(path, trainer, func(c compact) error {
+			if c.group != g.Key {
+				if err := flush(); err != nil {
+					return err
+				}
+				g.Key = c.group
+			}
+			comps := make([]float64, len(names))
+			for k, n := range names {
+				comps[k] = c.comps[n]
+			}
+			g.Rollouts = append(g.Rollouts, Rollout{Components: comps, Recorded: c.recorded})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return flush()
+	}
+	return ld, src, nil
+}
+
+func keyHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }

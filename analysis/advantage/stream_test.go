@@ -1,12 +1,17 @@
 package advantage
 
 import (
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/artifact"
 )
 
 func sliceSource(groups []Group) Source {
@@ -85,5 +90,75 @@ func TestAnalyseStreamBadInput(t *testing.T) {
 	failing := func(func(Group) error) error { return boom }
 	if _, err := AnalyseStream(names, w, failing); !errors.Is(err, boom) {
 		t.Errorf("source error: %v", err)
+	}
+}
+
+// writeResults writes svbench results rows: order lists (example index,
+// rollout) pairs in file order.
+func writeResults(t *testing.T, order [][2]int, withWeights bool) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(4, 4))
+	var b []byte
+	for _, o := range order {
+		r := artifact.Result{Index: o[0], Rollout: o[1], FinalText: "x", Components: map[string]float64{
+			"accuracy": float64(rng.IntN(2)), "format": float64(rng.IntN(2)), "calibration": rng.Float64()}}
+		if withWeights {
+			r.Weights = map[string]float64{"accuracy": 1, "format": 0.1, "calibration": 0.2}
+		}
+		r.Reward = r.Components["accuracy"] + 0.1*r.Components["format"] + 0.2*r.Components["calibration"]
+		line, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	p := filepath.Join(t.TempDir(), artifact.ResultsFile)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadStreamMatchesLoad(t *testing.T) {
+	var grouped [][2]int
+	for ex := range 40 {
+		for r := range 1 + ex%4 {
+			grouped = append(grouped, [2]int{ex, r})
+		}
+	}
+	path := writeResults(t, grouped, true)
+	ld, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Analyse(ld.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sld, src, err := LoadStream(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AnalyseStream(sld.Input.Names, sld.Input.Weights, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || sld.WeightsFrom != "rows" || sld.GroupedBy != ld.GroupedBy {
+		t.Errorf("streamed file differs:\n%+v\n%+v", got, want)
+	}
+
+	interleaved := writeResults(t, [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}}, true)
+	if _, _, err := LoadStream(interleaved, nil); err == nil || !strings.Contains(err.Error(), "not consecutive") {
+		t.Errorf("interleaved groups: %v", err)
+	}
+	noWeights := writeResults(t, grouped, false)
+	if _, _, err := LoadStream(noWeights, nil); err == nil || !strings.Contains(err.Error(), "--weights") {
+		t.Errorf("no weights: %v", err)
+	}
+	if _, _, err := LoadStream(noWeights, map[string]float64{"accuracy": 1, "format": 0.1, "calibration": 0.2}); err != nil {
+		t.Errorf("weights by flag: %v", err)
+	}
+	if _, _, err := LoadStream(filepath.Join(t.TempDir(), "missing.jsonl"), nil); err == nil {
+		t.Error("missing file accepted")
 	}
 }

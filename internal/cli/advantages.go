@@ -13,6 +13,7 @@ import (
 
 func newAdvantagesCmd() *cobra.Command {
 	var weights, out string
+	var stream bool
 	cmd := &cobra.Command{
 		Use:   "advantages RUN",
 		Short: "Compare GRPO, per-component and GDPO-style advantages on a run's multi-component rewards",
@@ -34,11 +35,22 @@ or a least-squares fit of the recorded rewards. Writes advantages.json and advan
 			if _, err := os.Stat(args[0]); err != nil {
 				return usagef("advantages: %v", err)
 			}
-			ld, err := advantage.Load(args[0], w)
-			if err != nil {
-				return err
+			var (
+				ld  *advantage.Loaded
+				rep *advantage.Report
+			)
+			if stream {
+				var src advantage.Source
+				if ld, src, err = advantage.LoadStream(args[0], w); err != nil {
+					return err
+				}
+				rep, err = advantage.AnalyseStream(ld.Input.Names, ld.Input.Weights, src)
+			} else {
+				if ld, err = advantage.Load(args[0], w); err != nil {
+					return err
+				}
+				rep, err = advantage.Analyse(ld.Input)
 			}
-			rep, err := advantage.Analyse(ld.Input)
 			if err != nil {
 				return err
 			}
@@ -67,5 +79,6 @@ or a least-squares fit of the recorded rewards. Writes advantages.json and advan
 	}
 	cmd.Flags().StringVar(&weights, "weights", "", "component weights name=w,… (default: recorded in the rows, else fitted)")
 	cmd.Flags().StringVar(&out, "out", "", "output directory (default: the run's)")
+	cmd.Flags().BoolVar(&stream, "stream", false, "read the rows group by group instead of holding them (same figures, a fraction of the memory); needs each group's rows consecutive and weights in the rows or --weights")
 	return cmd
 }

@@ -68,3 +68,25 @@ func TestAdvantagesCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestAdvantagesStream: --stream writes the same advantages.json as the
+// in-memory analysis of the same rows and weights.
+func TestAdvantagesStream(t *testing.T) {
+	w := "accuracy=1,asymmetric_cost=0.5,calibration=0.2,format=0.1"
+	memOut, streamOut := t.TempDir(), t.TempDir()
+	in := filepath.Join("testdata", "trainer", "e1")
+	if code, _, stderr := runCLI(t, "advantages", in, "--weights", w, "--out", memOut); code != 0 {
+		t.Fatalf("in memory: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "advantages", in, "--weights", w, "--stream", "--out", streamOut); code != 0 {
+		t.Fatalf("stream: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(memOut, "advantages.json"))
+	b, _ := os.ReadFile(filepath.Join(streamOut, "advantages.json"))
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("streamed report differs:\n%s\n---\n%s", b, a)
+	}
+	if code, _, stderr := runCLI(t, "advantages", in, "--stream", "--out", t.TempDir()); code == 0 || !strings.Contains(stderr, "--weights") {
+		t.Errorf("stream without weights: exit %d %s", code, stderr)
+	}
+}
