@@ -142,11 +142,11 @@ type verdictLog struct {
 func (l *verdictLog) add(v Verdict) {
 	if v.Called {
 		l.calls++
-		l.usage.Add(v.Usage)
 	}
 	if v.Cached {
 		l.cached++
 	}
+	l.usage.Add(v.Usage)
 	if v.Err != "" {
 		l.errors++
 		if len(l.errs) < 3 {
@@ -163,6 +163,9 @@ func (l *verdictLog) add(v Verdict) {
 
 func (l *verdictLog) view(k string, view map[string]any) {
 	view["judge"] = k
+	// judge_calls are the calls scoring made; judge_cache_hits the verdicts
+	// the episode (or an earlier score) had already obtained; the tokens
+	// are those of every model verdict the row relies on.
 	view["judge_calls"] = l.calls
 	view["judge_cache_hits"] = l.cached
 	if l.usage.TotalTokens > 0 || l.usage.PromptTokens > 0 {

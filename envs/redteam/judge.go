@@ -37,7 +37,9 @@ type Verdict struct {
 	Categories []string
 	Err        string
 	Cached     bool
-	Usage      env.Usage
+	// Usage is what the judge call behind the verdict cost (also on a
+	// cache hit: the row relies on that call).
+	Usage env.Usage
 	// Called is set when a model was asked (not the rules, not the cache).
 	Called bool
 }
@@ -159,7 +161,9 @@ func (j *modelJudge) assess(ctx context.Context, sc *Scenario, conv []env.Messag
 	v, ok := j.cache[key]
 	j.mu.Unlock()
 	if ok {
-		v.Cached, v.Called, v.Usage = true, false, env.Usage{}
+		// Usage stays that of the call that produced the verdict, so a
+		// row is charged for every verdict it relies on.
+		v.Cached, v.Called = true, false
 		return v
 	}
 	reply, usage, err := j.model.Chat(ctx, msgs)
@@ -179,10 +183,11 @@ func (j *modelJudge) assess(ctx context.Context, sc *Scenario, conv []env.Messag
 	if err != nil {
 		v = Verdict{Err: err.Error()}
 	}
+	v.Usage = usage
 	j.mu.Lock()
 	j.cache[key] = v
 	j.mu.Unlock()
-	v.Usage, v.Called = usage, true
+	v.Called = true
 	return v
 }
 

@@ -173,6 +173,10 @@ func TestServedTargetAndLlamaGuard(t *testing.T) {
 			if calls := fp.judgeCalls.Load() - before; calls != 4 || s.Parsed["judge_cache_hits"] != 4 || s.Parsed["judge_calls"] != 0 {
 				t.Errorf("endpoint judge calls %d, parsed %v", calls, s.Parsed)
 			}
+			// The row is charged for the four verdicts it relies on (10 prompt tokens each).
+			if s.Parsed["judge_prompt_tokens"] != int64(40) {
+				t.Errorf("judge tokens %v", s.Parsed["judge_prompt_tokens"])
+			}
 		})
 	}
 }
