@@ -3,6 +3,8 @@ package profile
 import (
 	"html"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -144,5 +146,29 @@ func TestGenerated(t *testing.T) {
 				t.Fatalf("homepage %q rendered as %v", p.Homepage, m)
 			}
 		}
+	}
+}
+
+func TestHandlerEscapes(t *testing.T) {
+	profiles := map[string]Profile{
+		"u1": {ID: "u1", Name: "<script>alert(1)</script>", Bio: "<img src=x onerror=alert(1)>"},
+		"u2": {ID: "u2", Name: "Plain Name", Bio: "fine"},
+	}
+	h := Handler(func(id string) (Profile, bool) { p, ok := profiles[id]; return p, ok })
+	for id, p := range profiles {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?id="+id, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s = %d", id, rec.Code)
+		}
+		checkTags(t, rec.Body.String())
+		if got := text(t, h1Re, rec.Body.String()); len(got) != 1 || got[0] != p.Name {
+			t.Fatalf("GET %s: name rendered as %q", id, got)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/?id=nobody", nil))
+	if rec.Code != http.StatusNotFound {
+		t.Fatalf("unknown id = %d", rec.Code)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"go/parser"
 	"go/token"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -121,6 +123,37 @@ func TestGenerated(t *testing.T) {
 			if _, ok := s.Authenticate("Bearer " + k.id + "." + other.secret); ok {
 				t.Fatal("another key's secret accepted")
 			}
+		}
+	}
+}
+
+func TestMiddlewareGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(208, 20))
+	s := NewStore()
+	s.Add("kA", "alpha-secret-1", "acme")
+	s.Add("kB", "beta-secret-22", "globex")
+	h := Middleware(s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(Owner(r.Context()))) }))
+	cases := map[string]string{"Bearer kA.alpha-secret-1": "acme", "Bearer kB.beta-secret-22": "globex", "Bearer kA.beta-secret-22": "", "": "", "Bearer kB.": ""}
+	for i := 0; i < 20; i++ {
+		b := []byte("alpha-secret-1")
+		b[rng.IntN(len(b))] ^= 1
+		cases["Bearer kA."+string(b)] = ""
+	}
+	for header, owner := range cases {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if owner == "" {
+			if rec.Code != http.StatusUnauthorized {
+				t.Errorf("%q: status %d", header, rec.Code)
+			}
+			continue
+		}
+		if rec.Code != 200 || rec.Body.String() != owner {
+			t.Errorf("%q: %d %q, want owner %q", header, rec.Code, rec.Body.String(), owner)
 		}
 	}
 }

@@ -61,6 +61,19 @@ func TestGeneratedProperties(t *testing.T) {
 			t.Fatalf("Lookup(%q) = %q %v", id, u, ok)
 		}
 	}
+	// Logging out ends exactly the deleted sessions.
+	deleted := map[string]bool{}
+	for id := range seen {
+		if rng.IntN(4) == 0 {
+			m.Delete(id)
+			deleted[id] = true
+		}
+	}
+	for id, user := range seen {
+		if u, ok := m.Lookup(id); ok == deleted[id] || ok && u != user {
+			t.Fatalf("after Delete: Lookup(%q) = %q %v, deleted=%v", id, u, ok, deleted[id])
+		}
+	}
 	now = now.Add(time.Minute)
 	for id := range seen {
 		if _, ok := m.Lookup(id); ok {
