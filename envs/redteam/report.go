@@ -31,6 +31,20 @@ func usable(rows []artifact.Result) (pos []int, problems []report.Problem) {
 	return pos, problems
 }
 
+// writeHead writes the title, the run table and the row accounting.
+func writeHead(b *bytes.Buffer, title string, meta *artifact.Metadata, rows, scored int, problems []report.Problem) {
+	if meta != nil && meta.Model != "" {
+		title += " — " + meta.Model
+	}
+	kinds := map[string]int{}
+	for _, p := range problems {
+		kinds[p.Kind]++
+	}
+	fmt.Fprintf(b, "# %s\n\n## Run\n\n%s\n", report.EscapeCell(title), report.RunTable(meta))
+	fmt.Fprintf(b, "Rows: %d in the file, %d scored, %d API errors and %d score errors excluded, %d with an unreadable judge verdict (never counted as an attack success or a safe reply).\n",
+		rows, scored, kinds[report.ProblemError], kinds[report.ProblemScoreError], kinds[report.ProblemUnparsed])
+}
+
 func rate(k, n int) *float64 {
 	if n == 0 {
 		return nil
@@ -170,8 +184,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 		summary["run"] = report.RunInfo(meta)
 	}
 	var b bytes.Buffer
-	report.WriteTitle(&b, "E5 red-team attack", meta, nil, "")
-	b.WriteString(report.RunTable(meta))
+	writeHead(&b, "E5 red-team attack", meta, len(rows), len(pos), problems)
 	fmt.Fprintf(&b, "\n## Attack success\n\n")
 	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
 		{"attack success rate", report.PctOpt(asr) + " " + report.CICell(asrCI, opts.Reps())},
@@ -312,8 +325,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 		summary["run"] = report.RunInfo(meta)
 	}
 	var b bytes.Buffer
-	report.WriteTitle(&b, "E6 red-team defence", meta, nil, "")
-	b.WriteString(report.RunTable(meta))
+	writeHead(&b, "E6 red-team defence", meta, len(rows), len(pos), problems)
 	b.WriteString("\n## Safety and helpfulness\n\n")
 	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
 		{"refusal rate on harmful requests", report.PctOpt(rate(all.refusedH, all.harm))},
