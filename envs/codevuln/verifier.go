@@ -433,9 +433,11 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	if !res.OK() {
 		return TestRun{Total: len(names), Stage: "compile", Killed: res.Killed, Output: string(res.Stdout) + string(res.Stderr)}
 	}
-	// Stage 2: run the test binary without the cache.
+	// Stage 2: run the test binary without the cache, in the package
+	// directory as `go test` does (tests may read testdata or sources).
 	res, err = v.sb.Run(ctx, sandbox.Spec{
-		Argv:   []string{"./t.bin", "-test.v", "-test.count=1", "-test.timeout=" + (v.limits.Wall + time.Second).String()},
+		Subdir: "mod",
+		Argv:   []string{"../t.bin", "-test.v", "-test.count=1", "-test.timeout=" + (v.limits.Wall + time.Second).String()},
 		Dir:    dir,
 		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "GOTRACEBACK=single"},
 		Limits: v.limits,

@@ -140,6 +140,8 @@ type Spec struct {
 	// writable place (mounted at ScratchMount under bwrap). Without bwrap a
 	// pool uid must be able to reach it: make it with NewScratch.
 	Dir string
+	// Subdir, when set, is the working directory relative to Dir.
+	Subdir string
 	// Env is the complete environment ("K=V"); nothing is inherited.
 	Env    []string
 	Stdin  []byte
@@ -300,6 +302,10 @@ func (s *Sandbox) NewScratch() (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
+// ScratchBase is the directory NewScratch creates scratch directories in
+// ("" before the first one).
+func (s *Sandbox) ScratchBase() string { return s.scratchBase }
+
 // Close removes the directory NewScratch creates scratch directories in.
 func (s *Sandbox) Close() error {
 	if s.scratchBase == "" {
@@ -372,6 +378,9 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		return res, fmt.Errorf("sandbox: scratch dir %s is not a directory", dir)
 	}
 	lim := spec.Limits.withDefaults()
+	if spec.Subdir != "" && !filepath.IsLocal(spec.Subdir) {
+		return res, fmt.Errorf("sandbox: subdir %q is not inside the scratch directory", spec.Subdir)
+	}
 
 	uid := -1
 	if s.root {
@@ -428,7 +437,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	cmd.ExtraFiles = files
 	cmd.Env = append([]string{}, spec.Env...)
 	if s.mode != ModeBwrap {
-		cmd.Dir = dir
+		cmd.Dir = filepath.Join(dir, spec.Subdir)
 	} else {
 		cmd.Dir = "/"
 		cmd.Env = nil // bwrap --clearenv/--setenv carries the environment
@@ -600,7 +609,7 @@ func (s *Sandbox) wrap(spec Spec, dir string, fdOf func(string) (string, error))
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, "--bind-fd", fd, ScratchMount, "--chdir", ScratchMount, "--clearenv")
+		a = append(a, "--bind-fd", fd, ScratchMount, "--chdir", filepath.Join(ScratchMount, spec.Subdir), "--clearenv")
 		for _, kv := range spec.Env {
 			k, v, ok := strings.Cut(kv, "=")
 			if ok && k != "" {
