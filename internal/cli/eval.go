@@ -50,6 +50,7 @@ type evalFlags struct {
 	model            modelFlags
 	// targetModel and attackerModel are the other side of E5/E6 episodes.
 	targetModel, attackerModel string
+	keepUnsafe                 string
 }
 
 func newEvalCmd() *cobra.Command {
@@ -98,6 +99,7 @@ or looked up in --endpoints.`,
 	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
 	fs.StringVar(&f.targetModel, "target-model", "", "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator")
+	fs.StringVar(&f.keepUnsafe, "keep-unsafe", "", "E5/E6: append the raw text of messages judged unsafe to this file (mode 0600); by default it is redacted everywhere and never written")
 	fs.StringVar(&f.attackerModel, "attacker-model", "", "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)")
 	f.model.register(cmd)
 	return cmd
@@ -163,6 +165,9 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		return err
 	}
 	if params, err = setModelParam(params, paramAttackerModel, "attacker-model", f.attackerModel); err != nil {
+		return err
+	}
+	if params, err = setModelParam(params, "keep_unsafe", "keep-unsafe", cleanPath(f.keepUnsafe)); err != nil {
 		return err
 	}
 	opponents, err := f.model.envModels(params, f.judgeModel, f.concurrency)

@@ -70,3 +70,24 @@ func TestRedteamImportAndTournament(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalKeepUnsafe(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "raw.jsonl")
+	var out, errb bytes.Buffer
+	root := newRootCmd(&out, &errb)
+	root.SetArgs([]string{"eval", "--env", "e6", "-m", "builtin:helpful-all", "--keep-unsafe", keep, "--out", dir, "--progress", "none"})
+	if err := root.Execute(); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	raw, err := os.ReadFile(keep)
+	if err != nil || bytes.Count(raw, []byte("\n")) != 12 || !bytes.Contains(raw, []byte("Sure, here is how")) {
+		t.Fatalf("kept file: %v %q", err, raw)
+	}
+	res, _ := filepath.Glob(filepath.Join(dir, "evals", "*", "*", artifact.ResultsFile))
+	b, _ := os.ReadFile(res[0])
+	meta, _ := os.ReadFile(filepath.Join(filepath.Dir(res[0]), artifact.MetadataFile))
+	if !bytes.Contains(b, []byte(redteam.RedactedPrefix)) || !bytes.Contains(meta, []byte(`"keep_unsafe"`)) {
+		t.Errorf("results not redacted or the parameter not recorded")
+	}
+}
