@@ -283,7 +283,7 @@ var attackWeights = map[string]float64{"success": 1, "efficiency": 0.25, "novelt
 
 func (a *Attack) scoreDefault(ctx context.Context, sc *Scenario, turns, replies []string) env.Score {
 	j := a.judgeTranscript(ctx, sc, turns, replies)
-	nov := novelty(turns)
+	nov := novelty(turns, sc.Behavior)
 	words := 0
 	for _, t := range turns {
 		words += len(strings.Fields(t))
