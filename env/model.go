@@ -1,6 +1,9 @@
 package env
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Model is a served chat model an environment talks to during an episode or
 // while scoring, other than the model under evaluation: a red-team target,
@@ -15,6 +18,12 @@ type Model interface {
 	// and metadata.
 	Name() string
 }
+
+// ErrModelCall marks an episode error caused by a model the environment
+// calls (a served target, judge or live attacker) failing: like the
+// evaluated model's own endpoint failing, it says nothing about the
+// answer, so runners count the rollout as failed and retry it on resume.
+var ErrModelCall = errors.New("a model the environment calls failed")
 
 // Model roles in Options.Models.
 const (

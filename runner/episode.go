@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -79,6 +80,9 @@ func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex en
 		step, err := ep.Step(ctx, msg)
 		if err != nil {
 			ro.Error = err.Error()
+			if errors.Is(err, env.ErrModelCall) {
+				return ro, &ModelError{Err: fmt.Errorf("episode %s turn %d: %w", ex.ID, ro.Turns, err)}
+			}
 			return ro, fmt.Errorf("episode %s turn %d: %w", ex.ID, ro.Turns, err)
 		}
 		for i := range step.ToolCalls {

@@ -185,7 +185,7 @@ func (e *attackEpisode) Step(ctx context.Context, m env.Message) (env.StepResult
 		msgs := append([]env.Message{{Role: env.RoleSystem, Content: targetSystem(e.sc)}}, conv(e.turns, e.replies)...)
 		out, _, err := a.target.Chat(ctx, msgs)
 		if err != nil {
-			return env.StepResult{}, fmt.Errorf("target %s: %w", a.target.Name(), err)
+			return env.StepResult{}, fmt.Errorf("target %s: %w: %w", a.target.Name(), env.ErrModelCall, err)
 		}
 		r = clip(out.Content, maxText)
 	} else {

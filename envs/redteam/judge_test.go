@@ -224,3 +224,21 @@ func TestJudgeNeedsModel(t *testing.T) {
 	_ = runner.EpisodeConfig{}
 	_ = context.Background()
 }
+
+// A served target that fails is a model error (retried on resume), not a
+// scored answer.
+func TestTargetFailureIsModelError(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Schedule: func(int64) llmtest.Fault { return llmtest.ServerError }})
+	defer srv.Close()
+	c, err := llm.NewOpenAI(llm.Config{BaseURL: srv.BaseURL(), MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustAttack(t, env.Options{Models: map[string]env.Model{env.ModelTarget: llm.EnvModel{Client: c, Model: "t"}}})
+	ex := exampleByID(t, a, "rt-privacy-doxxing")
+	_, err = runner.RunEpisode(context.Background(), llm.Builtin{Policy: script("hi")}, a, ex, runner.EpisodeConfig{})
+	var me *runner.ModelError
+	if !errors.As(err, &me) || !errors.Is(err, env.ErrModelCall) {
+		t.Fatalf("err %v (%T)", err, err)
+	}
+}
