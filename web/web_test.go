@@ -260,3 +260,26 @@ func TestClipText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzIndexLine: any line of a results file (user-supplied) is indexed
+// without panicking, and a line that is not a JSON object is marked
+// unreadable rather than shown as a row.
+func FuzzIndexLine(f *testing.F) {
+	f.Add([]byte(`{"index":1,"rollout":0,"reward":1,"solved":true}` + "\n"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		ix := &fileIndex{}
+		ix.add(0, line)
+		if len(ix.rows) > 1 {
+			t.Fatalf("one line gave %d rows", len(ix.rows))
+		}
+		if len(ix.rows) == 1 {
+			r := ix.rows[0]
+			if r.flags&flagUnreadable == 0 && r.flags&flagSolved != 0 && r.flags&flagUnsolved != 0 {
+				t.Fatalf("solved and unsolved at once: %+v", r)
+			}
+			if int(r.n) != len(line) {
+				t.Fatalf("length %d for a %d-byte line", r.n, len(line))
+			}
+		}
+	})
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/svbench/svbench/env"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 	"github.com/svbench/svbench/llm"
+	"github.com/svbench/svbench/llm/usage"
 	"github.com/svbench/svbench/report"
 	"github.com/svbench/svbench/runner"
 )
@@ -51,6 +52,8 @@ type evalFlags struct {
 	// targetModel and attackerModel are the other side of E5/E6 episodes.
 	targetModel, attackerModel string
 	keepUnsafe                 string
+	cache            cacheFlags
+	prices           string
 }
 
 func newEvalCmd() *cobra.Command {
@@ -101,6 +104,8 @@ or looked up in --endpoints.`,
 	fs.StringVar(&f.targetModel, "target-model", "", "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator")
 	fs.StringVar(&f.keepUnsafe, "keep-unsafe", "", "E5/E6: append the raw text of messages judged unsafe to this file (mode 0600); by default it is redacted everywhere and never written")
 	fs.StringVar(&f.attackerModel, "attacker-model", "", "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)")
+	fs.StringVar(&f.prices, "prices", "", "TOML file of per-million-token prices (see docs/prices.example.toml): cost by role and model goes into metadata.json and report.md")
+	f.cache.register(cmd)
 	f.model.register(cmd)
 	return cmd
 }
@@ -157,6 +162,21 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			return usagef("--resume %s: the system prompt file %s changed since the run started (sha256 %s, now %s); restore it or start a new run", f.resume, f.systemPromptFile, show(meta.Launch.SystemPromptSHA256), show(systemPromptSum))
 		}
 	}
+	var prices *usage.Prices
+	if f.prices != "" {
+		if prices, err = usage.LoadPrices(f.prices); err != nil {
+			return usageError{err}
+		}
+	}
+	respCache, err := f.cache.open(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer respCache.Close()
+	rec := usage.New()
+	f.model.wrap = func(c llm.Client, baseURL, role string) llm.Client {
+		return rec.Wrap(respCache.Wrap(c, baseURL), role)
+	}
 	judge, err := f.model.judge(f.judgeModel)
 	if err != nil {
 		return err
@@ -209,7 +229,9 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 				SystemPromptFile: cleanPath(f.systemPromptFile), SystemPromptSHA256: systemPromptSum,
 			},
 			Progress: progressFor(f.progressMode, stderr), Log: log,
+			Usage: rec, Prices: prices,
 		}
+		cfg.Launch.PricesFile = cleanPath(f.prices)
 		if m.Client == nil || strings.HasPrefix(m.Name, "builtin:") {
 			cfg.Launch.APIKeyEnv = ""
 		}
@@ -268,6 +290,7 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 			fmt.Fprintf(w, "  %-22s %s\n", s.Name, s.Value)
 		}
 	}
+	printUsage(w, m)
 	if m.Usage.TotalTokens > 0 {
 		fmt.Fprintf(w, "  tokens      %d prompt + %d completion", m.Usage.PromptTokens, m.Usage.CompletionTokens)
 		if m.Usage.ReasoningTokens > 0 {

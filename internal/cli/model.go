@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"
 )
@@ -27,6 +28,9 @@ type modelFlags struct {
 	maxRetries   int
 	maxInFlight  int
 	samplingSeen map[string]bool
+	// wrap, when set, wraps every endpoint client (response cache, usage
+	// accounting) with the role it plays.
+	wrap func(c llm.Client, baseURL, role string) llm.Client
 }
 
 func (f *modelFlags) register(cmd *cobra.Command) {
@@ -99,7 +103,11 @@ func (f *modelFlags) resolveModel(name string, e env.Environment, concurrency in
 		}
 		return &resolvedModel{Name: name, Effective: name, Client: llm.Builtin{Policy: p}}, nil
 	}
-	return f.endpointModel(name, concurrency, firstOr(e.Info().Policies, "heuristic"))
+	m, err := f.endpointModel(name, concurrency, firstOr(e.Info().Policies, "heuristic"))
+	if err == nil && f.wrap != nil {
+		m.Client = f.wrap(m.Client, m.BaseURL, artifact.RolePolicy)
+	}
+	return m, err
 }
 
 // endpointModel builds a client for a model served over the OpenAI API:
@@ -178,6 +186,9 @@ func (f *modelFlags) judge(name string) (env.Judge, error) {
 	m, err := f.endpointModel(name, 4, "heuristic")
 	if err != nil {
 		return nil, err
+	}
+	if f.wrap != nil {
+		m.Client = f.wrap(m.Client, m.BaseURL, artifact.RoleJudge)
 	}
 	return llm.Judge{Client: m.Client, Model: m.Effective, MaxTokens: 512}, nil
 }

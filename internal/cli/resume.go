@@ -25,6 +25,7 @@ import (
 var operationalFlags = map[string]bool{
 	"resume": true, "concurrency": true, "timeout": true, "max-retries": true, "max-in-flight": true,
 	"max-consecutive-errors": true, "progress": true, "no-report": true, "out": true,
+	"cache": true, "cache-dir": true, "cache-ttl": true, "cache-max-mb": true, "prices": true,
 }
 
 // applyResume fills every flag the user did not give from the run's
@@ -96,6 +97,9 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 	check("system-prompt-file", cleanPath(f.systemPromptFile), cleanPath(l.SystemPromptFile))
 	f.systemPromptFile = l.SystemPromptFile
 	check("run-id", f.runID, meta.RunID)
+	if !fs.Changed("prices") {
+		f.prices = l.PricesFile
+	}
 
 	m := &f.model
 	if !strings.HasPrefix(meta.Model, "builtin:") {

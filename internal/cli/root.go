@@ -94,6 +94,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newSFTCmd(), newManifestCmd(),
 		newRewardsCmd(), newLeaderboardCmd(),
 		newRedteamCmd(),
+		newViewCmd(), newCacheCmd(),
 	)
 	return root
 }
