@@ -52,8 +52,8 @@ type evalFlags struct {
 	// targetModel and attackerModel are the other side of E5/E6 episodes.
 	targetModel, attackerModel string
 	keepUnsafe                 string
-	cache            cacheFlags
-	prices           string
+	cache                      cacheFlags
+	prices                     string
 }
 
 func newEvalCmd() *cobra.Command {
