@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/metrics"
@@ -271,7 +272,11 @@ func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []Rep
 		title += " — " + meta.Model
 	}
 	fmt.Fprintf(&b, "# %s\n\n## Run\n\n%s\n", report.EscapeCell(title), report.RunTable(meta))
-	fmt.Fprintf(&b, "Sandbox mode(s): %v. Rows excluded (API or scoring errors, no verifier output): %d.\n\n", modes, problems)
+	var ms []string
+	for _, m := range sortedKeys(modes) {
+		ms = append(ms, fmt.Sprintf("%s (%d rows)", m, modes[m]))
+	}
+	fmt.Fprintf(&b, "Sandbox mode: %s. Rows excluded (API or scoring errors, no verifier output): %d.\n\n", strings.Join(ms, ", "), problems)
 	b.WriteString("## Tested tasks\n\n")
 	b.WriteString(blockTable(tb))
 	if len(comps) > 0 {

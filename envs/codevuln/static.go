@@ -136,15 +136,18 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 	if len(py) == 0 {
 		return r
 	}
-	dir, cleanup, err := v.sb.NewScratch()
-	if err != nil {
-		r.Err = err.Error()
-		return r
-	}
-	defer cleanup()
-	if err := writeTree(dir, files); err != nil {
-		r.Err = err.Error()
-		return r
+	// Each run gets its own scratch copy: under root every run executes as
+	// its own uid and owns its directory.
+	scratch := func() (string, func(), error) {
+		dir, cleanup, err := v.sb.NewScratch()
+		if err != nil {
+			return "", nil, err
+		}
+		if err := writeTree(dir, files); err != nil {
+			cleanup()
+			return "", nil, err
+		}
+		return dir, cleanup, nil
 	}
 	env := []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"}
 	lim := sandbox.Limits{CPU: 30 * time.Second, Wall: 40 * time.Second, AddressSpace: 1 << 30, Procs: 32, Output: 4 << 20}
@@ -155,6 +158,12 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 	}
 	own := make(chan out, 1)
 	go func() {
+		dir, cleanup, err := scratch()
+		if err != nil {
+			own <- out{err: err.Error()}
+			return
+		}
+		defer cleanup()
 		res, err := v.sb.Run(ctx, sandbox.Spec{Argv: []string{v.py.Exe, "-I", "-B", "-c", pyStaticScript}, Dir: dir, Env: env,
 			Stdin: in, Limits: lim, ReadOnlyBinds: v.py.Binds()})
 		if err != nil || !res.OK() {
@@ -177,7 +186,12 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 		// opinion of itself; "# nosec" added by a patch must not hide a
 		// finding. -c /dev/null-like defaults: no config file is read.
 		argv := append([]string{v.py.Exe, "-I", "-B", "-m", "bandit", "-f", "json", "-q", "--ignore-nosec", "--"}, names...)
-		res, err := v.sb.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Limits: lim, ReadOnlyBinds: v.py.Binds()})
+		dir, cleanup, err := scratch()
+		var res sandbox.Result
+		if err == nil {
+			res, err = v.sb.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Limits: lim, ReadOnlyBinds: v.py.Binds()})
+			cleanup()
+		}
 		switch {
 		case err != nil:
 			r.Err = "bandit: " + err.Error()

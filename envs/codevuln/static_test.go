@@ -67,6 +67,9 @@ func TestSuppressionCommentsIgnored(t *testing.T) {
 	for _, f := range with.Findings {
 		rules[f.Key()] = true
 	}
+	if e.v.py.Bandit == "" {
+		t.Log("bandit not installed (apt-get install python3-bandit): only svbench's Python rules checked")
+	}
 	if !rules["svbench-py/SVPY-SQL"] || (e.v.py.Bandit != "" && !rules["bandit/B506"]) {
 		t.Errorf("expected SVPY-SQL and bandit B506 through # nosec, got %v", rules)
 	}

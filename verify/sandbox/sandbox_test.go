@@ -414,6 +414,9 @@ func TestToolchainsDetected(t *testing.T) {
 	if py.Exe == "" || py.Version == "" {
 		t.Errorf("python = %+v", py)
 	}
+	if exec.Command(py.Exe, "-I", "-c", "import bandit").Run() == nil && py.Bandit == "" {
+		t.Errorf("bandit is importable by %s but not detected", py.Exe)
+	}
 	g, err := DetectGo(context.Background())
 	if err != nil {
 		t.Skip(err)

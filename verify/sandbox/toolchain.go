@@ -59,8 +59,8 @@ func DetectPython(ctx context.Context) (Python, error) {
 	}
 	var lastErr error
 	for _, c := range cands {
-		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		out, err := exec.CommandContext(ctx, c, "-I", "-c", "import sys,platform;print(sys.executable);print(sys.base_prefix);print(platform.python_version())").Output()
+		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		out, err := exec.CommandContext(qctx, c, "-I", "-c", "import sys,platform;print(sys.executable);print(sys.base_prefix);print(platform.python_version())").Output()
 		cancel()
 		if err != nil {
 			lastErr = fmt.Errorf("%s does not run: %w", c, err)
@@ -76,8 +76,8 @@ func DetectPython(ctx context.Context) (Python, error) {
 			exe = f[0]
 		}
 		py := Python{Exe: exe, Prefix: f[1], Version: f[2]}
-		ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
-		bout, err := exec.CommandContext(ctx, c, "-I", "-c", "import bandit;print(bandit.__version__)").Output()
+		bctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		bout, err := exec.CommandContext(bctx, c, "-I", "-c", "import bandit;print(bandit.__version__)").Output()
 		cancel()
 		if err == nil {
 			py.Bandit = strings.TrimSpace(string(bout))
@@ -101,8 +101,8 @@ func DetectGo(ctx context.Context) (Go, error) {
 		if _, err := os.Stat(c); err != nil {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		out, err := exec.CommandContext(ctx, c, "env", "GOROOT", "GOVERSION").Output()
+		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		out, err := exec.CommandContext(qctx, c, "env", "GOROOT", "GOVERSION").Output()
 		cancel()
 		if err != nil {
 			continue
