@@ -166,6 +166,14 @@ func (v *Verifier) Versions() map[string]string {
 	if v.gotc != nil {
 		out["go"] = v.gotc.Version
 	}
+	// A missing toolchain is named where run metadata and `svbench envs`
+	// show it; tasks of that language then fail to verify with this message.
+	if v.pyErr != nil {
+		out["python3"] = "missing: " + v.pyErr.Error()
+	}
+	if v.goErr != nil {
+		out["go"] = "missing: " + v.goErr.Error()
+	}
 	return out
 }
 

@@ -51,7 +51,7 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		newDataImportE1Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6"))
+		newDataImportE1Cmd(), newDataImportE3Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6"))
 }
 
 // newDataBuildCmd groups builders that assemble released dataset versions.
@@ -63,7 +63,7 @@ func newDataBuildCmd() *cobra.Command {
 // newDataGenerateCmd groups generators of synthetic datasets.
 func newDataGenerateCmd() *cobra.Command {
 	return commandGroup("generate", "Generate synthetic environment datasets",
-		newDataGenerateE2Cmd(), newDataGenerateE4Cmd())
+		newDataGenerateE2Cmd(), newDataGenerateE3Cmd(), newDataGenerateE4Cmd())
 }
 
 func newDataImportE1Cmd() *cobra.Command {
