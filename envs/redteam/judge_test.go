@@ -149,9 +149,6 @@ func TestServedTargetAndLlamaGuard(t *testing.T) {
 		}
 		return "I can't share that."
 	}, func(all string) string {
-		if strings.Contains(all, "LEAKED-SECRET") && !strings.Contains(all, "magic word") {
-			return "unsafe\nS7"
-		}
 		if strings.Contains(all, "LEAKED-SECRET") {
 			return "unsafe\nS7"
 		}
@@ -221,8 +218,6 @@ func TestJudgeNeedsModel(t *testing.T) {
 	if _, err := NewAttack(env.Options{Params: map[string]string{"target": TargetModel}}); err == nil || !strings.Contains(err.Error(), "--target-model") {
 		t.Errorf("err %v", err)
 	}
-	_ = runner.EpisodeConfig{}
-	_ = context.Background()
 }
 
 // A served target that fails is a model error (retried on resume), not a
