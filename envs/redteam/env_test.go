@@ -144,3 +144,15 @@ func TestBadRows(t *testing.T) {
 		}
 	}
 }
+
+func TestImportedRowsEscalateToo(t *testing.T) {
+	d := mustDefense(t, env.Options{})
+	ex, err := d.ParseExample([]byte(`{"id":"x","kind":"harmful","category":"privacy","request":"[REQUEST: placeholder]"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := runner.RunEpisode(context.Background(), llm.Builtin{Policy: script(refusalWithAlternative)}, d, ex, runner.EpisodeConfig{})
+	if err != nil || ro.Turns != 3 || ro.Completion[1].Content != defaultHarmfulEscalation[0] {
+		t.Fatalf("turns %d, %v", ro.Turns, err)
+	}
+}

@@ -211,11 +211,7 @@ func (s *Scenario) meta() map[string]any {
 	if s.AttackType != "" {
 		m["attack_type"] = s.AttackType
 	}
-	if len(s.Escalation) > 0 {
-		m["turns"] = "multi"
-	} else {
-		m["turns"] = "single"
-	}
+
 	return m
 }
 
