@@ -83,6 +83,23 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
+	// navClick clicks something that navigates and waits for the next
+	// page. A query racing the navigation fails with "target navigated";
+	// it is retried, a few times at most.
+	navClick := func(step, click, wait string) {
+		t.Helper()
+		run(step, chromedp.Click(click, chromedp.ByQuery))
+		var err error
+		for range 4 {
+			if err = chromedp.Run(ctx, chromedp.WaitVisible(wait, chromedp.ByQuery)); err == nil || ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: waiting for %s: %v", step, wait, err)
+		}
+	}
+
 	// Runs table, filtered in the page by the script.
 	var total, shown int
 	run("runs table",
@@ -97,11 +114,8 @@ func TestBrowser(t *testing.T) {
 	}
 	// The same filter through the form (no script needed).
 	var served int
-	run("runs filter submitted",
-		chromedp.Click(`form.filters button[type=submit]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`#runs[data-model-filter="builtin:features"]`, chromedp.ByQuery),
-		chromedp.Evaluate(`document.querySelectorAll("#runs tbody tr").length`, &served),
-	)
+	navClick("runs filter submitted", `form.filters button[type=submit]`, `#runs[data-model-filter="builtin:features"]`)
+	run("runs filtered by the server", chromedp.Evaluate(`document.querySelectorAll("#runs tbody tr").length`, &served))
 	if served != 1 {
 		t.Fatalf("server-side filter: %d rows, want 1", served)
 	}
@@ -139,13 +153,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.Navigate(ts.URL+"/transcripts?id="+url.QueryEscape(fx.live)),
 		chromedp.WaitVisible("#transcripts", chromedp.ByQuery),
 		chromedp.SetValue(`select[name=filter]`, "wrong", chromedp.ByQuery),
-		chromedp.Click("#apply", chromedp.ByQuery),
-		chromedp.WaitVisible(`#transcripts[data-filter="wrong"]`, chromedp.ByQuery),
-		chromedp.Text("#matched", &matched, chromedp.ByQuery),
-		shot("transcripts-wrong"),
-		chromedp.Click("a.rollout-link", chromedp.ByQuery),
-		chromedp.WaitVisible("#score", chromedp.ByQuery),
 	)
+	navClick("transcript filter", "#apply", `#transcripts[data-filter="wrong"]`)
+	run("wrong answers", chromedp.Text("#matched", &matched, chromedp.ByQuery), shot("transcripts-wrong"))
+	navClick("open a transcript", "a.rollout-link", "#score")
 	if matched != "3" {
 		t.Errorf("wrong-answer filter matched %q rows, want 3 (rows 1, 3 and 5)", matched)
 	}
