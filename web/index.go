@@ -45,6 +45,37 @@ type fileIndex struct {
 	// end is the offset just past the last complete line indexed.
 	end  int64
 	rows []rowInfo
+	// gen counts rebuilds, so cached selections of a rewritten file are
+	// never reused.
+	gen int
+	// sel caches filtered and sorted row positions (pagination walks the
+	// same selection page after page).
+	sel map[selKey][]int32
+}
+
+type selKey struct {
+	filter, order string
+	gen, n        int
+}
+
+// selection returns the positions of rows kept by filter in order,
+// computed once per state of the file.
+func (ix *fileIndex) selection(filter, order string, rows []rowInfo, compute func() []int32) []int32 {
+	ix.mu.Lock()
+	k := selKey{filter, order, ix.gen, len(rows)}
+	if s, ok := ix.sel[k]; ok {
+		ix.mu.Unlock()
+		return s
+	}
+	ix.mu.Unlock()
+	s := compute()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.sel == nil || len(ix.sel) > 32 {
+		ix.sel = map[selKey][]int32{}
+	}
+	ix.sel[k] = s
+	return s
 }
 
 // update brings the index up to date with the file and returns a snapshot
@@ -64,6 +95,7 @@ func (ix *fileIndex) update() ([]rowInfo, error) {
 	}
 	if ix.info == nil || !os.SameFile(ix.info, st) || st.Size() < ix.end {
 		ix.rows, ix.end = nil, 0
+		ix.gen++
 	}
 	ix.info = st
 	if st.Size() == ix.end {

@@ -548,10 +548,10 @@ func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	filter, order := q.Get("filter"), q.Get("sort")
-	if filter == "" {
+	if !slices.ContainsFunc(transcriptFilters, func(f struct{ Key, Label string }) bool { return f.Key == filter }) {
 		filter = "all"
 	}
-	if order == "" {
+	if !slices.ContainsFunc(transcriptSorts, func(f struct{ Key, Label string }) bool { return f.Key == order }) {
 		order = "file"
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
@@ -562,30 +562,33 @@ func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("run %s: %v", id, err))
 		return
 	}
-	var sel []int32
-	for i, ri := range rows {
-		if keepRow(filter, ri) {
-			sel = append(sel, int32(i))
-		}
-	}
-	switch order {
-	case "reward-asc", "reward-desc":
-		sign := 1.0
-		if order == "reward-desc" {
-			sign = -1
-		}
-		slices.SortStableFunc(sel, func(a, b int32) int {
-			// Unscored rows last in both orders.
-			ua, ub := rows[a].flags&(flagError|flagUnreadable) != 0, rows[b].flags&(flagError|flagUnreadable) != 0
-			if ua != ub {
-				if ua {
-					return 1
-				}
-				return -1
+	sel := s.idx.get(path).selection(filter, order, rows, func() []int32 {
+		var sel []int32
+		for i, ri := range rows {
+			if keepRow(filter, ri) {
+				sel = append(sel, int32(i))
 			}
-			return cmp.Compare(sign*rows[a].reward, sign*rows[b].reward)
-		})
-	}
+		}
+		switch order {
+		case "reward-asc", "reward-desc":
+			sign := 1.0
+			if order == "reward-desc" {
+				sign = -1
+			}
+			slices.SortStableFunc(sel, func(a, b int32) int {
+				// Unscored rows last in both orders.
+				ua, ub := rows[a].flags&(flagError|flagUnreadable) != 0, rows[b].flags&(flagError|flagUnreadable) != 0
+				if ua != ub {
+					if ua {
+						return 1
+					}
+					return -1
+				}
+				return cmp.Compare(sign*rows[a].reward, sign*rows[b].reward)
+			})
+		}
+		return sel
+	})
 	pages := max((len(sel)+pageSize-1)/pageSize, 1)
 	page = min(page, pages-1)
 	lo, hi := page*pageSize, min((page+1)*pageSize, len(sel))

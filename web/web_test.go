@@ -283,3 +283,25 @@ func FuzzIndexLine(f *testing.F) {
 		}
 	})
 }
+
+// The cached selection of a filter follows the file: appended rows join it.
+func TestTranscriptSelectionFollowsAppends(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	page := "/transcripts?id=" + url.QueryEscape(fx.live) + "&filter=wrong&sort=reward-asc"
+	if _, body, _ := get(t, ts, page); !strings.Contains(body, `<span id="matched">2</span>`) {
+		t.Fatal("want 2 wrong answers before the append")
+	}
+	f, err := os.OpenFile(fx.livePath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(liveRow(t, 5) + liveRow(t, 7))
+	f.Close()
+	if _, body, _ := get(t, ts, page); !strings.Contains(body, `<span id="matched">4</span>`) {
+		t.Fatal("appended wrong answers missing from the cached selection")
+	}
+	if _, body, _ := get(t, ts, "/transcripts?id="+url.QueryEscape(fx.live)+"&filter=bogus&sort=%3Cx%3E"); !strings.Contains(body, `<span id="matched">6</span>`) {
+		t.Fatal("an unknown filter must show everything")
+	}
+}
