@@ -64,7 +64,9 @@ var Params = []env.ParamSpec{
 }
 
 func init() {
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e3"}, Params: Params,
+	// The registry strips "sv-env-", so the reference's name resolves
+	// through "code-vulnerability".
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e3", "code-vulnerability"}, Params: Params,
 		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
 }
 
