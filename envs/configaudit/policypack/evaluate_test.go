@@ -211,3 +211,17 @@ func TestPackAccessorsCopy(t *testing.T) {
 		t.Errorf("accessors: %q %q %q", p.Title(), p.Source(), p.FixtureType())
 	}
 }
+
+func TestClausesForScannerID(t *testing.T) {
+	p, _ := Lookup("s3-data-tf")
+	if got := p.ClausesForScannerID("trivy/AVD-AWS-0092"); !slices.Equal(got, []string{"S3-PUBLIC-ACL"}) {
+		t.Errorf("AVD-AWS-0092 → %v", got)
+	}
+	if got := p.ClausesForScannerID("kube-linter/latest-tag"); got != nil {
+		t.Errorf("a Kubernetes check maps to %v in a Terraform pack", got)
+	}
+	q, _ := Lookup("node-access-k8s")
+	if got := q.ClausesForScannerID("kube-linter/privilege-escalation-container"); !slices.Equal(got, []string{"NODE-PRIVILEGED"}) {
+		t.Errorf("privilege-escalation-container → %v", got)
+	}
+}

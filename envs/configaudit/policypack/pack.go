@@ -288,3 +288,20 @@ func matchDocMeta(doc Document, m meta, docName, metaName string) error {
 	}
 	return nil
 }
+
+// ClausesForScannerID lists, in document order, the clauses whose
+// scanner_ids include a tool-qualified scanner id ("trivy/AVD-AWS-0086"):
+// the nearest clauses a scanner finding maps to, as a probe that copies the
+// scanners and relabels their findings would map them.
+func (p *Pack) ClausesForScannerID(id string) []string {
+	var out []string
+	for _, c := range p.clauses {
+		for _, s := range c.ScannerIDs {
+			if s == id {
+				out = append(out, c.ID)
+				break
+			}
+		}
+	}
+	return out
+}
