@@ -21,6 +21,7 @@ func TestPagesRenderWithSecurityHeaders(t *testing.T) {
 		{"/rollout?id=" + url.QueryEscape(fx.runA) + "&row=0", "Reward components"},
 		{"/compare", "Pick two or more runs"},
 		{"/compare?id=" + url.QueryEscape(fx.runA) + "&id=" + url.QueryEscape(fx.runB), "paired rollouts"},
+		{"/compare?id=" + url.QueryEscape(fx.runA) + "&id=" + url.QueryEscape(fx.runB), "macro_f1"},
 		{"/leaderboard", "builtin:heuristic"},
 		{"/static/app.js", "use strict"},
 	}
