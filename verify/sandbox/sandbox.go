@@ -199,9 +199,8 @@ type Sandbox struct {
 	hostRO  []string // base read-only binds (bwrap)
 	symlink [][2]string
 
-	scratchOnce sync.Once
+	scratchMu   sync.Mutex
 	scratchBase string
-	scratchErr  error
 }
 
 // New probes the host and returns a sandbox using the strongest mechanism
@@ -285,34 +284,61 @@ func (s *Sandbox) SharedUID() int {
 // NewScratch creates an empty scratch directory any sandbox mode can use (its
 // parent is traversable by pool uids) and a function removing it.
 func (s *Sandbox) NewScratch() (string, func(), error) {
-	s.scratchOnce.Do(func() {
-		base, err := os.MkdirTemp("", "svbench-sandbox-")
-		if err == nil {
-			err = os.Chmod(base, 0o711)
+	s.scratchMu.Lock()
+	if s.scratchBase == "" {
+		base, err := scratchBase()
+		if err != nil {
+			s.scratchMu.Unlock()
+			return "", nil, fmt.Errorf("sandbox: scratch base: %w", err)
 		}
-		s.scratchBase, s.scratchErr = base, err
-	})
-	if s.scratchErr != nil {
-		return "", nil, fmt.Errorf("sandbox: scratch base: %w", s.scratchErr)
+		s.scratchBase = base
 	}
-	dir, err := os.MkdirTemp(s.scratchBase, "run-")
+	base := s.scratchBase
+	s.scratchMu.Unlock()
+	dir, err := os.MkdirTemp(base, "run-")
 	if err != nil {
 		return "", nil, fmt.Errorf("sandbox: scratch dir: %w", err)
 	}
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
+// scratchBase is one directory per user under the temp dir, shared by
+// svbench processes so none leaves an empty directory behind. It is used
+// only if it is a real directory owned by us that nobody else can write;
+// otherwise a fresh private one is made.
+func scratchBase() (string, error) {
+	base := filepath.Join(os.TempDir(), fmt.Sprintf("svbench-sandbox-%d", os.Geteuid()))
+	if err := os.Mkdir(base, 0o711); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if fi, err := os.Lstat(base); err == nil && fi.IsDir() && fi.Mode()&0o022 == 0 {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() {
+			if fi.Mode().Perm() != 0o711 {
+				if err := os.Chmod(base, 0o711); err != nil {
+					return "", err
+				}
+			}
+			return base, nil
+		}
+	}
+	base, err := os.MkdirTemp("", "svbench-sandbox-")
+	if err == nil {
+		err = os.Chmod(base, 0o711)
+	}
+	return base, err
+}
+
 // ScratchBase is the directory NewScratch creates scratch directories in
 // ("" before the first one).
-func (s *Sandbox) ScratchBase() string { return s.scratchBase }
-
-// Close removes the directory NewScratch creates scratch directories in.
-func (s *Sandbox) Close() error {
-	if s.scratchBase == "" {
-		return nil
-	}
-	return os.RemoveAll(s.scratchBase)
+func (s *Sandbox) ScratchBase() string {
+	s.scratchMu.Lock()
+	defer s.scratchMu.Unlock()
+	return s.scratchBase
 }
+
+// Close releases nothing today: every scratch directory is removed by the
+// cleanup NewScratch returns, and the shared base stays for other runs.
+func (s *Sandbox) Close() error { return nil }
 
 // PrepareShared makes dir (recursively) owned by the shared uid, so runs with
 // dir as a writable bind can write there. A no-op without root.

@@ -459,3 +459,32 @@ func BenchmarkStartupOverhead(b *testing.B) {
 	b.ReportMetric(0, "ns/op")
 	_ = s.Mode()
 }
+
+func TestScratchDirsShareOnePrivateBase(t *testing.T) {
+	s, err := New(context.Background(), Options{Mode: ModeDegraded, AllowDegraded: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ca, err := s.NewScratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, cb, err := s.NewScratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(a) != filepath.Dir(b) || filepath.Dir(a) != s.ScratchBase() {
+		t.Errorf("scratch dirs %s and %s, base %s", a, b, s.ScratchBase())
+	}
+	fi, err := os.Stat(s.ScratchBase())
+	if err != nil || fi.Mode().Perm() != 0o711 {
+		t.Errorf("base %v mode %v", err, fi.Mode())
+	}
+	ca()
+	cb()
+	for _, d := range []string{a, b} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s not removed", d)
+		}
+	}
+}
