@@ -126,9 +126,14 @@ func ParseDocument(name, text string) (Document, error) {
 	return doc, nil
 }
 
+// clip shortens s to at most n bytes for an error message, on a rune
+// boundary.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
