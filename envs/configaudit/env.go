@@ -18,6 +18,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/configaudit/policypack"
 )
 
 // ID is the canonical environment id.
@@ -55,6 +56,7 @@ var Params = []env.ParamSpec{
 		Doc: "assistant turns per episode"},
 	{Name: "reward_source", Kind: env.ParamEnum, Default: SourceExecutable, Values: []string{SourceExecutable, SourceJudge, SourceHybrid},
 		Doc: "executable verifiers, an LLM judge (needs --judge-model), or both summed"},
+	policyParams[0], policyParams[1], policyParams[2], policyParams[3],
 }
 
 // Env is the E2 environment. It is safe for concurrent use.
@@ -63,6 +65,16 @@ type Env struct {
 	budget   int
 	maxTurns int
 	source   string
+
+	// The policy condition (policymode.go).
+	mode        string
+	checkBudget int
+	checkDetail string
+	packs       packSet
+	compliant   compliantIndex
+
+	packsOnce sync.Once
+	packsErr  error
 
 	once sync.Once
 	v    *verifiers
@@ -78,7 +90,8 @@ func NewEnv(opts env.Options) (*Env, error) {
 	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
 		return nil, err
 	}
-	e := &Env{opts: opts, budget: DefaultToolBudget, maxTurns: DefaultMaxTurns, source: SourceExecutable}
+	e := &Env{opts: opts, budget: DefaultToolBudget, maxTurns: DefaultMaxTurns, source: SourceExecutable,
+		mode: ModeStandard, checkBudget: DefaultCheckPolicyBudget, checkDetail: CheckDetailCount}
 	if v, ok := opts.Params["tool_budget"]; ok {
 		e.budget, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
@@ -88,10 +101,37 @@ func NewEnv(opts env.Options) (*Env, error) {
 	if v, ok := opts.Params["reward_source"]; ok {
 		e.source = v
 	}
+	if v, ok := opts.Params["mode"]; ok {
+		e.mode = v
+	}
+	if v, ok := opts.Params["check_policy_budget"]; ok {
+		e.checkBudget, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	if v, ok := opts.Params["check_policy_detail"]; ok {
+		e.checkDetail = v
+	}
+	if e.mode == ModePolicy {
+		if _, err := e.packSet(); err != nil {
+			return nil, err
+		}
+	} else {
+		for _, k := range []string{"policy_packs", "check_policy_budget", "check_policy_detail"} {
+			if _, ok := opts.Params[k]; ok {
+				return nil, fmt.Errorf("%w: %s applies to the policy condition; add --param mode=policy", env.ErrBadParam, k)
+			}
+		}
+	}
 	if e.source != SourceExecutable && opts.Judge == nil {
 		return nil, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", e.source)
 	}
 	return e, nil
+}
+
+// packSet loads the policy packs on first use (the embedded ones and the
+// policy_packs directories).
+func (e *Env) packSet() (packSet, error) {
+	e.packsOnce.Do(func() { e.packs, e.packsErr = loadPacks(e.opts.Params["policy_packs"]) })
+	return e.packs, e.packsErr
 }
 
 // verifiersFor builds the scanners on first use: trivy's checks take about a
@@ -117,8 +157,19 @@ func (e *Env) Info() env.Info {
 		CoreMetrics:   []string{"reward", "config_auditing", "solved"},
 		Policies:      []string{PolicyToolOnly, PolicyToolAutofix},
 	}
+	if e.mode == ModePolicy {
+		info.Description = "Audit a Kubernetes manifest or Terraform file against an organisation's written policy (clauses, exceptions); report violated clauses and a patch, scored by the policy's hidden Rego."
+		info.SystemPrompt = SystemPromptPolicy + "\n\n# Organisation policy (pack <id>)\n\n<the pack's policy.md>"
+		info.Rubrics = []string{RubricDefault}
+		info.Tools = e.policyTools()
+		info.Policies = []string{PolicyToolOnly, PolicyOracle}
+		info.SolvedWhen = SolvedWhenPolicy
+	}
 	if e.budget == 0 {
 		info.SystemPrompt, info.Tools = SystemPromptNoTools, nil
+		if e.mode == ModePolicy {
+			info.SystemPrompt = policySystemPrompt(policypack.Embedded()[0], false)
+		}
 	}
 	if e.v != nil {
 		info.Verifiers = e.v.versions()
@@ -130,7 +181,16 @@ func (e *Env) Info() env.Info {
 func (e *Env) Load(ctx context.Context, path string) (*env.Dataset, error) {
 	ds := &env.Dataset{}
 	fn := func(_ int, raw []byte) error {
-		ex, err := e.ParseExample(raw)
+		row, err := parseRow(raw)
+		if err != nil {
+			return err
+		}
+		if e.mode != ModePolicy && row.PolicyPack != "" {
+			// An evaluation's parameters name its condition (reports and
+			// scoreboards group by them): policy rows need mode=policy.
+			return dataset.FieldError("policy_pack", "is %q: the dataset holds rows of the policy condition; run with --param mode=policy", row.PolicyPack)
+		}
+		ex, err := e.rowExample(row)
 		if err != nil {
 			return err
 		}
@@ -138,10 +198,14 @@ func (e *Env) Load(ctx context.Context, path string) (*env.Dataset, error) {
 		return nil
 	}
 	if path == "" {
-		if err := dataset.EachLine(bytes.NewReader(miniJSONL), "embedded:e2-mini", fn); err != nil {
+		id, data := "embedded:e2-mini", miniJSONL
+		if e.mode == ModePolicy {
+			id, data = "embedded:e2-policy-mini", policypack.MiniSetJSONL()
+		}
+		if err := dataset.EachLine(bytes.NewReader(data), id, fn); err != nil {
 			return nil, err
 		}
-		ds.Info = env.DatasetInfo{ID: "embedded:e2-mini", Revision: dataset.Revision(miniJSONL)}
+		ds.Info = env.DatasetInfo{ID: id, Revision: dataset.Revision(data)}
 	} else {
 		rev, err := dataset.ReadFile(path, fn)
 		if err != nil {
@@ -156,16 +220,43 @@ func (e *Env) Load(ctx context.Context, path string) (*env.Dataset, error) {
 	return ds, nil
 }
 
-// ParseExample accepts svbench rows, reference rows and score rows.
+// ParseExample accepts svbench rows, reference rows and score rows. A row
+// naming a policy pack is scored in the policy condition whatever the
+// mode, so `svbench score` and the reward server take both kinds; Load
+// (an evaluation's dataset) insists on mode=policy for them.
 func (e *Env) ParseExample(raw json.RawMessage) (env.Example, error) {
 	row, err := parseRow(raw)
 	if err != nil {
 		return env.Example{}, err
 	}
-	return row.toExample()
+	return e.rowExample(row)
 }
 
-func payload(ex env.Example) (*fixture, error) {
+// rowExample checks a row against the environment's condition and builds
+// its example.
+func (e *Env) rowExample(row Row) (env.Example, error) {
+	if e.mode != ModePolicy && row.PolicyPack == "" {
+		return row.toExample(nil, e.budget > 0)
+	}
+	packs, err := e.packSet()
+	if err != nil {
+		return env.Example{}, err
+	}
+	if row.PolicyPack == "" {
+		return env.Example{}, dataset.FieldError("policy_pack", "is missing: mode=policy audits each row against the policy pack it names (known: %s)", strings.Join(packs.ids(), ", "))
+	}
+	pk, err := packs.lookup(row.PolicyPack)
+	if err != nil {
+		return env.Example{}, dataset.FieldError("policy_pack", "%v", err)
+	}
+	if want := policypack.RowFixtureType(pk.FixtureType()); want != row.FixtureType {
+		return env.Example{}, dataset.FieldError("fixture_type", "is %q but policy pack %s audits %q files", row.FixtureType, pk.ID(), want)
+	}
+	e.compliant.add([]byte(row.Content), []byte(row.Compliant))
+	return row.toExample(pk, e.budget > 0)
+}
+
+func (e *Env) payload(ex env.Example) (*fixture, error) {
 	if fx, ok := ex.Payload.(*fixture); ok && fx != nil {
 		return fx, nil
 	}
@@ -180,7 +271,7 @@ func payload(ex env.Example) (*fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("example %s: %w", ex.ID, err)
 	}
-	ex2, err := r.toExample()
+	ex2, err := e.rowExample(r)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +280,7 @@ func payload(ex env.Example) (*fixture, error) {
 
 // Start opens an episode.
 func (e *Env) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
-	fx, err := payload(ex)
+	fx, err := e.payload(ex)
 	if err != nil {
 		return nil, err
 	}

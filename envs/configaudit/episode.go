@@ -67,6 +67,7 @@ type episode struct {
 	maxTurn int
 	turns   int
 	calls   int
+	checks  int // check_policy calls (their own budget)
 }
 
 func (ep *episode) Prompt() []env.Message { return ep.prompt }
@@ -79,7 +80,19 @@ func (ep *episode) Tools() []env.Tool {
 	if ep.budget == 0 {
 		return nil
 	}
+	if ep.fx.Pack != nil {
+		return ep.e.policyTools()
+	}
 	return toolDefs()
+}
+
+// policyTools are the scanners plus check_policy (unless its budget is 0).
+func (e *Env) policyTools() []env.Tool {
+	ts := toolDefs()
+	if e.checkBudget > 0 {
+		ts = append(ts, checkPolicyTool(e.checkDetail))
+	}
+	return ts
 }
 
 // Step runs the assistant's tool calls; a message without tool calls is the
@@ -115,9 +128,17 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		return toolError("%s", msg), rec
 	}
+	if tc.Name == FnCheckPolicy && ep.fx.Pack != nil && ep.e.checkBudget > 0 {
+		// check_policy has its own budget, apart from the scanners'.
+		return ep.checkPolicy(ctx, tc, rec, start)
+	}
 	tool, ok := fnTool(tc.Name)
 	if !ok {
-		return fail(fmt.Sprintf("unknown tool %q; available: %s, %s, %s", truncate(tc.Name, 64), FnKubeLinter, FnTrivy, FnOPA))
+		names := []string{FnKubeLinter, FnTrivy, FnOPA}
+		if ep.fx.Pack != nil && ep.e.checkBudget > 0 {
+			names = append(names, FnCheckPolicy)
+		}
+		return fail(fmt.Sprintf("unknown tool %q; available: %s", truncate(tc.Name, 64), strings.Join(names, ", ")))
 	}
 	if ep.calls >= ep.budget {
 		return fail(fmt.Sprintf("tool budget exhausted (%d calls); no more tool calls will run: answer now with the JSON object", ep.budget))

@@ -30,6 +30,13 @@ func (e *Env) Policy(name string) (env.Policy, bool) {
 		return env.PolicyFunc(func(ctx context.Context, conv []env.Message, _ []env.Tool) (env.Message, error) {
 			return actBaseline(conv, true)
 		}), true
+	case PolicyOracle:
+		if e.mode != ModePolicy {
+			return nil, false
+		}
+		return env.PolicyFunc(func(ctx context.Context, conv []env.Message, _ []env.Tool) (env.Message, error) {
+			return e.actPolicyOracle(ctx, conv)
+		}), true
 	}
 	return nil, false
 }

@@ -132,6 +132,11 @@ type reportRow struct {
 	turns                                    int
 	calls                                    []env.ToolCallRecord
 	reward                                   float64
+	// The policy condition: the row's pack and the type of each clause it
+	// mentions (oracle or predicted).
+	policyPack  string
+	clauseTypes map[string]string
+	solved      *bool
 }
 
 // readViolations reads a Parsed list of {id, severity} objects; entries
@@ -212,8 +217,19 @@ func readRows(rows []artifact.Result) (*runRows, error) {
 			fixed: readViolations(p["fixed"]), fixable: readViolations(p["fixable"]), introduced: readViolations(p["introduced"]),
 			fixtureType: ft, validJSON: parsedBool(p["valid_json"]), formatValid: parsedBool(p["format_valid"]),
 			patchProvided: parsedBool(p["patch_provided"]), patchApplied: parsedBool(p["patch_applied"]),
-			turns: r.Turns, calls: r.ToolCalls, reward: r.Reward,
+			turns: r.Turns, calls: r.ToolCalls, reward: r.Reward, solved: r.Solved,
 		})
+		if pp, _ := p["policy_pack"].(string); pp != "" {
+			last := &rr.scored[len(rr.scored)-1]
+			last.policyPack = pp
+			last.clauseTypes = map[string]string{}
+			ct, _ := p["clause_types"].(map[string]any)
+			for k, v := range ct {
+				if s, ok := v.(string); ok {
+					last.clauseTypes[k] = s
+				}
+			}
+		}
 		rr.pos = append(rr.pos, i)
 	}
 	return rr, nil
@@ -519,9 +535,13 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 			"positive": nPos, "clean": m.CleanRows,
 		},
 	}
+	pb := policyBreakdown(scored)
+	if pb != nil {
+		summary["policy"] = pb
+	}
 	var ref *report.ReferenceSummary
 	refBlock, refSev := referenceMetrics(scored)
-	if hasRows {
+	if hasRows && pb == nil {
 		ref = report.NewReferenceSummary(ReferenceEnvironment, meta, rows, len(scored), refBlock)
 		ref.SeverityBreakdown = refSev
 		summary[report.ReferenceSummaryKey] = ref
@@ -556,6 +576,13 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: rr.problems}
 	r.Markdown = markdown(meta, m, ref, refBlock, meanReward, comps, charts, len(scored), rr.unparsed, ci, opts.Reps())
+	if pb != nil {
+		var b strings.Builder
+		writePolicySection(&b, pb)
+		r.Markdown = strings.Replace(r.Markdown, "## Clean files\n", b.String()+"## Clean files\n", 1)
+		r.Markdown = strings.Replace(r.Markdown, "No scored rows, so no `reference_summary` (the reference refuses to report an empty run).\n",
+			"The policy condition has no reference counterpart (the reference has no policy packs), so there is no `reference_summary`.\n", 1)
+	}
 	return r, nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/configaudit/policypack"
 	"github.com/svbench/svbench/verify"
 )
 
@@ -31,6 +32,11 @@ type Row struct {
 	Content     string         `json:"content"`
 	Labels      Labels         `json:"labels"`
 	Meta        map[string]any `json:"meta,omitempty"`
+	// PolicyPack names the organisation policy the row is audited against
+	// (mode=policy); Compliant is the configuration with the policy's
+	// violations undone, when the generator knows it.
+	PolicyPack string `json:"policy_pack,omitempty"`
+	Compliant  string `json:"compliant,omitempty"`
 }
 
 // Labels are the row's ground truth. Mutations name what the generator
@@ -50,6 +56,7 @@ type Answer struct {
 	FixtureType string      `json:"fixture_type"`
 	FixturePath string      `json:"fixture_path,omitempty"`
 	Mutations   []string    `json:"mutations,omitempty"`
+	PolicyPack  string      `json:"policy_pack,omitempty"`
 }
 
 // fixture is the decoded example the environment scores against.
@@ -61,6 +68,13 @@ type fixture struct {
 	Mutations []string
 	// Hash keys the verifier cache.
 	Hash string
+	// Pack is the organisation policy of the policy condition (nil in the
+	// standard condition); its verdict on the original is computed once.
+	Pack     *policypack.Pack
+	polOnce  sync.Once
+	polTruth []Violation
+	polRaw   []policypack.Violation
+	polErr   error
 
 	invOnce sync.Once
 	inv     inventory
@@ -115,8 +129,10 @@ type rawRow struct {
 			Severity string `json:"severity"`
 		} `json:"violations"`
 	} `json:"info"`
-	Answer json.RawMessage `json:"answer"`
-	Prompt json.RawMessage `json:"prompt"`
+	Answer     json.RawMessage `json:"answer"`
+	Prompt     json.RawMessage `json:"prompt"`
+	PolicyPack string          `json:"policy_pack"`
+	Compliant  *string         `json:"compliant"`
 }
 
 type rawViolation struct {
@@ -141,7 +157,10 @@ func parseRow(raw json.RawMessage) (Row, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Row{}, dataset.FieldError("", "does not match the E2 row format: %v", err)
 	}
-	row := Row{Meta: r.Meta, FixtureType: r.FixtureType, Path: r.Path}
+	row := Row{Meta: r.Meta, FixtureType: r.FixtureType, Path: r.Path, PolicyPack: strings.TrimSpace(r.PolicyPack)}
+	if r.Compliant != nil {
+		row.Compliant = *r.Compliant
+	}
 	if len(r.ID) > 0 && string(r.ID) != "null" {
 		var s string
 		if json.Unmarshal(r.ID, &s) == nil {
@@ -216,6 +235,9 @@ func parseRow(raw json.RawMessage) (Row, error) {
 		return Row{}, dataset.FieldError("labels", "is missing; give \"labels\" (svbench rows), \"info.violations\" (reference rows) or \"answer.oracle\"")
 	}
 	if ans != nil {
+		if row.PolicyPack == "" {
+			row.PolicyPack = ans.PolicyPack
+		}
 		if row.FixtureType == "" {
 			row.FixtureType = ans.FixtureType
 		}
@@ -250,7 +272,7 @@ func parseRow(raw json.RawMessage) (Row, error) {
 	if err := checkPath(row.Path); err != nil {
 		return Row{}, dataset.FieldError("path", "%v", err)
 	}
-	if len(row.Content) > MaxFixtureBytes {
+	if len(row.Content) > MaxFixtureBytes || len(row.Compliant) > MaxFixtureBytes {
 		return Row{}, dataset.FieldError("content", "is %d bytes, over the %d-byte limit for one configuration file", len(row.Content), MaxFixtureBytes)
 	}
 	if !utf8.ValidString(row.Content) || strings.IndexByte(row.Content, 0) >= 0 {
@@ -335,10 +357,17 @@ func checkPath(p string) error {
 	return nil
 }
 
-// toExample turns a row into an Example with its prompt.
-func (r Row) toExample() (env.Example, error) {
+// toExample turns a row into an Example with its prompt; pk is the row's
+// policy pack in the policy condition (nil otherwise) and tools says
+// whether the episode offers tools.
+func (r Row) toExample(pk *policypack.Pack, tools bool) (env.Example, error) {
 	oracle := dedupViolations(r.Labels.Expected)
 	ans := Answer{Oracle: oracle, FixtureType: r.FixtureType, FixturePath: r.Path, Mutations: r.Labels.Mutations}
+	system := SystemPrompt
+	if pk != nil {
+		ans.PolicyPack = pk.ID()
+		system = policySystemPrompt(pk, tools)
+	}
 	if ans.Oracle == nil {
 		ans.Oracle = []Violation{}
 	}
@@ -352,18 +381,21 @@ func (r Row) toExample() (env.Example, error) {
 	}
 	meta["fixture_type"] = r.FixtureType
 	meta["clean"] = len(oracle) == 0
+	if pk != nil {
+		meta["policy_pack"] = pk.ID()
+	}
 	content := []byte(r.Content)
 	return env.Example{
 		ID: r.ID,
 		Prompt: []env.Message{
-			{Role: env.RoleSystem, Content: SystemPrompt},
+			{Role: env.RoleSystem, Content: system},
 			{Role: env.RoleUser, Content: userPrompt(r.Path, r.Content)},
 		},
 		Answer: raw,
 		Meta:   meta,
 		Payload: &fixture{
 			Type: r.FixtureType, Path: r.Path, Content: content,
-			Oracle: oracle, Mutations: r.Labels.Mutations, Hash: contentHash(content),
+			Oracle: oracle, Mutations: r.Labels.Mutations, Hash: contentHash(content), Pack: pk,
 		},
 	}, nil
 }

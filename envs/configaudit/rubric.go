@@ -78,9 +78,12 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	if rubric != RubricDefault && rubric != RubricReference {
 		return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
 	}
-	fx, err := payload(ex)
+	fx, err := e.payload(ex)
 	if err != nil {
 		return env.Score{}, err
+	}
+	if fx.Pack != nil && rubric != RubricDefault {
+		return env.Score{}, fmt.Errorf("the %s rubric has no policy condition (the reference has no policy packs); use the default rubric", rubric)
 	}
 	v, err := e.verifiers(ctx)
 	if err != nil {
@@ -92,15 +95,23 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	}
 	text := env.LastAssistantText(msgs)
 	var ev evaluation
-	if rubric == RubricReference {
+	switch {
+	case fx.Pack != nil:
+		if ev, err = evaluatePolicy(ctx, fx, text); err != nil {
+			return env.Score{}, fmt.Errorf("%s: %w", ID, err)
+		}
+	case rubric == RubricReference:
 		ev = evaluateReference(ctx, v, fx, text, msgs)
-	} else {
+	default:
 		ev = evaluateStrict(ctx, v, fx, text, msgs)
 	}
 	rewards := []env.Reward[*evaluation]{
 		{Name: "config_auditing", Weight: WeightAuditing, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.auditing }},
 		{Name: "format", Weight: WeightFormat, Fn: func(_ env.Example, ev *evaluation) float64 { return b2f(ev.out.SchemaValid) }},
-		{Name: "tool_observation", Weight: WeightToolObs, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }},
+	}
+	if fx.Pack == nil {
+		// Scanner ids in tool results say nothing about a policy's clauses.
+		rewards = append(rewards, env.Reward[*evaluation]{Name: "tool_observation", Weight: WeightToolObs, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }})
 	}
 	var judgeErr error
 	switch e.source {
@@ -125,6 +136,9 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	s.Solved = ev.solved()
 	return s, nil
 }
+
+// SolvedWhenPolicy is the same definition in the policy condition.
+const SolvedWhenPolicy = "the answer lists exactly the policy clauses the pack's Rego reports on the file and a patch after which the Rego reports none; the patch applies, keeps every object/container/image/resource, violates no new clause and adds no scanner suppression"
 
 // SolvedWhen is E2's definition of a solved rollout (pass@k counts it).
 const SolvedWhen = "the answer lists exactly the ground-truth findings (none missed, no false positive) and, when any of them can be re-verified here, a patch that fixes all of them; any patch given applies, keeps every object/container/image/resource, introduces no new finding and adds no scanner suppression"
@@ -306,6 +320,29 @@ func evaluateStrict(ctx context.Context, v *verifiers, fx *fixture, text string,
 }
 
 func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture, origV []Violation, origUnjudged int) {
+	ev.patchAndReverify(fx, func(patched []byte) ([]Violation, error) {
+		ph := contentHash(patched)
+		if v.noCache {
+			ph = ""
+		}
+		post, unjudged, err := v.judge(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
+		if err != nil {
+			return nil, fmt.Errorf("patched file fails verification: %w", err)
+		}
+		if len(unjudged) > origUnjudged {
+			// A document the verifier can no longer decode, or whose kind it
+			// no longer knows, reports nothing: that is hiding, not fixing.
+			return nil, fmt.Errorf("patched file has documents the verifiers cannot judge: %s", strings.Join(limitList(unjudged, 3), "; "))
+		}
+		return findingViolations(post), nil
+	}, origV)
+}
+
+// patchAndReverify applies the answer's patch and scores it: suppressions
+// the patch adds are removed (and cost), the structure must survive, and
+// reverify judges the patched file (the scanners, or a policy pack's
+// Rego). origV is what the verifier reported on the original.
+func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched []byte) ([]Violation, error), origV []Violation) {
 	patched, kind, err := applyFixPatch(fx, ev.out.Patch)
 	ev.patchKind = kind
 	if err != nil {
@@ -336,32 +373,21 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 		ev.penalty += penaltyDestructive
 		return
 	}
-	if miss := before.missingFrom(after); len(miss) > 0 {
+	// A policy pack may require images from another registry; the
+	// scanners' condition keeps the repository.
+	if miss := before.missing(after, fx.Pack != nil); len(miss) > 0 {
 		ev.structError = "patch removes or replaces " + strings.Join(limitList(miss, 5), ", ")
 		ev.penalty += penaltyDestructive
 		return
 	}
 	ev.structOK = true
-	ph := contentHash(patched)
-	if v.noCache {
-		ph = ""
-	}
-	post, unjudged, err := v.judge(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
+	postV, err := reverify(patched)
 	if err != nil {
 		ev.structOK = false
-		ev.structError = "patched file fails verification: " + err.Error()
+		ev.structError = err.Error()
 		ev.penalty += penaltyDestructive
 		return
 	}
-	if len(unjudged) > origUnjudged {
-		// A document the verifier can no longer decode, or whose kind it no
-		// longer knows, reports nothing: that is hiding, not fixing.
-		ev.structOK = false
-		ev.structError = "patched file has documents the verifiers cannot judge: " + strings.Join(limitList(unjudged, 3), "; ")
-		ev.penalty += penaltyDestructive
-		return
-	}
-	postV := findingViolations(post)
 	ev.fixed = goneIDs(ev.checkable, postV)
 	ev.introduced = newIDs(origV, postV)
 	var fixedW, totalW, introW float64
@@ -496,6 +522,16 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 	}
 	if ev.patchDelta >= 0 {
 		m["patch_delta"] = ev.patchDelta
+	}
+	if fx.Pack != nil {
+		m["policy_pack"] = fx.Pack.ID()
+		types := map[string]string{}
+		for _, v := range append(append([]Violation(nil), ev.oracle...), ev.pred...) {
+			if c, ok := fx.Pack.Clause(v.ID); ok {
+				types[v.ID] = string(c.Type)
+			}
+		}
+		m["clause_types"] = types
 	}
 	for k, s := range map[string]string{"patch_error": ev.patchError, "structure_error": ev.structError, "scan_error": ev.scanError} {
 		if s != "" {

@@ -42,6 +42,7 @@ type evalFlags struct {
 	maxTurns         int
 	params           []string
 	policyDirs       []string
+	policyPacks      []string
 	noReport         bool
 	judgeModel       string
 	progressMode     string
@@ -98,6 +99,7 @@ or looked up in --endpoints.`,
 	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
 	fs.StringVarP(&f.envArgs, "env-args", "a", "", `environment parameters as a JSON object (vf-eval's -a), e.g. '{"tool_budget": 0}'`)
 	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
+	policyPackFlag(fs, &f.policyPacks)
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
@@ -142,6 +144,9 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	}
 	params, err := parseParams(f.params)
 	if err != nil {
+		return err
+	}
+	if params, err = applyPolicyPacks(params, f.policyPacks); err != nil {
 		return err
 	}
 	models := splitList(f.models)
