@@ -42,11 +42,15 @@ var (
 
 // meta is pack.json.
 type meta struct {
-	ID          string       `json:"id"`
-	Title       string       `json:"title"`
-	FixtureType string       `json:"fixture_type"`
-	Description string       `json:"description,omitempty"`
-	Clauses     []metaClause `json:"clauses"`
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	FixtureType string `json:"fixture_type"`
+	Description string `json:"description,omitempty"`
+	// ScopeTags are Terraform tag keys that decide which clauses apply to
+	// a resource (env, data-class, …): changing them moves a resource in
+	// or out of a clause's scope instead of fixing it.
+	ScopeTags []string     `json:"scope_tags,omitempty"`
+	Clauses   []metaClause `json:"clauses"`
 }
 
 type metaClause struct {
@@ -76,6 +80,14 @@ func parseMeta(name string, b []byte) (meta, error) {
 	case FixtureK8s, FixtureTerraform:
 	default:
 		return m, fmt.Errorf("%s: fixture_type %q is not supported; use %q or %q", name, m.FixtureType, FixtureK8s, FixtureTerraform)
+	}
+	if len(m.ScopeTags) > 16 {
+		return m, fmt.Errorf("%s: more than 16 scope_tags", name)
+	}
+	for _, t := range m.ScopeTags {
+		if strings.TrimSpace(t) == "" || len(t) > 128 {
+			return m, fmt.Errorf("%s: scope_tags holds an empty or over-long tag key", name)
+		}
 	}
 	seen := map[string]bool{}
 	for i, c := range m.Clauses {

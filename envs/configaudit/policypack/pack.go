@@ -35,6 +35,7 @@ type Clause struct {
 // concurrent use.
 type Pack struct {
 	id, title, fixtureType, description string
+	scopeTags                           []string
 	document                            string
 	clauses                             []Clause
 	index                               map[string]int
@@ -210,7 +211,7 @@ func loadFS(ctx context.Context, fsys fs.FS, label string, opts loadOptions) (*P
 		return nil, err
 	}
 	p := &Pack{
-		id: m.ID, title: doc.Title, fixtureType: m.FixtureType, description: m.Description,
+		id: m.ID, title: doc.Title, fixtureType: m.FixtureType, description: m.Description, scopeTags: m.ScopeTags,
 		document: string(pf.document), index: map[string]int{}, source: label,
 		modules: map[string]*ast.Module{}, tests: map[string]*ast.Module{},
 	}
