@@ -230,6 +230,9 @@ func evaluatePolicy(ctx context.Context, fx *fixture, text string) (evaluation, 
 	ev.patchGiven = strings.TrimSpace(ev.out.Patch) != ""
 	if ev.patchGiven {
 		ev.patchAndReverify(fx, func(patched []byte) ([]Violation, error) {
+			if msg := scopeProblem(ctx, fx, patched); msg != "" {
+				return nil, errors.New(msg)
+			}
 			vs, err := fx.Pack.Evaluate(ctx, fx.Path, patched)
 			if err != nil {
 				var ie *policypack.InputError
@@ -296,7 +299,7 @@ func (ep *episode) checkPolicy(ctx context.Context, tc env.ToolCall, rec env.Too
 		return fail("the patch does not apply: " + err.Error())
 	}
 	st := policyStatus{StructureOK: true, CallsLeft: ep.e.checkBudget - ep.checks}
-	if msg := structureProblem(ep.fx, patched); msg != "" {
+	if msg := structureProblem(ctx, ep.fx, patched); msg != "" {
 		st.StructureOK, st.StructureError = false, msg
 	}
 	pass, err := ep.fx.Pack.CheckClauses(ctx, ep.fx.Path, patched)
@@ -328,10 +331,47 @@ func (ep *episode) checkPolicy(ctx context.Context, tc env.ToolCall, rec env.Too
 	return string(b), rec
 }
 
+// scopeProblem refuses a patch that changes what a resource is for the
+// policy instead of making it comply: retagging a database env "prod" →
+// "dev" or a bucket's data-class to "public" passes the Rego and fixes
+// nothing. A scope tag may change only on a resource the original already
+// violated a clause about that very tag on (the clause's text names the
+// tag), where changing it is the fix.
+func scopeProblem(ctx context.Context, fx *fixture, patched []byte) string {
+	changes, err := fx.Pack.ScopeChanges(ctx, fx.Path, fx.Content, patched)
+	if err != nil || len(changes) == 0 {
+		return ""
+	}
+	_, raw, err := fx.policyTruth(ctx)
+	if err != nil {
+		return ""
+	}
+	var bad []string
+	for _, c := range changes {
+		allowed := false
+		for _, v := range raw {
+			if v.Object != c.Resource {
+				continue
+			}
+			if cl, ok := fx.Pack.Clause(v.Clause); ok && strings.Contains(cl.Text, "`"+c.Tag+"`") {
+				allowed = true
+				break
+			}
+		}
+		if !allowed {
+			bad = append(bad, fmt.Sprintf("%s tag %s %q -> %q", c.Resource, c.Tag, c.Before, c.After))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "patch re-scopes resources instead of fixing them: " + strings.Join(limitList(bad, 3), ", ")
+}
+
 // structureProblem is the rubric's structure verdict on a patched file,
 // for check_policy: suppressions added, objects or resources removed or
 // disabled, a file that no longer parses.
-func structureProblem(fx *fixture, patched []byte) string {
+func structureProblem(ctx context.Context, fx *fixture, patched []byte) string {
 	cleaned, supp, err := neutraliseSuppressions(fx.Type, fx.Content, patched)
 	if err != nil {
 		return err.Error()
@@ -350,7 +390,7 @@ func structureProblem(fx *fixture, patched []byte) string {
 	if miss := before.missing(after, true); len(miss) > 0 {
 		return "removes or replaces " + strings.Join(limitList(miss, 5), ", ")
 	}
-	return ""
+	return scopeProblem(ctx, fx, cleaned)
 }
 
 // compliantIndex remembers each policy row's compliant counterpart by the
@@ -410,7 +450,12 @@ func (e *Env) actPolicyOracle(ctx context.Context, conv []env.Message) (env.Mess
 	}
 	ans := map[string]any{"violations": clauseViolations(pk, vs), "confidence": 1.0}
 	if len(vs) > 0 {
-		if fixed := e.compliant.get([]byte(content)); fixed != nil {
+		fx := &fixture{Type: fixtureTypeFor(p), Path: p, Content: []byte(content), Pack: pk}
+		// The generator's compliant counterpart sometimes undoes a breaking
+		// mutation by removing the object it added or by re-scoping a
+		// resource; the rubric refuses such patches, so the oracle sends
+		// none there rather than one it knows to be refused.
+		if fixed := e.compliant.get([]byte(content)); fixed != nil && structureProblem(ctx, fx, fixed) == "" {
 			if d := unifiedDiff(p, []byte(content), fixed); d != "" {
 				ans["patch"] = d
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,21 @@ func nearestClause(pk *policypack.Pack, found []Violation) []Violation {
 	return nonNil(dedupViolations(out))
 }
 
+// retagScopes moves every Terraform resource into the scope the packs'
+// exceptions cover (dev databases, public buckets, edge security groups,
+// ephemeral keys) without fixing anything.
+func retagScopes(content []byte) []byte {
+	out := string(content)
+	for _, r := range []struct{ re, to string }{
+		{`(env\s*=\s*)"[^"]*"`, `${1}"dev"`},
+		{`("?data-class"?\s*=\s*)"[^"]*"`, `${1}"public"`},
+		{`(tier\s*=\s*)"[^"]*"`, `${1}"edge"`},
+	} {
+		out = regexp.MustCompile(r.re).ReplaceAllString(out, r.to)
+	}
+	return []byte(out)
+}
+
 // deleteOffenders removes every Kubernetes object / Terraform block the
 // Rego names in a violation.
 func deleteOffenders(t testing.TB, fx *fixture) []byte {
@@ -127,6 +143,10 @@ func TestPolicyConditionProbes(t *testing.T) {
 	toolOnly, _ := e.Policy(PolicyToolOnly)
 	sum := map[string]float64{}
 	solved := 0
+	// Retagging is compared on the rows it changes with the same answer
+	// without a patch: re-scoping must gain nothing over not patching.
+	var retagRows int
+	var retagSum, noPatchSum float64
 	for _, ex := range ds.Examples {
 		fx := ex.Payload.(*fixture)
 		os, _ := playPolicy(t, e, ex, oracle)
@@ -145,7 +165,9 @@ func TestPolicyConditionProbes(t *testing.T) {
 		for _, c := range fx.Pack.Clauses() {
 			every = append(every, Violation{ID: c.ID, Severity: c.Severity})
 		}
+		retagged := retagScopes(fx.Content)
 		probes := map[string]any{
+			"retag-scope": map[string]any{"violations": nonNil(truth), "patch": unifiedDiff(fx.Path, fx.Content, retagged)},
 			"scanners-renamed-to-clauses": map[string]any{"violations": nearestClause(fx.Pack, found)},
 			"every-clause":                map[string]any{"violations": every},
 			"delete-offenders":            map[string]any{"violations": nonNil(truth), "patch": unifiedDiff(fx.Path, fx.Content, deleteOffenders(t, fx))},
@@ -156,6 +178,18 @@ func TestPolicyConditionProbes(t *testing.T) {
 				t.Fatalf("%s on %s: %v", name, ex.ID, err)
 			}
 			sum[name] += s.Total
+			if name == "retag-scope" && string(retagged) != string(fx.Content) {
+				if fixed, _ := s.Parsed["fixed_ids"].([]string); len(fixed) > 0 {
+					t.Errorf("retagging earned fix credit on %s: %v", ex.ID, fixed)
+				}
+				noPatch, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": nonNil(truth)}), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				retagRows++
+				retagSum += s.Total
+				noPatchSum += noPatch.Total
+			}
 		}
 	}
 	n := float64(len(ds.Examples))
@@ -163,10 +197,14 @@ func TestPolicyConditionProbes(t *testing.T) {
 	t.Logf("%-30s mean %.3f (solved %d/%d)", "policy-oracle", best, solved, len(ds.Examples))
 	// The oracle's detection is exact; its patch is the row's compliant
 	// counterpart, which for rows whose breaking mutation adds a whole
-	// object lacks that object, so the structure check (rightly) refuses
-	// the patch there (12 of 96 rows of the mini set; README.md).
-	if solved < len(ds.Examples)*85/100 {
+	// object or re-scopes a resource undoes it the way the rubric refuses,
+	// so the oracle sends no patch there (19 of 96 rows; README.md).
+	if solved < len(ds.Examples)*3/4 {
 		t.Errorf("policy-oracle solves %d/%d rows; it reads the Rego and should solve nearly all", solved, len(ds.Examples))
+	}
+	t.Logf("%-30s mean %.3f on the %d rows it changes, vs %.3f for the same ids without a patch", "retag-scope", retagSum/float64(max(retagRows, 1)), retagRows, noPatchSum/float64(max(retagRows, 1)))
+	if retagRows == 0 || retagSum >= noPatchSum {
+		t.Errorf("retag-scope: %d rows, mean %.3f, want some rows and less than not patching (%.3f)", retagRows, retagSum/float64(max(retagRows, 1)), noPatchSum/float64(max(retagRows, 1)))
 	}
 	for _, name := range []string{"copy-scanners (tool-only)", "scanners-renamed-to-clauses", "every-clause", "delete-offenders"} {
 		got := sum[name] / n

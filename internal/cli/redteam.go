@@ -66,7 +66,9 @@ func builtinModel(name string) (env.Model, error) {
 
 // envModel resolves a model an environment talks to: builtin:<policy>, an
 // alias from --endpoints, or a model on --base-url.
-func (f *modelFlags) envModel(name string, concurrency int, sampling llm.Sampling) (env.Model, error) {
+// role (env.ModelTarget, ModelAttacker, ModelJudge: the same strings as
+// the artifact's usage roles) files its tokens and cache entries.
+func (f *modelFlags) envModel(name, role string, concurrency int, sampling llm.Sampling) (env.Model, error) {
 	if strings.HasPrefix(name, "builtin:") {
 		return builtinModel(name)
 	}
@@ -74,7 +76,11 @@ func (f *modelFlags) envModel(name string, concurrency int, sampling llm.Samplin
 	if err != nil {
 		return nil, err
 	}
-	return llm.EnvModel{Client: m.Client, Model: m.Effective, Sampling: sampling}, nil
+	client := m.Client
+	if f.wrap != nil {
+		client = f.wrap(client, m.BaseURL, role)
+	}
+	return llm.EnvModel{Client: client, Model: m.Effective, Sampling: sampling}, nil
 }
 
 // envModels builds Options.Models from the target_model / attacker_model
@@ -97,7 +103,7 @@ func (f *modelFlags) envModels(params map[string]string, judgeModel string, conc
 		if role == env.ModelJudge && strings.HasPrefix(spec.name, "builtin:") {
 			return nil, usagef("--judge-model must be a served model, not %s", spec.name)
 		}
-		m, err := f.envModel(spec.name, concurrency, spec.s)
+		m, err := f.envModel(spec.name, role, concurrency, spec.s)
 		if err != nil {
 			return nil, fmt.Errorf("%s model: %w", role, err)
 		}
@@ -236,7 +242,7 @@ func runTournament(cmd *cobra.Command, f *tournamentFlags) error {
 		return p
 	}
 	models := func(role, name string) (map[string]env.Model, error) {
-		m, err := f.model.envModel(name, f.concurrency, llm.Sampling{})
+		m, err := f.model.envModel(name, role, f.concurrency, llm.Sampling{})
 		if err != nil {
 			return nil, err
 		}
