@@ -167,7 +167,7 @@ func TestPolicyConditionProbes(t *testing.T) {
 		}
 		retagged := retagScopes(fx.Content)
 		probes := map[string]any{
-			"retag-scope": map[string]any{"violations": nonNil(truth), "patch": unifiedDiff(fx.Path, fx.Content, retagged)},
+			"retag-scope":                 map[string]any{"violations": nonNil(truth), "patch": unifiedDiff(fx.Path, fx.Content, retagged)},
 			"scanners-renamed-to-clauses": map[string]any{"violations": nearestClause(fx.Pack, found)},
 			"every-clause":                map[string]any{"violations": every},
 			"delete-offenders":            map[string]any{"violations": nonNil(truth), "patch": unifiedDiff(fx.Path, fx.Content, deleteOffenders(t, fx))},
