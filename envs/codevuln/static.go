@@ -157,29 +157,29 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 		err string
 	}
 	own := make(chan out, 1)
-	go func() {
+	runOwn := func() out {
 		dir, cleanup, err := scratch()
 		if err != nil {
-			own <- out{err: err.Error()}
-			return
+			return out{err: err.Error()}
 		}
+		// Removed before the result is sent, so analysePython never
+		// returns with a scratch directory still in place.
 		defer cleanup()
 		res, err := v.sb.Run(ctx, sandbox.Spec{Argv: []string{v.py.Exe, "-I", "-B", "-c", pyStaticScript}, Dir: dir, Env: env,
 			Stdin: in, Limits: lim, ReadOnlyBinds: v.py.Binds()})
 		if err != nil || !res.OK() {
-			own <- out{err: fmt.Sprintf("svbench python checks failed: %v %s %s", err, res.Killed, clip(string(res.Stderr), 300))}
-			return
+			return out{err: fmt.Sprintf("svbench python checks failed: %v %s %s", err, res.Killed, clip(string(res.Stderr), 300))}
 		}
 		var fs []Finding
 		if err := json.Unmarshal(res.Stdout, &fs); err != nil {
-			own <- out{err: "svbench python checks: " + err.Error()}
-			return
+			return out{err: "svbench python checks: " + err.Error()}
 		}
 		for i := range fs {
 			fs[i].Tool = "svbench-py"
 		}
-		own <- out{fs: fs}
-	}()
+		return out{fs: fs}
+	}
+	go func() { own <- runOwn() }()
 	if v.py.Bandit != "" {
 		names := sortedKeys(py)
 		// --ignore-nosec: a verifier judges the file, not the file's
