@@ -294,3 +294,16 @@ func itoa(n int) string {
 	}
 	return s
 }
+
+func TestRanks(t *testing.T) {
+	got := Ranks([]float64{3, 1, 3, 2, 3})
+	want := []float64{4, 1, 4, 2, 4}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Ranks = %v, want %v", got, want)
+		}
+	}
+	if len(Ranks(nil)) != 0 {
+		t.Error("Ranks(nil) not empty")
+	}
+}

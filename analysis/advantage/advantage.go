@@ -18,12 +18,13 @@
 package advantage
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/svbench/svbench/metrics"
 )
 
 // Eps keeps normalisation finite, as trainers add it.
@@ -288,7 +289,7 @@ func Analyse(in *Input) (*Report, error) {
 	// Ranks are computed once per component and per scheme.
 	compRanks := make([][]float64, len(in.Names))
 	for k := range in.Names {
-		compRanks[k] = ranks(comps[k])
+		compRanks[k] = metrics.Ranks(comps[k])
 	}
 	for _, s := range Schemes {
 		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
@@ -299,7 +300,7 @@ func Analyse(in *Input) (*Report, error) {
 			}
 		}
 		sr.CollapsedGroups = float64(collapsed) / float64(rep.Groups)
-		advRanks := ranks(flats[s])
+		advRanks := metrics.Ranks(flats[s])
 		for k, name := range in.Names {
 			sr.Spearman[name] = pearson(advRanks, compRanks[k])
 			sr.Sensitivity[name] = flipShare(flats[s], flips[s][k])
@@ -406,28 +407,7 @@ func Spearman(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 2 {
 		return 0
 	}
-	return pearson(ranks(x), ranks(y))
-}
-
-func ranks(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		avg := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j + 1
-	}
-	return r
+	return pearson(metrics.Ranks(x), metrics.Ranks(y))
 }
 
 // pearson is gonum's correlation with a constant input mapped to 0 rather

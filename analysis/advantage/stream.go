@@ -9,6 +9,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/ingest"
+	"github.com/svbench/svbench/metrics"
 )
 
 // Source yields a batch's groups in a fixed order, one at a time; it must
@@ -217,13 +218,13 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 	}
 	compRanks := make([][]float64, K)
 	for k := range K {
-		compRanks[k] = ranks(comps[k])
+		compRanks[k] = metrics.Ranks(comps[k])
 		comps[k] = nil
 	}
 	for _, s := range Schemes {
 		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
 		sr.CollapsedGroups = float64(collapsed[s]) / float64(rep.Groups)
-		advRanks := ranks(flat[s])
+		advRanks := metrics.Ranks(flat[s])
 		flat[s] = nil
 		for k, name := range names {
 			sr.Spearman[name] = pearson(advRanks, compRanks[k])

@@ -195,7 +195,7 @@ func Analyse(run *Run, rows []Row, modelErrors int, opts Options) *Report {
 		}
 	}
 	for _, p := range [][2]string{{Sources[0], Sources[1]}, {Sources[0], Sources[2]}, {Sources[1], Sources[2]}} {
-		ps := PairStats{A: p[0], B: p[1], Pearson: corr(rewards[p[0]], rewards[p[1]]), Spearman: corr(rankOf(rewards[p[0]]), rankOf(rewards[p[1]]))}
+		ps := PairStats{A: p[0], B: p[1], Pearson: corr(rewards[p[0]], rewards[p[1]]), Spearman: corr(metrics.Ranks(rewards[p[0]]), metrics.Ranks(rewards[p[1]]))}
 		within := 0
 		for i := range ok {
 			d := math.Abs(scaled[p[0]][i] - scaled[p[1]][i])
@@ -249,28 +249,6 @@ func corr(x, y []float64) *float64 {
 		return nil
 	}
 	return &c
-}
-
-// rankOf returns average ranks, so Pearson on them is Spearman's ρ.
-func rankOf(x []float64) []float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
-	r := make([]float64, len(x))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && x[idx[j+1]] == x[idx[i]] {
-			j++
-		}
-		avg := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j + 1
-	}
-	return r
 }
 
 func confusion(rows []*Row) Confusion {

@@ -41,7 +41,9 @@ func (e *Env) Policy(name string) (env.Policy, bool) {
 	return nil, false
 }
 
-func actBaseline(conv []env.Message, fix bool) (env.Message, error) {
+// fileUnderAudit reads the file path and text from a conversation's last
+// user message, as every built-in policy does.
+func fileUnderAudit(conv []env.Message) (path, content string, err error) {
 	var user string
 	for _, m := range conv {
 		if m.Role == env.RoleUser {
@@ -50,7 +52,24 @@ func actBaseline(conv []env.Message, fix bool) (env.Message, error) {
 	}
 	p, content, ok := splitPathHeader(user)
 	if !ok {
-		return env.Message{}, fmt.Errorf("policy: the user message does not start with \"File path: \"")
+		return "", "", fmt.Errorf("policy: the user message does not start with \"File path: \"")
+	}
+	return p, content, nil
+}
+
+// answerMessage encodes a built-in policy's final answer.
+func answerMessage(ans map[string]any) (env.Message, error) {
+	b, err := json.Marshal(ans)
+	if err != nil {
+		return env.Message{}, err
+	}
+	return env.Message{Role: env.RoleAssistant, Content: string(b)}, nil
+}
+
+func actBaseline(conv []env.Message, fix bool) (env.Message, error) {
+	p, content, err := fileUnderAudit(conv)
+	if err != nil {
+		return env.Message{}, err
 	}
 	called := false
 	for _, m := range conv {
@@ -79,11 +98,7 @@ func actBaseline(conv []env.Message, fix bool) (env.Message, error) {
 			}
 		}
 	}
-	b, err := json.Marshal(ans)
-	if err != nil {
-		return env.Message{}, err
-	}
-	return env.Message{Role: env.RoleAssistant, Content: string(b)}, nil
+	return answerMessage(ans)
 }
 
 func hasAny(found map[string]bool, ids ...string) bool {

@@ -426,15 +426,9 @@ func (c *compliantIndex) get(content []byte) []byte {
 // counterpart when the dataset carries one (svbench's generated rows do;
 // without it the answer has no patch).
 func (e *Env) actPolicyOracle(ctx context.Context, conv []env.Message) (env.Message, error) {
-	var user string
-	for _, m := range conv {
-		if m.Role == env.RoleUser {
-			user = m.Content
-		}
-	}
-	p, content, ok := splitPathHeader(user)
-	if !ok {
-		return env.Message{}, fmt.Errorf("policy-oracle: the user message does not start with \"File path: \"")
+	p, content, err := fileUnderAudit(conv)
+	if err != nil {
+		return env.Message{}, err
 	}
 	packs, err := e.packSet()
 	if err != nil {
@@ -461,9 +455,5 @@ func (e *Env) actPolicyOracle(ctx context.Context, conv []env.Message) (env.Mess
 			}
 		}
 	}
-	b, err := json.Marshal(ans)
-	if err != nil {
-		return env.Message{}, err
-	}
-	return env.Message{Role: env.RoleAssistant, Content: string(b)}, nil
+	return answerMessage(ans)
 }
