@@ -22,3 +22,11 @@ func (f PolicyFunc) Act(ctx context.Context, conv []Message, tools []Tool) (Mess
 type PolicyProvider interface {
 	Policy(name string) (Policy, bool)
 }
+
+// DemoConditioner is implemented by environments with more than one
+// condition worth showing in `svbench demo`: each parameter set names one
+// more condition whose built-in policies the demo runs after the default
+// one (E2's policy condition, for instance).
+type DemoConditioner interface {
+	DemoConditions() []map[string]string
+}

@@ -393,6 +393,14 @@ func structureProblem(ctx context.Context, fx *fixture, patched []byte) string {
 	return scopeProblem(ctx, fx, cleaned)
 }
 
+// DemoConditions adds the policy condition to `svbench demo`.
+func (e *Env) DemoConditions() []map[string]string {
+	if e.mode == ModePolicy {
+		return nil
+	}
+	return []map[string]string{{"mode": ModePolicy}}
+}
+
 // compliantIndex remembers each policy row's compliant counterpart by the
 // hash of its content, for the policy-oracle baseline (which, like every
 // policy, sees only the conversation).

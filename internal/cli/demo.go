@@ -40,11 +40,25 @@ followed by a scoreboard over all of them.`,
 			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			runs := 0
+			var conds []demoCondition
 			for _, id := range ids {
 				e, err := env.Default.New(id, env.Options{})
 				if err != nil {
 					return err
 				}
+				conds = append(conds, demoCondition{id: id, e: e})
+				if dc, ok := e.(env.DemoConditioner); ok {
+					for _, params := range dc.DemoConditions() {
+						ce, err := env.Default.New(id, env.Options{Params: params})
+						if err != nil {
+							return fmt.Errorf("%s demo condition %v: %w", id, params, err)
+						}
+						conds = append(conds, demoCondition{id: id, e: ce, params: params})
+					}
+				}
+			}
+			for _, c := range conds {
+				id, e := c.id, c.e
 				pp, ok := e.(env.PolicyProvider)
 				if !ok || len(e.Info().Policies) == 0 {
 					fmt.Fprintf(stderr, "%s: no built-in policies; skipped\n", id)
@@ -61,7 +75,7 @@ followed by a scoreboard over all of them.`,
 					}
 					model := "builtin:" + name
 					res, err := runner.Run(ctx, runner.Config{
-						Env: e, Dataset: runner.InMemory(ds), Client: builtinClient(p), Model: model, EffectiveModel: model,
+						Env: e, Dataset: runner.InMemory(ds), Client: builtinClient(p), Model: model, EffectiveModel: model, Params: c.params,
 						Rollouts: 1, Concurrency: concurrency, Seed: seed, MaxConsecutiveErrors: 3, OutDir: out,
 					})
 					if err != nil {
@@ -90,4 +104,12 @@ followed by a scoreboard over all of them.`,
 	cmd.Flags().IntVarP(&concurrency, "concurrency", "c", 8, "episodes in flight")
 	cmd.Flags().Uint64Var(&seed, "seed", 42, "shuffle seed")
 	return cmd
+}
+
+// demoCondition is one environment instance the demo runs: the default
+// condition, or one an environment adds through env.DemoConditioner.
+type demoCondition struct {
+	id     string
+	e      env.Environment
+	params map[string]string
 }
