@@ -159,16 +159,16 @@ func (e *Env) Info() env.Info {
 	}
 	if e.mode == ModePolicy {
 		info.Description = "Audit a Kubernetes manifest or Terraform file against an organisation's written policy (clauses, exceptions); report violated clauses and a patch, scored by the policy's hidden Rego."
-		info.SystemPrompt = SystemPromptPolicy + "\n\n# Organisation policy (pack <id>)\n\n<the pack's policy.md>"
+		info.SystemPrompt = policyInstructions(e.budget > 0) + "\n\n# Organisation policy (pack <id>)\n\n<the pack's policy.md>"
 		info.Rubrics = []string{RubricDefault}
 		info.Tools = e.policyTools()
 		info.Policies = []string{PolicyToolOnly, PolicyOracle}
 		info.SolvedWhen = SolvedWhenPolicy
 	}
 	if e.budget == 0 {
-		info.SystemPrompt, info.Tools = SystemPromptNoTools, nil
-		if e.mode == ModePolicy {
-			info.SystemPrompt = policySystemPrompt(policypack.Embedded()[0], false)
+		info.Tools = nil
+		if e.mode != ModePolicy {
+			info.SystemPrompt = SystemPromptNoTools
 		}
 	}
 	if e.v != nil {

@@ -126,11 +126,17 @@ func (ps packSet) lookup(id string) (*policypack.Pack, error) {
 // policySystemPrompt is the instructions plus the pack's document. The pack
 // id is not secret: it names the document the model is reading.
 func policySystemPrompt(p *policypack.Pack, tools bool) string {
+	return policyInstructions(tools) + "\n\n# Organisation policy (pack " + p.ID() + ")\n\n" + strings.TrimSpace(p.Document()) + "\n"
+}
+
+// policyInstructions is SystemPromptPolicy, without the tools paragraph
+// when the episode offers none.
+func policyInstructions(tools bool) string {
 	s := SystemPromptPolicy
 	if !tools {
 		s = strings.Replace(s, s[strings.Index(s, "Tools:"):strings.Index(s, "Report every")], "You have no tools: audit by reading the file.\n\n", 1)
 	}
-	return s + "\n\n# Organisation policy (pack " + p.ID() + ")\n\n" + strings.TrimSpace(p.Document()) + "\n"
+	return s
 }
 
 // packFromPrompt finds the pack id in a conversation's system prompt.

@@ -105,41 +105,33 @@ func newCacheCmd() *cobra.Command {
 		},
 	}
 	stats.Flags().BoolVar(&asJSON, "json", false, "print the statistics as JSON")
-	prune := &cobra.Command{
-		Use:   "prune",
-		Short: "Remove expired entries (--cache-ttl), then the oldest until under --cache-max-mb",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	// remove runs one of the cache's removals and says how many went.
+	remove := func(fn func(*cache.Cache, context.Context) (int64, error)) func(*cobra.Command, []string) error {
+		return func(cmd *cobra.Command, _ []string) error {
 			c, err := openStrict(cmd)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			n, err := c.Prune(cmd.Context())
+			n, err := fn(c, cmd.Context())
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "removed %d entries from %s\n", n, c.Path())
 			return nil
-		},
+		}
+	}
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Remove expired entries (--cache-ttl), then the oldest until under --cache-max-mb",
+		Args:  cobra.NoArgs,
+		RunE:  remove((*cache.Cache).Prune),
 	}
 	clear := &cobra.Command{
 		Use:   "clear",
 		Short: "Remove every cached response",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := openStrict(cmd)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			n, err := c.Clear(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "removed %d entries from %s\n", n, c.Path())
-			return nil
-		},
+		RunE:  remove((*cache.Cache).Clear),
 	}
 	f.registerLocation(cmd)
 	for _, sub := range []*cobra.Command{stats, prune, clear} {
