@@ -13,7 +13,6 @@ package tfscan
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -62,16 +61,18 @@ type Options struct {
 	MaxFileBytes  int
 	MaxTotalBytes int
 	MaxFiles      int
-	// BareFS hands trivy an unnamed in-memory filesystem, the way svbench
-	// scanned before keyedFS. Only benchmarks set it, to measure what the
-	// key saves in the same run.
-	BareFS bool
+	// TrivyScanner runs trivy's own Terraform scanner (rego.Scanner and
+	// executor) instead of svbench's prepared evaluation of the same
+	// checks. Parity tests and benchmarks set it, to hold the two to the
+	// same findings and to measure the difference in the same run.
+	TrivyScanner bool
 }
 
 // Scanner runs trivy's Terraform checks. It is safe for concurrent use.
 type Scanner struct {
-	rs   *rego.Scanner
-	opts Options
+	rs     *rego.Scanner // TrivyScanner only
+	checks *checkSet
+	opts   Options
 	// scans numbers the in-memory filesystems (see keyedFS).
 	scans atomic.Uint64
 }
@@ -103,16 +104,24 @@ func New(opts Options) (*Scanner, error) {
 	if opts.MaxFiles <= 0 {
 		opts.MaxFiles = DefaultMaxFiles
 	}
-	rs := rego.NewScanner(
-		rego.WithEmbeddedPolicies(true),
-		rego.WithEmbeddedLibraries(true),
-	)
-	// The policy filesystem is only consulted for user check directories,
-	// of which there are none: an empty in-memory FS keeps it off the disk.
-	if err := rs.LoadPolicies(fstest.MapFS{}); err != nil {
-		return nil, fmt.Errorf("tfscan: loading trivy's embedded checks: %w", err)
+	if opts.TrivyScanner {
+		rs := rego.NewScanner(
+			rego.WithEmbeddedPolicies(true),
+			rego.WithEmbeddedLibraries(true),
+		)
+		// The policy filesystem is only consulted for user check
+		// directories, of which there are none: an empty in-memory FS keeps
+		// it off the disk.
+		if err := rs.LoadPolicies(fstest.MapFS{}); err != nil {
+			return nil, fmt.Errorf("tfscan: loading trivy's embedded checks: %w", err)
+		}
+		return &Scanner{rs: rs, opts: opts}, nil
 	}
-	return &Scanner{rs: rs, opts: opts}, nil
+	checks, err := newCheckSet(context.Background())
+	if err != nil {
+		return nil, fmt.Errorf("tfscan: %w", err)
+	}
+	return &Scanner{checks: checks, opts: opts}, nil
 }
 
 // Name implements verify.Verifier.
@@ -137,18 +146,19 @@ func (s *Scanner) Verify(ctx context.Context, files []verify.File) (out []verify
 	if len(fsys) == 0 {
 		return nil, nil
 	}
-	sc := terraform.New(
-		rego.WithRegoScanner(s.rs),
-		options.WithScanRawConfig(false),
-		terraform.ScannerWithDownloadsAllowed(false),
-		terraform.ScannerWithSkipCachedModules(true),
-		terraform.ScannerWithAllDirectories(true),
-	)
-	var scanFS fs.FS = keyedFS{MapFS: fsys, key: fmt.Sprintf("svbench-tfscan-%d", s.scans.Add(1))}
-	if s.opts.BareFS {
-		scanFS = fsys
+	scanFS := keyedFS{MapFS: fsys, key: fmt.Sprintf("svbench-tfscan-%d", s.scans.Add(1))}
+	var results scan.Results
+	if s.opts.TrivyScanner {
+		results, err = terraform.New(
+			rego.WithRegoScanner(s.rs),
+			options.WithScanRawConfig(false),
+			terraform.ScannerWithDownloadsAllowed(false),
+			terraform.ScannerWithSkipCachedModules(true),
+			terraform.ScannerWithAllDirectories(true),
+		).ScanFS(ctx, scanFS, ".")
+	} else {
+		results, err = s.scanModule(ctx, scanFS)
 	}
-	results, err := sc.ScanFS(ctx, scanFS, ".")
 	if err != nil {
 		return nil, fmt.Errorf("tfscan: %w", err)
 	}
