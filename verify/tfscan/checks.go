@@ -2,11 +2,13 @@ package tfscan
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -183,15 +185,10 @@ func enforcedRules(m *ast.Module) []string {
 // check's rule metadata, as trivy's ScanInput does. Passed results are not
 // built: nothing downstream reads them.
 func (cs *checkSet) scan(ctx context.Context, contents map[string]any, path string) (scan.Results, error) {
-	// trivy round-trips the input through JSON before converting it, which
-	// turns every number into json.Number and every struct into a map; the
-	// checks see exactly that value.
-	var raw any = contents
-	if err := util.RoundTrip(&raw); err != nil {
-		return nil, fmt.Errorf("trivy input: %w", err)
-	}
-	input, err := ast.InterfaceToValue(raw)
+	input, err := regoValue(contents)
 	if err != nil {
+		// trivy logs this and scans nothing, which would read as "every
+		// finding fixed"; a re-verification that cannot run fails closed.
 		return nil, fmt.Errorf("trivy input: %w", err)
 	}
 	var results scan.Results
@@ -220,6 +217,72 @@ func (cs *checkSet) scan(ctx context.Context, contents map[string]any, path stri
 		results = append(results, more...)
 	}
 	return results, nil
+}
+
+// regoValue is the value trivy's checks see for x. trivy round-trips its
+// input through JSON before handing it to OPA, which made that round trip a
+// sixth of a scan; the types ToRego builds (maps, slices, strings, bools,
+// ints) are converted directly to what the round trip yields, and anything
+// else takes the JSON path. TestRegoValueMatchesRoundTrip holds the two to
+// the same value.
+func regoValue(x any) (ast.Value, error) {
+	switch v := x.(type) {
+	case nil:
+		return ast.Null{}, nil
+	case string:
+		if !utf8.ValidString(v) {
+			break // encoding/json replaces each invalid byte
+		}
+		return ast.String(v), nil
+	case bool:
+		return ast.Boolean(v), nil
+	case int:
+		return ast.Number(strconv.Itoa(v)), nil
+	case map[string]any:
+		if v == nil {
+			return ast.Null{}, nil
+		}
+		obj := ast.NewObject()
+		for k, e := range v {
+			if !utf8.ValidString(k) {
+				return viaJSON(x)
+			}
+			ev, err := regoValue(e)
+			if err != nil {
+				return nil, err
+			}
+			obj.Insert(ast.StringTerm(k), ast.NewTerm(ev))
+		}
+		return obj, nil
+	case []any:
+		if v == nil {
+			return ast.Null{}, nil
+		}
+		terms := make([]*ast.Term, len(v))
+		for i, e := range v {
+			ev, err := regoValue(e)
+			if err != nil {
+				return nil, err
+			}
+			terms[i] = ast.NewTerm(ev)
+		}
+		return ast.NewArray(terms...), nil
+	}
+	return viaJSON(x)
+}
+
+// viaJSON is what trivy's round trip makes of one value: encoded, then
+// decoded with json.Number into a fresh interface.
+func viaJSON(x any) (ast.Value, error) {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := util.UnmarshalJSON(b, &v); err != nil {
+		return nil, err
+	}
+	return ast.InterfaceToValue(v)
 }
 
 // scanLegacy is trivy's own per-scan path, for builtin checks whose metadata
