@@ -39,8 +39,11 @@ type checkSet struct {
 	legacy    []*ast.Module
 	retriever *trivyrego.MetadataRetriever
 	compiler  *ast.Compiler
-	store     storage.Store
-	providers map[string]bool
+	// fastObjByPath: the library's obj_by_path calls objByPath (see
+	// objbypath.go), so every query must be given the built-in.
+	fastObjByPath bool
+	store         storage.Store
+	providers     map[string]bool
 }
 
 type preparedCheck struct {
@@ -65,6 +68,14 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 		return nil, fmt.Errorf("loading trivy's embedded libraries: %w", err)
 	}
 	maps.Copy(modules, libs)
+	fastObjByPath, err := replaceObjByPath(modules)
+	if err != nil {
+		return nil, fmt.Errorf("replacing obj_by_path: %w", err)
+	}
+	caps := ast.CapabilitiesForThisVersion()
+	if fastObjByPath {
+		caps.Builtins = append(caps.Builtins, &ast.Builtin{Name: objByPathDecl.Name, Decl: objByPathDecl.Decl})
+	}
 
 	schemas, err := trivyrego.BuildSchemaSetFromPolicies(modules, nil, nil, map[string][]byte{})
 	if err != nil {
@@ -72,7 +83,7 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 	}
 	compiler := ast.NewCompiler().
 		WithUseTypeCheckAnnotations(true).
-		WithCapabilities(ast.CapabilitiesForThisVersion()).
+		WithCapabilities(caps).
 		WithSchemas(schemas)
 	compiler.SetErrorLimit(trivyrego.DefaultAllowedRegoErrors + 1)
 	if compiler.Compile(modules); compiler.Failed() {
@@ -87,10 +98,11 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 	store := inmem.NewFromObject(map[string]any{"namespaces": slices.Sorted(maps.Keys(namespaces))})
 
 	cs := &checkSet{
-		retriever: trivyrego.NewMetadataRetriever(compiler),
-		compiler:  compiler,
-		store:     store,
-		providers: map[string]bool{"kind": true},
+		fastObjByPath: fastObjByPath,
+		retriever:     trivyrego.NewMetadataRetriever(compiler),
+		compiler:      compiler,
+		store:         store,
+		providers:     map[string]bool{"kind": true},
 	}
 	for _, p := range providers.AllProviders() {
 		cs.providers[string(p)] = true
@@ -129,11 +141,7 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 			continue
 		}
 		for _, rule := range enforcedRules(m) {
-			pq, err := rego.New(
-				rego.Query("data."+ns+"."+rule),
-				rego.Compiler(compiler),
-				rego.Store(store),
-			).PrepareForEval(ctx)
+			pq, err := rego.New(cs.regoOptions("data." + ns + "." + rule)...).PrepareForEval(ctx)
 			if err != nil {
 				return nil, fmt.Errorf("preparing trivy check %s rule %s: %w", path, rule, err)
 			}
@@ -147,6 +155,14 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 		}
 	}
 	return cs, nil
+}
+
+func (cs *checkSet) regoOptions(query string) []func(*rego.Rego) {
+	opts := []func(*rego.Rego){rego.Query(query), rego.Compiler(cs.compiler), rego.Store(cs.store)}
+	if cs.fastObjByPath {
+		opts = append(opts, objByPathBuiltin())
+	}
+	return opts
 }
 
 func passes(filters []func(*ast.Module, *trivyrego.StaticMetadata) bool, m *ast.Module, meta *trivyrego.StaticMetadata) bool {
@@ -299,12 +315,7 @@ func (cs *checkSet) scanLegacy(ctx context.Context, contents map[string]any, inp
 		}
 		ns := moduleNamespace(m)
 		for _, rule := range enforcedRules(m) {
-			rs, err := rego.New(
-				rego.Query("data."+ns+"."+rule),
-				rego.Compiler(cs.compiler),
-				rego.Store(cs.store),
-				rego.ParsedInput(input),
-			).Eval(ctx)
+			rs, err := rego.New(append(cs.regoOptions("data."+ns+"."+rule), rego.ParsedInput(input))...).Eval(ctx)
 			if err != nil {
 				continue
 			}
