@@ -126,7 +126,7 @@ func BenchmarkScoreUniqueMix(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	trivyScanner, err := tfscan.New(tfscan.Options{TrivyScanner: true})
+	trivyScanner, err := tfscan.New(tfscan.Options{TrivyScanner: true, StrictHCL: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,14 +17,6 @@ import (
 // Terraform resource/data/module addresses.
 type inventory map[string]string
 
-func checkHCL(src []byte) error {
-	_, diags := hclsyntax.ParseConfig(src, "main.tf", hcl.InitialPos)
-	if diags.HasErrors() {
-		return fmt.Errorf("invalid HCL: %s", diags.Error())
-	}
-	return nil
-}
-
 func takeInventory(fixtureType string, content []byte) (inventory, error) {
 	inv := inventory{}
 	if fixtureType == FixtureTF {

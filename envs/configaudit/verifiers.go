@@ -57,7 +57,9 @@ func newVerifiers(ctx context.Context, policyDirs []string) (*verifiers, error) 
 	if err != nil {
 		return nil, err
 	}
-	ts, err := tfscan.New(tfscan.Options{})
+	// trivy skips a file it cannot parse; a broken file must not read as a
+	// clean one.
+	ts, err := tfscan.New(tfscan.Options{StrictHCL: true})
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +135,6 @@ func (v *verifiers) scanUncached(ctx context.Context, tool, fixtureType string, 
 		fs, err := v.trivy.Verify(ctx, []verify.File{{Path: name, Content: f.Content}})
 		for i := range fs {
 			fs[i].File = f.Path
-		}
-		if err == nil {
-			// trivy skips unparsable HCL silently; say so instead of
-			// reporting a clean file.
-			if perr := checkHCL(f.Content); perr != nil {
-				err = perr
-			}
 		}
 		return scanResult{findings: fs, err: err}
 	case tool == ToolOPA && fixtureType == FixtureK8s:

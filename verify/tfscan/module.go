@@ -26,6 +26,7 @@ func (s *Scanner) scanModule(ctx context.Context, fsys fs.FS) (scan.Results, err
 	p := parser.New(fsys, "",
 		parser.OptionWithDownloads(false),
 		parser.OptionWithSkipCachedModules(true),
+		parser.OptionStopOnHCLError(s.opts.StrictHCL),
 	)
 	if err := p.ParseFS(ctx, "."); err != nil {
 		return nil, err

@@ -174,3 +174,28 @@ func dump(fs []verify.Finding) string {
 	}
 	return b.String()
 }
+
+// TestStrictHCL: with StrictHCL a file that does not parse is an error
+// naming the file and line, on both paths, where trivy's default skips it.
+func TestStrictHCL(t *testing.T) {
+	broken := []verify.File{
+		{Path: "ok.tf", Content: []byte(`resource "aws_s3_bucket" "b" { bucket = "b" }`)},
+		{Path: "main.tf", Content: []byte("resource \"aws_s3_bucket\" \"x\" {\n  acl = \n")},
+	}
+	for _, trivy := range []bool{false, true} {
+		s, err := New(Options{StrictHCL: true, TrivyScanner: trivy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Verify(context.Background(), broken)
+		if err == nil || !strings.Contains(err.Error(), "invalid HCL") || !strings.Contains(err.Error(), "main.tf:2") {
+			t.Errorf("trivy scanner %v: err = %v, want invalid HCL at main.tf:2", trivy, err)
+		}
+		if _, err := s.Verify(context.Background(), broken[:1]); err != nil {
+			t.Errorf("trivy scanner %v: valid file: %v", trivy, err)
+		}
+	}
+	if _, err := scanner(t).Verify(context.Background(), broken); err != nil {
+		t.Errorf("default (trivy's behaviour) skips the broken file, got %v", err)
+	}
+}

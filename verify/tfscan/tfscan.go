@@ -12,6 +12,7 @@ package tfscan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -19,6 +20,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing/fstest"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/aquasecurity/trivy/pkg/iac/rego"
 	"github.com/aquasecurity/trivy/pkg/iac/scan"
@@ -61,6 +64,10 @@ type Options struct {
 	MaxFileBytes  int
 	MaxTotalBytes int
 	MaxFiles      int
+	// StrictHCL makes a file that does not parse an error naming it, where
+	// trivy logs the error and scans the other files (a broken file then
+	// reads as a clean one).
+	StrictHCL bool
 	// TrivyScanner runs trivy's own Terraform scanner (rego.Scanner and
 	// executor) instead of svbench's prepared evaluation of the same
 	// checks. Parity tests and benchmarks set it, to hold the two to the
@@ -155,9 +162,14 @@ func (s *Scanner) Verify(ctx context.Context, files []verify.File) (out []verify
 			terraform.ScannerWithDownloadsAllowed(false),
 			terraform.ScannerWithSkipCachedModules(true),
 			terraform.ScannerWithAllDirectories(true),
+			terraform.ScannerWithStopOnHCLError(s.opts.StrictHCL),
 		).ScanFS(ctx, scanFS, ".")
 	} else {
 		results, err = s.scanModule(ctx, scanFS)
+	}
+	var diags hcl.Diagnostics
+	if errors.As(err, &diags) {
+		return nil, fmt.Errorf("tfscan: invalid HCL: %w", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tfscan: %w", err)
