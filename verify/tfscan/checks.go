@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/util"
+	"github.com/owenrumney/squealer/pkg/squealer"
 
 	"github.com/aquasecurity/trivy/pkg/iac/providers"
 	trivyrego "github.com/aquasecurity/trivy/pkg/iac/rego"
@@ -42,8 +43,11 @@ type checkSet struct {
 	// fastObjByPath: the library's obj_by_path calls objByPath (see
 	// objbypath.go), so every query must be given the built-in.
 	fastObjByPath bool
-	store         storage.Store
-	providers     map[string]bool
+	// secrets is the one squealer scanner the renamed
+	// squealer.scan_string calls share (see squealer.go).
+	secrets   *squealer.StringScanner
+	store     storage.Store
+	providers map[string]bool
 }
 
 type preparedCheck struct {
@@ -76,6 +80,11 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 	if fastObjByPath {
 		caps.Builtins = append(caps.Builtins, &ast.Builtin{Name: objByPathDecl.Name, Decl: objByPathDecl.Decl})
 	}
+	var secrets *squealer.StringScanner
+	if renameSquealerCalls(modules) {
+		secrets = squealer.NewStringScanner()
+		caps.Builtins = append(caps.Builtins, &ast.Builtin{Name: fastSquealerDecl.Name, Decl: fastSquealerDecl.Decl})
+	}
 
 	schemas, err := trivyrego.BuildSchemaSetFromPolicies(modules, nil, nil, map[string][]byte{})
 	if err != nil {
@@ -99,6 +108,7 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 
 	cs := &checkSet{
 		fastObjByPath: fastObjByPath,
+		secrets:       secrets,
 		retriever:     trivyrego.NewMetadataRetriever(compiler),
 		compiler:      compiler,
 		store:         store,
@@ -161,6 +171,9 @@ func (cs *checkSet) regoOptions(query string) []func(*rego.Rego) {
 	opts := []func(*rego.Rego){rego.Query(query), rego.Compiler(cs.compiler), rego.Store(cs.store)}
 	if cs.fastObjByPath {
 		opts = append(opts, objByPathBuiltin())
+	}
+	if cs.secrets != nil {
+		opts = append(opts, fastSquealerBuiltin(cs.secrets))
 	}
 	return opts
 }
