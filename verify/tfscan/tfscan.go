@@ -4,10 +4,13 @@
 // files are served from an in-memory fs.FS, module downloads are disabled and
 // the cached-module directory is ignored.
 //
-// The expensive part of trivy's scanner is loading and compiling the embedded
-// Rego checks (hundreds of modules). A Scanner does that once in New and
-// shares the compiled rego scanner with a cheap per-call terraform scanner, the
-// same way trivy's own misconfiguration scanner reuses it.
+// A Scanner loads and compiles trivy's embedded Rego checks once in New and
+// evaluates them through queries prepared once (checks.go), where trivy's own
+// scanner builds and compiles a fresh query for every check on every scan.
+// HCL parsing, evaluation and adaptation to trivy's cloud state are trivy's
+// own; the check semantics (applicability, result parsing, inline ignores) are
+// reproduced and held to trivy's scanner, kept as Options.TrivyScanner, by
+// TestPreparedMatchesTrivy.
 package tfscan
 
 import (
