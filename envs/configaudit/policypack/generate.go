@@ -250,11 +250,17 @@ func (p *Pack) buildRow(ctx context.Context, c combo, a assignment, seed int64) 
 		if text, err = applyEdits(text, m, a); err != nil {
 			return Row{}, false, nil
 		}
-		if m.isException() {
+		switch {
+		case m.isException():
 			if compliant, err = applyEdits(compliant, m, a); err != nil {
 				return Row{}, false, nil
 			}
-		} else {
+		case len(m.Fix) > 0:
+			if compliant, err = applyFixed(compliant, m, a); err != nil {
+				return Row{}, false, nil
+			}
+			breaking = append(breaking, name)
+		default:
 			breaking = append(breaking, name)
 		}
 		breaks = append(breaks, m.Breaks...)

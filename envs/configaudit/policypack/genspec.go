@@ -63,6 +63,13 @@ type genMutation struct {
 	// Conflicts name mutations that change what this one means when
 	// combined (e.g. moving the object out of an exception's scope).
 	Conflicts []string `json:"conflicts,omitempty"`
+	// Fix edits, applied after Edits, make the mutated file compliant in
+	// place. A row's compliant counterpart normally undoes its breaking
+	// mutations; one that renames, moves or re-tags an object cannot be
+	// undone by a patch E2 accepts (the object would be replaced, or
+	// re-scoped into an exception), so such a mutation keeps its
+	// structural change in the counterpart and repairs the rest.
+	Fix []genEdit `json:"fix,omitempty"`
 }
 
 // genEdit replaces the only occurrence of Find with Replace.
@@ -160,6 +167,17 @@ func parseGenSpec(name string, b []byte, files map[string][]byte, p *Pack) (*gen
 				return nil, err
 			}
 		}
+		for j, e := range m.Fix {
+			if e.Find == "" {
+				return nil, fmt.Errorf("%s: fix[%d].find is empty", at, j)
+			}
+			if err := checkPlaceholders(fmt.Sprintf("mutation %s fix[%d]", m.Name, j), e.Find+e.Replace); err != nil {
+				return nil, err
+			}
+		}
+		if len(m.Fix) > 0 && len(m.Breaks) == 0 {
+			return nil, fmt.Errorf("%s: has fix edits but breaks no clause", at)
+		}
 		if len(m.Breaks) == 0 && len(m.Exercises) == 0 {
 			return nil, fmt.Errorf("%s: neither breaks a clause nor exercises an exception", at)
 		}
@@ -241,15 +259,29 @@ func (g *genSpec) mutation(name string) genMutation {
 // applyEdits applies a mutation's edits to text; an edit whose find text is
 // absent or ambiguous makes the mutation inapplicable.
 func applyEdits(text string, m genMutation, a assignment) (string, error) {
-	for j, e := range m.Edits {
+	return replaceEach(text, m.Name, "edits", m.Edits, a)
+}
+
+// applyFixed is the mutation made compliant in place: its edits, then its
+// fix edits.
+func applyFixed(text string, m genMutation, a assignment) (string, error) {
+	text, err := applyEdits(text, m, a)
+	if err != nil {
+		return "", err
+	}
+	return replaceEach(text, m.Name, "fix", m.Fix, a)
+}
+
+func replaceEach(text, mutation, field string, edits []genEdit, a assignment) (string, error) {
+	for j, e := range edits {
 		find := a.render(e.Find)
 		switch n := strings.Count(text, find); n {
 		case 1:
 			text = strings.Replace(text, find, a.render(e.Replace), 1)
 		case 0:
-			return "", fmt.Errorf("mutation %s edits[%d]: find text %q is not in the file", m.Name, j, clip(find, 80))
+			return "", fmt.Errorf("mutation %s %s[%d]: find text %q is not in the file", mutation, field, j, clip(find, 80))
 		default:
-			return "", fmt.Errorf("mutation %s edits[%d]: find text %q occurs %d times; make it unique", m.Name, j, clip(find, 80), n)
+			return "", fmt.Errorf("mutation %s %s[%d]: find text %q occurs %d times; make it unique", mutation, field, j, clip(find, 80), n)
 		}
 	}
 	return text, nil
@@ -296,6 +328,19 @@ func (p *Pack) checkGenerator(ctx context.Context) error {
 				got, want := ViolatedClauses(vs), sortedSet(m.Breaks)
 				if !slices.Equal(got, want) {
 					return fmt.Errorf("generator base %s %v mutation %s: the Rego reports %v, the mutation declares %v (%s)", b.Name, a, m.Name, got, want, describe(vs))
+				}
+				if len(m.Fix) > 0 {
+					fixed, err := applyFixed(text, m, a)
+					if err != nil {
+						return fmt.Errorf("generator base %s: %w", b.Name, err)
+					}
+					vs, err := p.Evaluate(ctx, path, []byte(fixed))
+					if err != nil {
+						return fmt.Errorf("generator base %s mutation %s fixed: %w", b.Name, m.Name, err)
+					}
+					if len(vs) > 0 {
+						return fmt.Errorf("generator base %s %v mutation %s: its fix edits leave %s", b.Name, a, m.Name, describe(vs))
+					}
 				}
 				for _, c := range m.Breaks {
 					broken[c] = true

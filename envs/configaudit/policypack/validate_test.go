@@ -94,6 +94,8 @@ func TestLoadDirReportsProblems(t *testing.T) {
 		{"mutation declares the wrong clauses", map[string]string{"generator.json": strings.Replace(gen, `"breaks": ["PAY-REGISTRY"]`, `"breaks": ["PAY-DIGEST"]`, 1)}, []string{"docker-hub-image", "the Rego reports [PAY-REGISTRY]", "declares [PAY-DIGEST]"}},
 		{"base not compliant", map[string]string{"bases/service.yaml": strings.Replace(readEmbedded(t, id, "bases/service.yaml"), "runAsUser: 10001\n        runAsGroup: 10001\n        seccompProfile:\n          type: RuntimeDefault\n      containers:\n        - name: {{app}}", "runAsUser: 0\n        runAsGroup: 10001\n        seccompProfile:\n          type: RuntimeDefault\n      containers:\n        - name: {{app}}", 1)}, []string{"base service", "is not compliant", "PAY-NONROOT"}},
 		{"clause never broken by the generator", map[string]string{"generator.json": removeMutation(t, gen, "escalation-unset")}, []string{"no mutation violates clause PAY-NO-ESCALATION"}},
+		{"fix edits that leave the violation", map[string]string{"generator.json": strings.Replace(gen, `"replace": "            readOnlyRootFilesystem: true`, `"replace": "            readOnlyRootFilesystem: false`, 1)}, []string{"job-renamed", "its fix edits leave", "PAY-READONLY-FS"}},
+		{"fix edit that finds nothing", map[string]string{"generator.json": strings.Replace(gen, `"fix": [{"find": "            readOnlyRootFilesystem: false`, `"fix": [{"find": "            readOnlyRootFilesystem: maybe`, 1)}, []string{"job-renamed", "fix[0]", "not in the file"}},
 		{"unknown placeholder", map[string]string{"generator.json": strings.Replace(gen, "deploy/payments/{{app}}.yaml", "deploy/{{region}}/{{app}}.yaml", 1)}, []string{"{{region}}", "not in vars"}},
 	}
 	for _, tc := range tests {
