@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -48,6 +49,13 @@ type checkSet struct {
 	secrets   *squealer.StringScanner
 	store     storage.Store
 	providers map[string]bool
+	groups    []selectorGroup
+
+	mu   sync.Mutex
+	sets map[string]*combinedQuery // by applicableChecks key
+	// eachCheck evaluates every check in its own query, as trivy does
+	// (tests hold the combined evaluation to it).
+	eachCheck bool
 }
 
 type preparedCheck struct {
@@ -113,6 +121,7 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 		compiler:      compiler,
 		store:         store,
 		providers:     map[string]bool{"kind": true},
+		sets:          map[string]*combinedQuery{},
 	}
 	for _, p := range providers.AllProviders() {
 		cs.providers[string(p)] = true
@@ -163,6 +172,9 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 				query:     pq,
 			})
 		}
+	}
+	if err := cs.groupChecks(); err != nil {
+		return nil, err
 	}
 	return cs, nil
 }
@@ -220,23 +232,18 @@ func (cs *checkSet) scan(ctx context.Context, contents map[string]any, path stri
 		// finding fixed"; a re-verification that cannot run fails closed.
 		return nil, fmt.Errorf("trivy input: %w", err)
 	}
+	checks, key := cs.applicableChecks(contents)
 	var results scan.Results
-	for i := range cs.checks {
-		if err := ctx.Err(); err != nil {
+	done := false
+	if !cs.eachCheck {
+		if q := cs.combined(ctx, key, checks); q != nil {
+			results, done = cs.evalCombined(ctx, q, input, contents, path)
+		}
+	}
+	if !done {
+		if results, err = cs.evalEach(ctx, checks, input, contents, path); err != nil {
 			return nil, err
 		}
-		c := &cs.checks[i]
-		if !cs.applicable(c.selectors, contents) {
-			continue
-		}
-		rs, err := c.query.Eval(ctx, rego.EvalParsedInput(input))
-		if err != nil {
-			// trivy logs a failing rule and carries on with the others.
-			continue
-		}
-		failed := convertResults(rs, contents, path, c.namespace, c.rule)
-		failed.SetRule(c.meta)
-		results = append(results, failed...)
 	}
 	if len(cs.legacy) > 0 {
 		more, err := cs.scanLegacy(ctx, contents, input, path)
@@ -426,30 +433,38 @@ func (r regoCause) GetMetadata() types.Metadata {
 func (regoCause) GetRawValue() any { return nil }
 
 func convertResults(rs rego.ResultSet, contents map[string]any, path, namespace, rule string) scan.Results {
+	var results scan.Results
+	for _, r := range rs {
+		for _, expr := range r.Expressions {
+			results = append(results, convertValue(expr.Value, contents, path, namespace, rule)...)
+		}
+	}
+	return results
+}
+
+// convertValue is trivy's conversion of one query result: a rule's value,
+// a set (array) of deny results or a single one.
+func convertValue(value any, contents map[string]any, path, namespace, rule string) scan.Results {
 	offset := 0
 	if md, ok := contents["__defsec_metadata"].(map[string]any); ok {
 		offset, _ = md["offset"].(int)
 	}
+	values, ok := value.([]any)
+	if !ok {
+		values = []any{value}
+	}
 	var results scan.Results
-	for _, r := range rs {
-		for _, expr := range r.Expressions {
-			values, ok := expr.Value.([]any)
-			if !ok {
-				values = []any{expr.Value}
-			}
-			for _, v := range values {
-				c := parseDeny(v)
-				if c.Filepath == "" && path != "" {
-					c.Filepath = path
-				}
-				if c.Message == "" {
-					c.Message = fmt.Sprintf("Rego check rule: %s.%s", namespace, rule)
-				}
-				c.StartLine += offset
-				c.EndLine += offset
-				results.AddRego(c.Message, namespace, rule, nil, c)
-			}
+	for _, v := range values {
+		c := parseDeny(v)
+		if c.Filepath == "" && path != "" {
+			c.Filepath = path
 		}
+		if c.Message == "" {
+			c.Message = fmt.Sprintf("Rego check rule: %s.%s", namespace, rule)
+		}
+		c.StartLine += offset
+		c.EndLine += offset
+		results.AddRego(c.Message, namespace, rule, nil, c)
 	}
 	return results
 }

@@ -170,18 +170,27 @@ func TestPreparedMatchesTrivy(t *testing.T) {
 		t.Skip("runs trivy's own scanner on every case")
 	}
 	prepared, trivy := scanner(t), reference(t)
+	// The combined query (the default) and one query per check, as trivy
+	// evaluates them, must both match.
+	eachCheck, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachCheck.checks.eachCheck = true
 	ctx := context.Background()
 	totalFindings := 0
 	seenRules := map[string]bool{}
 	for name, files := range parityCases(t) {
 		t.Run(name, func(t *testing.T) {
 			want, wantErr := trivy.Verify(ctx, files)
-			got, gotErr := prepared.Verify(ctx, files)
-			if (wantErr == nil) != (gotErr == nil) {
-				t.Fatalf("error mismatch: prepared %v, trivy %v", gotErr, wantErr)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("findings differ\nprepared (%d):\n%s\ntrivy (%d):\n%s", len(got), dump(got), len(want), dump(want))
+			for mode, s := range map[string]*Scanner{"combined": prepared, "each check": eachCheck} {
+				got, gotErr := s.Verify(ctx, files)
+				if (wantErr == nil) != (gotErr == nil) {
+					t.Fatalf("%s: error mismatch: prepared %v, trivy %v", mode, gotErr, wantErr)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: findings differ\nprepared (%d):\n%s\ntrivy (%d):\n%s", mode, len(got), dump(got), len(want), dump(want))
+				}
 			}
 			totalFindings += len(want)
 			for _, f := range want {
