@@ -9,6 +9,8 @@ import (
 	"context"
 	"sort"
 	"strings"
+
+	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
 // Severity is the three-level scale the rubrics weight: low, med, high.
@@ -81,6 +83,9 @@ func (f Finding) ID() string { return f.Tool + "/" + f.RuleID }
 type File struct {
 	Path    string
 	Content []byte
+	// YAML, when set, is Content already split and parsed; verifiers that
+	// read YAML under the same limits use it instead of parsing again.
+	YAML *yamlsafe.Parsed
 }
 
 // Verifier checks a set of files that form one lint context (cross-object

@@ -235,7 +235,8 @@ func evaluatePolicy(ctx context.Context, fx *fixture, text string) (evaluation, 
 	ev.checkable = ev.oracle
 	ev.patchGiven = strings.TrimSpace(ev.out.Patch) != ""
 	if ev.patchGiven {
-		ev.patchAndReverify(fx, func(patched []byte) ([]Violation, error) {
+		ev.patchAndReverify(fx, func(patchedFile verify.File) ([]Violation, error) {
+			patched := patchedFile.Content
 			if msg := scopeProblem(ctx, fx, patched); msg != "" {
 				return nil, errors.New(msg)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/verify"
+	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
 // Rubric names.
@@ -320,12 +321,12 @@ func evaluateStrict(ctx context.Context, v *verifiers, fx *fixture, text string,
 }
 
 func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture, origV []Violation, origUnjudged int) {
-	ev.patchAndReverify(fx, func(patched []byte) ([]Violation, error) {
-		ph := contentHash(patched)
+	ev.patchAndReverify(fx, func(patched verify.File) ([]Violation, error) {
+		ph := contentHash(patched.Content)
 		if v.noCache {
 			ph = ""
 		}
-		post, unjudged, err := v.judge(ctx, fx.Type, verify.File{Path: fx.Path, Content: patched}, ph)
+		post, unjudged, err := v.judge(ctx, fx.Type, patched, ph)
 		if err != nil {
 			return nil, fmt.Errorf("patched file fails verification: %w", err)
 		}
@@ -342,7 +343,7 @@ func (ev *evaluation) strictPatch(ctx context.Context, v *verifiers, fx *fixture
 // the patch adds are removed (and cost), the structure must survive, and
 // reverify judges the patched file (the scanners, or a policy pack's
 // Rego). origV is what the verifier reported on the original.
-func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched []byte) ([]Violation, error), origV []Violation) {
+func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify.File) ([]Violation, error), origV []Violation) {
 	patched, kind, err := applyFixPatch(fx, ev.out.Patch)
 	ev.patchKind = kind
 	if err != nil {
@@ -367,7 +368,13 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched []byte
 		ev.structError = "original does not parse: " + err.Error()
 		return
 	}
-	after, err := takeInventory(fx.Type, patched)
+	// The patched manifest is parsed once for the structure check and the
+	// verifiers that read YAML.
+	file := verify.File{Path: fx.Path, Content: patched}
+	if fx.Type == FixtureK8s {
+		file.YAML = yamlsafe.Parse(fx.Path, patched, yamlLimits)
+	}
+	after, err := inventoryOf(fx.Type, file)
 	if err != nil {
 		ev.structError = "patched file does not parse: " + err.Error()
 		ev.penalty += penaltyDestructive
@@ -381,7 +388,7 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched []byte
 		return
 	}
 	ev.structOK = true
-	postV, err := reverify(patched)
+	postV, err := reverify(file)
 	if err != nil {
 		ev.structOK = false
 		ev.structError = err.Error()

@@ -9,8 +9,13 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
+
+// yamlLimits bound every parse of a fixture or patched manifest; they are
+// also kube-linter's and OPA's (the defaults), so one parse serves all three.
+var yamlLimits = yamlsafe.Limits{MaxBytes: MaxFixtureBytes}
 
 // inventory is what a patch must preserve: Kubernetes objects
 // (kind/namespace/name), their containers and image repositories, or
@@ -18,6 +23,13 @@ import (
 type inventory map[string]string
 
 func takeInventory(fixtureType string, content []byte) (inventory, error) {
+	return inventoryOf(fixtureType, verify.File{Path: "config.yaml", Content: content})
+}
+
+// inventoryOf is takeInventory of a file whose YAML may already be parsed
+// (verify.File.YAML), reporting parse errors under the file's own name.
+func inventoryOf(fixtureType string, f verify.File) (inventory, error) {
+	content := f.Content
 	inv := inventory{}
 	if fixtureType == FixtureTF {
 		f, diags := hclsyntax.ParseConfig(content, "main.tf", hcl.InitialPos)
@@ -39,7 +51,7 @@ func takeInventory(fixtureType string, content []byte) (inventory, error) {
 		}
 		return inv, nil
 	}
-	docs, err := yamlsafe.Split("config.yaml", content, yamlsafe.Limits{MaxBytes: MaxFixtureBytes})
+	docs, err := yamlsafe.SplitWith(f.YAML, f.Path, content, yamlLimits)
 	if err != nil {
 		return nil, err
 	}

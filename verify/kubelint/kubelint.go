@@ -163,7 +163,7 @@ func (l *Linter) Lint(ctx context.Context, files []verify.File) (res Result, err
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
 		}
-		docs, err := yamlsafe.Split(f.Path, f.Content, l.limits)
+		docs, err := yamlsafe.SplitWith(f.YAML, f.Path, f.Content, l.limits)
 		if err != nil {
 			return Result{}, fmt.Errorf("kubelint: %w", err)
 		}

@@ -247,7 +247,7 @@ func (e *Engine) VerifyKubernetes(ctx context.Context, files []verify.File) (out
 		}
 	}()
 	for _, f := range files {
-		docs, err := yamlsafe.Split(f.Path, f.Content, e.limits.YAML)
+		docs, err := yamlsafe.SplitWith(f.YAML, f.Path, f.Content, e.limits.YAML)
 		if err != nil {
 			return nil, fmt.Errorf("policy: %w", err)
 		}

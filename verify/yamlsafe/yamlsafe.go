@@ -360,3 +360,29 @@ func normalize(v any) any {
 		return t
 	}
 }
+
+// Parsed is one file split and parsed under some limits, for several
+// readers of the same bytes (a patched manifest is read by the structure
+// check, kube-linter and OPA). Readers must not modify its nodes.
+type Parsed struct {
+	file   string
+	data   []byte
+	limits Limits
+	docs   []Document
+	err    error
+}
+
+// Parse splits and parses data once; see SplitWith.
+func Parse(file string, data []byte, lim Limits) *Parsed {
+	docs, err := Split(file, data, lim)
+	return &Parsed{file: file, data: data, limits: lim.withDefaults(), docs: docs, err: err}
+}
+
+// SplitWith is Split, answered from p when p parsed the same file name and
+// bytes under the same limits (nil p, or any difference, parses afresh).
+func SplitWith(p *Parsed, file string, data []byte, lim Limits) ([]Document, error) {
+	if p != nil && p.file == file && p.limits == lim.withDefaults() && bytes.Equal(p.data, data) {
+		return p.docs, p.err
+	}
+	return Split(file, data, lim)
+}

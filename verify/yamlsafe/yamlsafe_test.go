@@ -132,3 +132,31 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+func TestSplitWithReusesOnlyTheSameParse(t *testing.T) {
+	data := []byte("a: 1\n---\nb: [\n")
+	p := Parse("x.yaml", data, Limits{})
+	if _, err := SplitWith(p, "x.yaml", data, Limits{MaxBytes: DefaultMaxBytes}); err == nil || !strings.Contains(err.Error(), "x.yaml:3") {
+		t.Fatalf("reused parse: err = %v, want the parse error at x.yaml:3", err)
+	}
+	good := []byte("a: 1\n---\nb: 2\n")
+	p = Parse("x.yaml", good, Limits{})
+	docs, err := SplitWith(p, "x.yaml", good, Limits{})
+	if err != nil || len(docs) != 2 || docs[1].Node != p.docs[1].Node {
+		t.Fatalf("same file, bytes and limits: want the parsed documents themselves, got %d docs, %v", len(docs), err)
+	}
+	for name, call := range map[string]func() ([]Document, error){
+		"other name":   func() ([]Document, error) { return SplitWith(p, "y.yaml", good, Limits{}) },
+		"other bytes":  func() ([]Document, error) { return SplitWith(p, "x.yaml", []byte("a: 1\n---\nb: 3\n"), Limits{}) },
+		"other limits": func() ([]Document, error) { return SplitWith(p, "x.yaml", good, Limits{MaxDocuments: 1}) },
+		"no parse":     func() ([]Document, error) { return SplitWith(nil, "x.yaml", good, Limits{}) },
+	} {
+		docs, err := call()
+		if len(docs) > 0 && docs[0].Node == p.docs[0].Node {
+			t.Errorf("%s: reused a parse of something else", name)
+		}
+		if name == "other limits" && err == nil {
+			t.Errorf("other limits: the stricter limit was not applied")
+		}
+	}
+}
