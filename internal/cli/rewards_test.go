@@ -93,3 +93,53 @@ func TestRewardsAgreeBadInput(t *testing.T) {
 		t.Errorf("judge failures not reported:\n%s", stdout)
 	}
 }
+
+// TestRewardsAgreeE2 studies an E2 run (tool-autofix, which solves some
+// rows) with a judge that says no to everything: every row the verifiers
+// call solved is a disagreement, and a judge that answers neither yes nor
+// no leaves rows without a verdict instead of counting as "no".
+func TestRewardsAgreeE2(t *testing.T) {
+	reply := "No."
+	srv := llmtest.New(llmtest.Options{Respond: func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Content: reply} }})
+	defer srv.Close()
+	t.Setenv("SVBENCH_JUDGE_KEY", "k")
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "-n", "8", "--out", out, "--progress", "none"); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	run := runDirs(t, out)[0]
+	code, stdout, stderr := runCLI(t, "rewards", "agree", run, "--judge-model", "judge-1", "--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_JUDGE_KEY")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep rewardsagree.Report
+	b, err := os.ReadFile(filepath.Join(run, rewardsagree.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scored != 8 || rep.Sources[1].PassRate.Point != 0 || rep.Solved.JudgeOnly != 0 || rep.Solved.BothPass != 0 {
+		t.Fatalf("report: scored %d, judge yes rate %v, confusion %+v", rep.Scored, rep.Sources[1].PassRate.Point, rep.Solved)
+	}
+	if rep.Solved.VerifierOnly == 0 || rep.Disagreements < rep.Solved.VerifierOnly {
+		t.Errorf("tool-autofix solved no row, or its solved rows are not disagreements: %+v, %d disagreements", rep.Solved, rep.Disagreements)
+	}
+	if !strings.Contains(stdout, "# Reward sources: config-verification") {
+		t.Errorf("stdout: %s", stdout)
+	}
+
+	reply = "It depends on the cluster."
+	out2 := t.TempDir()
+	if code, _, stderr := runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "-n", "3", "--out", out2, "--progress", "none"); code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "rewards", "agree", runDirs(t, out2)[0], "--judge-model", "judge-1", "--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_JUDGE_KEY")
+	if code != 0 {
+		t.Fatalf("unclear judge: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3 rows where the judge gave no verdict") {
+		t.Errorf("an unclear judge reply was not reported as no verdict:\n%s", stdout)
+	}
+}
