@@ -30,14 +30,7 @@ func TestRewardsAgree(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep rewardsagree.Report
-	b, err := os.ReadFile(filepath.Join(run, rewardsagree.ReportJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readAgreeReport(t, run)
 	if rep.Scored != 12 || rep.Sources[1].PassRate.Point != 1 || int64(rep.Cost.Calls) != srv.Requests() || rep.Cost.Calls == 0 {
 		t.Fatalf("report: scored %d, judge yes rate %v, calls %d (server saw %d)", rep.Scored, rep.Sources[1].PassRate.Point, rep.Cost.Calls, srv.Requests())
 	}
@@ -112,14 +105,7 @@ func TestRewardsAgreeE2(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var rep rewardsagree.Report
-	b, err := os.ReadFile(filepath.Join(run, rewardsagree.ReportJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readAgreeReport(t, run)
 	if rep.Scored != 8 || rep.Sources[1].PassRate.Point != 0 || rep.Solved.JudgeOnly != 0 || rep.Solved.BothPass != 0 {
 		t.Fatalf("report: scored %d, judge yes rate %v, confusion %+v", rep.Scored, rep.Sources[1].PassRate.Point, rep.Solved)
 	}
@@ -142,4 +128,18 @@ func TestRewardsAgreeE2(t *testing.T) {
 	if !strings.Contains(stdout, "3 rows where the judge gave no verdict") {
 		t.Errorf("an unclear judge reply was not reported as no verdict:\n%s", stdout)
 	}
+}
+
+// readAgreeReport reads the report `rewards agree` wrote into run.
+func readAgreeReport(t *testing.T, run string) rewardsagree.Report {
+	t.Helper()
+	var rep rewardsagree.Report
+	b, err := os.ReadFile(filepath.Join(run, rewardsagree.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

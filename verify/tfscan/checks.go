@@ -34,13 +34,8 @@ import (
 // serves every scan. TestPreparedMatchesTrivy holds the two paths to the
 // same findings.
 type checkSet struct {
-	checks []preparedCheck
-	// legacy are builtin checks without metadata annotations, whose
-	// metadata trivy evaluates against each input; the embedded bundle has
-	// none today, and they are evaluated the slow way if one appears.
-	legacy    []*ast.Module
-	retriever *trivyrego.MetadataRetriever
-	compiler  *ast.Compiler
+	checks   []preparedCheck
+	compiler *ast.Compiler
 	// fastObjByPath: the library's obj_by_path calls objByPath (see
 	// objbypath.go), so every query must be given the built-in.
 	fastObjByPath bool
@@ -117,7 +112,6 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 	cs := &checkSet{
 		fastObjByPath: fastObjByPath,
 		secrets:       secrets,
-		retriever:     trivyrego.NewMetadataRetriever(compiler),
 		compiler:      compiler,
 		store:         store,
 		providers:     map[string]bool{"kind": true},
@@ -147,14 +141,10 @@ func newCheckSet(ctx context.Context) (*checkSet, error) {
 			return nil, fmt.Errorf("metadata of trivy check %s: %w", path, err)
 		}
 		if meta == nil {
-			if meta, err = cs.retriever.RetrieveMetadata(ctx, m); err != nil {
-				return nil, fmt.Errorf("metadata of trivy check %s: %w", path, err)
-			}
-			if !passes(keep, m, meta) {
-				continue
-			}
-			cs.legacy = append(cs.legacy, m)
-			continue
+			// trivy evaluates an unannotated check's metadata against each
+			// input; the pinned bundle has none, and a bundle that brings one
+			// must be reviewed before tfscan evaluates it.
+			return nil, fmt.Errorf("trivy check %s has no metadata annotations; tfscan evaluates only annotated checks", path)
 		}
 		if !passes(keep, m, meta) {
 			continue
@@ -245,13 +235,6 @@ func (cs *checkSet) scan(ctx context.Context, contents map[string]any, path stri
 			return nil, err
 		}
 	}
-	if len(cs.legacy) > 0 {
-		more, err := cs.scanLegacy(ctx, contents, input, path)
-		if err != nil {
-			return nil, err
-		}
-		results = append(results, more...)
-	}
 	return results, nil
 }
 
@@ -319,32 +302,6 @@ func viaJSON(x any) (ast.Value, error) {
 		return nil, err
 	}
 	return ast.InterfaceToValue(v)
-}
-
-// scanLegacy is trivy's own per-scan path, for builtin checks whose metadata
-// depends on the input.
-func (cs *checkSet) scanLegacy(ctx context.Context, contents map[string]any, input ast.Value, path string) (scan.Results, error) {
-	var results scan.Results
-	for _, m := range cs.legacy {
-		meta, err := cs.retriever.RetrieveMetadata(ctx, m, contents)
-		if err != nil {
-			continue
-		}
-		if !cs.applicable(meta.InputOptions.Selectors, contents) {
-			continue
-		}
-		ns := moduleNamespace(m)
-		for _, rule := range enforcedRules(m) {
-			rs, err := rego.New(append(cs.regoOptions("data."+ns+"."+rule), rego.ParsedInput(input))...).Eval(ctx)
-			if err != nil {
-				continue
-			}
-			failed := convertResults(rs, contents, path, ns, rule)
-			failed.SetRule(meta.ToRule())
-			results = append(results, failed...)
-		}
-	}
-	return results, nil
 }
 
 // applicable is trivy's isPolicyApplicable for source "cloud": no selectors
