@@ -45,20 +45,18 @@ const (
 
 // Parameters.
 const (
-	ParamToolBudget    = "tool_budget"
-	ParamMaxTurns      = "max_turns"
-	ParamSandbox       = "sandbox"
-	ParamAllowDegraded = "allow_degraded_sandbox"
-	ParamGoCache       = "go_cache"
-	ParamTestTimeout   = "test_timeout"
+	ParamToolBudget  = "tool_budget"
+	ParamMaxTurns    = "max_turns"
+	ParamSandbox     = "sandbox"
+	ParamGoCache     = "go_cache"
+	ParamTestTimeout = "test_timeout"
 )
 
 // Params declares E3's parameters.
 var Params = []env.ParamSpec{
 	{Name: ParamToolBudget, Kind: env.ParamInt, Default: "8", Min: 0, Max: 64, Doc: "tool calls per episode (0 = answer without tools)"},
 	{Name: ParamMaxTurns, Kind: env.ParamInt, Default: "10", Min: 1, Max: 64, Doc: "assistant turns per episode"},
-	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap", "unshare", "degraded"}, Doc: "isolation mechanism for executing code (auto = strongest that works)"},
-	{Name: ParamAllowDegraded, Kind: env.ParamEnum, Default: "false", Values: []string{"false", "true"}, Doc: "run code without namespaces when no isolation works (recorded as sandbox mode degraded)"},
+	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap"}, Doc: "isolation mechanism for executing code; bubblewrap is the only one (there is no weaker fallback, so verdicts do not depend on the host)"},
 	{Name: ParamTestTimeout, Kind: env.ParamInt, Default: "30", Min: 2, Max: 600, Doc: "seconds of CPU and wall time one test file may use in the sandbox (a run over it is killed and fails)"},
 	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "GOCACHE directory for compiling Go tasks (default: the user cache dir)"},
 }
@@ -83,10 +81,9 @@ type Env struct {
 }
 
 // New builds E3: it loads the embedded tasks, starts the sandbox and
-// detects the toolchains. Without a working sandbox (and without
-// allow_degraded_sandbox=true) the environment still describes itself and
-// loads data, but refuses to start episodes or score: nothing model-written
-// is ever executed unisolated by default.
+// detects the toolchains. Without a working sandbox the environment still
+// describes itself and loads data, but refuses to start episodes or score:
+// nothing model-written is ever executed unisolated.
 func New(ctx context.Context, opts env.Options) (*Env, error) {
 	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
 		return nil, err
@@ -118,9 +115,9 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 	if mode == "auto" {
 		mode = ""
 	}
-	sb, err := sandbox.New(ctx, sandbox.Options{Mode: mode, AllowDegraded: get(ParamAllowDegraded) == "true"})
+	sb, err := sandbox.New(ctx, sandbox.Options{Mode: mode})
 	if err != nil {
-		e.vErr = fmt.Errorf("e3 executes model-written code and needs a sandbox: %w (or pass --param %s=true to run it without isolation, recorded in the run's metadata)", err, ParamAllowDegraded)
+		e.vErr = fmt.Errorf("e3 executes model-written code and needs a sandbox: %w", err)
 		return e, nil
 	}
 	e.sb = sb

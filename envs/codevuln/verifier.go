@@ -3,19 +3,22 @@ package codevuln
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,7 +123,7 @@ func NewVerifier(ctx context.Context, sb *sandbox.Sandbox, cacheDir string, test
 		testTimeout = 30 * time.Second
 	}
 	v := &Verifier{sb: sb, memo: map[string]*memoEntry{}, limits: sandbox.Limits{
-		CPU: testTimeout, Wall: testTimeout, AddressSpace: 1536 << 20, Procs: 64,
+		CPU: testTimeout, Wall: testTimeout, AddressSpace: 1536 << 20, Memory: 2 << 30, Procs: 64,
 		FileSize: 16 << 20, Output: 128 << 10,
 	}}
 	if py, err := sandbox.DetectPython(ctx); err == nil {
@@ -250,113 +253,130 @@ func isLocalPath(p string) bool {
 	return filepath.IsLocal(filepath.FromSlash(p)) && !strings.Contains(p, "\\")
 }
 
-// pyHarness runs a unittest module and reports its counts on a private file
-// descriptor, tagged with a nonce read from stdin before any task code is
-// imported: code under test that exits early (os._exit(0)) or prints a fake
-// summary does not produce a valid result line.
-const pyHarness = `import os, sys
-def _svbench_main(mod, nonce=sys.stdin.readline().strip()):
-    out = os.dup(1)
-    sys.stdin.close()
-    sys.path.insert(0, os.getcwd())
-    import unittest
-    try:
-        suite = unittest.defaultTestLoader.loadTestsFromName(mod)
-        r = unittest.TextTestRunner(stream=sys.stderr, verbosity=2).run(suite)
-        line = "\nSVBENCH-RESULT %s %d %d %d %d\n" % (nonce, r.testsRun, len(r.failures), len(r.errors), len(r.skipped))
-    except BaseException as e:
-        sys.stderr.write("harness: %s: %s\n" % (type(e).__name__, e))
-        line = "\nSVBENCH-RESULT %s 0 0 1 0\n" % nonce
-    os.write(out, line.encode())
-_svbench_main(sys.argv[1])
-`
+// pyRunner is the trusted side of E3's Python test runs: the runner, the
+// object bridge and the helpers tests may import (see pyrunner/ and the
+// threat model in README.md).
+//
+//go:embed pyrunner/*.py
+var pyRunner embed.FS
 
 var (
-	pyTestDef  = regexp.MustCompile(`(?m)^\s+def (test\w*)\s*\(`)
-	pyResultRe = regexp.MustCompile(`SVBENCH-RESULT ([0-9a-f]+) (\d+) (\d+) (\d+) (\d+)`)
+	pyTestDef     = regexp.MustCompile(`(?m)^\s+def (test\w*)\s*\(`)
+	pyVerdictLine = regexp.MustCompile(`(?m)^SVBENCH-VERDICT (\{.*\})$`)
 )
 
-func nonce() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+// pyVerdict is what the trusted runner reports per test module.
+type pyVerdict struct {
+	Passed []string `json:"passed"`
+	Failed []string `json:"failed"`
+	Ran    int      `json:"ran"`
+	Error  string   `json:"error"`
 }
 
+// runPython runs a suite's unittest modules in the trusted runner (the
+// tests' process, which never imports the candidate) and the candidate's
+// modules in a nested sandbox that sees neither the tests nor the runner.
+// The verdict is the runner's stdout, which the candidate has no descriptor
+// for; what the candidate prints goes to stderr, shown as test output only.
 func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files Files) TestRun {
 	if v.py == nil {
 		return TestRun{Output: v.pyErr.Error()}
 	}
 	var mods []string
+	defined := map[string]map[string]bool{}
 	expected := 0
 	for name, b := range tests {
 		if strings.HasPrefix(path.Base(name), "test_") && strings.HasSuffix(name, ".py") && !strings.Contains(name, "/") {
-			mods = append(mods, strings.TrimSuffix(name, ".py"))
-			expected += len(pyTestDef.FindAll(b, -1))
+			m := strings.TrimSuffix(name, ".py")
+			mods = append(mods, m)
+			defined[m] = map[string]bool{}
+			for _, d := range pyTestDef.FindAllSubmatch(b, -1) {
+				defined[m][string(d[1])] = true
+			}
+			expected += len(defined[m])
 		}
 	}
 	sort.Strings(mods)
 	if len(mods) == 0 || expected == 0 {
 		return TestRun{Output: "task has no unittest test_*.py module in this suite"}
 	}
+	var candMods []string
+	for name := range files {
+		if strings.HasSuffix(name, ".py") && !strings.Contains(name, "/") {
+			candMods = append(candMods, strings.TrimSuffix(name, ".py"))
+		}
+	}
+	sort.Strings(candMods)
 	dir, cleanup, err := v.sb.NewScratch()
 	if err != nil {
 		return TestRun{Output: err.Error()}
 	}
 	defer cleanup()
-	if err := writeTree(dir, files); err != nil {
-		return TestRun{Output: err.Error()}
-	}
-	if err := writeTree(dir, tests); err != nil {
-		return TestRun{Output: err.Error()}
-	}
-	total := TestRun{Total: expected, OK: true}
-	var outs []string
-	for _, m := range mods {
-		n := nonce()
-		res, err := v.sb.Run(ctx, sandbox.Spec{
-			Argv:          []string{v.py.Exe, "-B", "-E", "-s", "-c", pyHarness, m},
-			Dir:           dir,
-			Env:           []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
-			Stdin:         []byte(n + "\n"),
-			Limits:        v.limits,
-			ReadOnlyBinds: v.py.Binds(),
-		})
+	trusted := map[string][]byte{}
+	ents, _ := pyRunner.ReadDir("pyrunner")
+	for _, e := range ents {
+		b, err := pyRunner.ReadFile("pyrunner/" + e.Name())
 		if err != nil {
-			return TestRun{Total: expected, Output: err.Error()}
+			return TestRun{Output: err.Error()}
 		}
-		outs = append(outs, string(res.Stderr))
-		if res.Killed != "" {
-			total.Killed = res.Killed
+		trusted[e.Name()] = b
+	}
+	for name, b := range tests {
+		trusted[name] = b
+	}
+	for _, w := range []struct {
+		sub   string
+		files map[string][]byte
+	}{{"trusted", trusted}, {"cand", files}, {"work", nil}} {
+		if err := os.MkdirAll(filepath.Join(dir, w.sub), 0o755); err != nil {
+			return TestRun{Output: err.Error()}
 		}
-		var got []string
-		for _, mm := range pyResultRe.FindAllStringSubmatch(string(res.Stdout), -1) {
-			if mm[1] == n {
-				got = mm
+		if err := writeTree(filepath.Join(dir, w.sub), w.files); err != nil {
+			return TestRun{Output: err.Error()}
+		}
+	}
+	work := path.Join(sandbox.ScratchMount, "work")
+	cfg, _ := json.Marshal(map[string]any{
+		"tests": mods, "modules": candMods, "cand": path.Join(sandbox.ScratchMount, "cand"), "work": work,
+		"timeout": v.limits.Wall.Seconds(),
+	})
+	res, err := v.sb.Run(ctx, sandbox.Spec{
+		Argv:          []string{v.py.Exe, "-I", "-B", path.Join(sandbox.ScratchMount, "trusted", "svbench_runner.py"), string(cfg)},
+		Dir:           dir,
+		Subdir:        "work",
+		Env:           []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
+		Limits:        v.limits,
+		ReadOnlyBinds: v.py.Binds(),
+	})
+	if err != nil {
+		return TestRun{Total: expected, Output: err.Error()}
+	}
+	out := TestRun{Total: expected, Killed: res.Killed, Output: string(res.Stderr)}
+	lines := pyVerdictLine.FindAllSubmatch(res.Stdout, -1)
+	if len(lines) != 1 {
+		out.Output += fmt.Sprintf("\n(no verdict from the test runner: %d verdict lines, exit %d)", len(lines), res.ExitCode)
+		return out
+	}
+	var verdict map[string]pyVerdict
+	if err := json.Unmarshal(lines[0][1], &verdict); err != nil {
+		out.Output += "\n(unreadable verdict: " + err.Error() + ")"
+		return out
+	}
+	clean := res.ExitCode == 0 && res.Killed == ""
+	for _, m := range mods {
+		mv, ok := verdict[m]
+		if !ok || mv.Error != "" || len(mv.Failed) > 0 || mv.Ran != len(defined[m]) {
+			clean = false
+		}
+		for _, name := range mv.Passed {
+			if defined[m][name] {
+				out.Passed++
 			}
 		}
-		if got == nil {
-			total.OK = false
-			continue
-		}
-		ran, _ := strconv.Atoi(got[2])
-		fails, _ := strconv.Atoi(got[3])
-		errs, _ := strconv.Atoi(got[4])
-		skipped, _ := strconv.Atoi(got[5])
-		total.Passed += max(0, ran-fails-errs-skipped)
-		if fails+errs+skipped > 0 || res.ExitCode != 0 || res.Killed != "" {
-			total.OK = false
-		}
 	}
-	if total.Passed > total.Total {
-		// More tests ran than the suite defines: the code under test
-		// added some. Only the suite's own count is credited.
-		total.Passed, total.OK = 0, false
-	}
-	if total.Passed != total.Total {
-		total.OK = false
-	}
-	total.Output = strings.Join(outs, "\n")
-	return total
+	out.Passed = min(out.Passed, out.Total)
+	out.OK = clean && out.Passed == out.Total
+	return out
 }
 
 // goTestNames lists the top-level Test functions of Go test files.
@@ -394,8 +414,19 @@ func (v *Verifier) goEnv() []string {
 	}
 }
 
-var goResultRe = regexp.MustCompile(`(?m)^--- (PASS|FAIL|SKIP): (Test\w*) `)
+// goRunner holds svbench's trusted files added to a Go task's test build.
+//
+//go:embed gorunner/trust.go.txt gorunner/main_test.go.txt
+var goRunner embed.FS
 
+var goModuleRe = regexp.MustCompile(`(?m)^module\s+(\S+)`)
+
+// runGo compiles a suite with svbench's trusted package and TestMain, then
+// runs every test function in a fresh process of its own. A test passes only
+// when its process exits 0 and wrote, on a descriptor the code under test
+// cannot reach, the test's name and code authenticated with a key it read
+// before that code's first instruction (see gorunner/trust.go.txt). The run
+// has no /proc and no test sources; the binary is execute-only.
 func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Files) TestRun {
 	if v.gotc == nil {
 		return TestRun{Output: v.goErr.Error()}
@@ -404,6 +435,26 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	if err != nil || len(names) == 0 {
 		return TestRun{Output: fmt.Sprintf("task tests unreadable or empty: %v", err)}
 	}
+	goMod := []byte(taskset.GoMod)
+	if b, ok := files["go.mod"]; ok {
+		goMod = b
+	}
+	m := goModuleRe.FindSubmatch(goMod)
+	if m == nil {
+		return TestRun{Total: len(names), Stage: "compile", Output: "go.mod names no module"}
+	}
+	trustPkg := string(m[1]) + "/svbenchtrust"
+	if bad := goCapabilityViolations(files, trustPkg); len(bad) > 0 {
+		return TestRun{Total: len(names), Stage: "policy", Output: "refused before compiling: the code under test uses capabilities that could decide its own verdict:\n" + strings.Join(bad, "\n")}
+	}
+	pkg, err := goPackageName(tests)
+	if err != nil {
+		return TestRun{Total: len(names), Output: err.Error()}
+	}
+	trustSrc, _ := goRunner.ReadFile("gorunner/trust.go.txt")
+	mainSrc, _ := goRunner.ReadFile("gorunner/main_test.go.txt")
+	mainSrc = bytes.Replace(bytes.Replace(mainSrc, []byte("package PKG"), []byte("package "+pkg), 1), []byte("MODULE/svbenchtrust"), []byte(trustPkg), 1)
+
 	dir, cleanup, err := v.sb.NewScratch()
 	if err != nil {
 		return TestRun{Output: err.Error()}
@@ -411,24 +462,23 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	defer cleanup()
 	// The module lives one level down: go refuses a go.mod at TMPDIR's root.
 	mod := filepath.Join(dir, "mod")
-	if err := writeTree(mod, files); err != nil {
-		return TestRun{Output: err.Error()}
-	}
-	if err := writeTree(mod, tests); err != nil {
-		return TestRun{Output: err.Error()}
-	}
-	if _, ok := files["go.mod"]; !ok {
-		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(taskset.GoMod), 0o644); err != nil {
+	for _, tree := range []map[string][]byte{files, tests, {
+		"go.mod": goMod, "svbenchtrust/trust.go": trustSrc, "zz_svbench_main_test.go": mainSrc,
+	}} {
+		if err := writeTree(mod, tree); err != nil {
 			return TestRun{Output: err.Error()}
 		}
 	}
 	// Stage 1: compile with the shared cache. The compiler does not run the
 	// code it compiles (cgo is off, go:generate is not run by go test), so
-	// this stage is trusted with a writable cache.
+	// this stage is trusted with a writable cache. The package is built
+	// alone first: code that names an identifier of the test files (to
+	// empty a table of test cases, say) fails there.
 	lim := v.limits
-	lim.Wall, lim.CPU, lim.AddressSpace, lim.Procs, lim.FileSize = 180*time.Second, 180*time.Second, 4<<30, 512, 512<<20
+	lim.Wall, lim.CPU, lim.AddressSpace, lim.Memory, lim.Procs, lim.FileSize = 180*time.Second, 180*time.Second, 4<<30, 4<<30, 512, 512<<20
+	goExe := filepath.Join(v.gotc.Root, "bin", "go")
 	res, err := v.sb.Run(ctx, sandbox.Spec{
-		Argv:          []string{filepath.Join(v.gotc.Root, "bin", "go"), "test", "-C", "mod", "-c", "-vet=off", "-o", "../t.bin", "."},
+		Argv:          []string{"/bin/sh", "-c", `cd mod && "$1" build -o /dev/null . && "$1" test -c -vet=off -o ../t.bin .`, "sh", goExe},
 		Dir:           dir,
 		Env:           v.goEnv(),
 		Limits:        lim,
@@ -441,36 +491,110 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	if !res.OK() {
 		return TestRun{Total: len(names), Stage: "compile", Killed: res.Killed, Output: string(res.Stdout) + string(res.Stderr)}
 	}
-	// Stage 2: run the test binary without the cache, in the package
-	// directory as `go test` does (tests may read testdata or sources).
-	res, err = v.sb.Run(ctx, sandbox.Spec{
-		Subdir: "mod",
-		Argv:   []string{"../t.bin", "-test.v", "-test.count=1", "-test.timeout=" + (v.limits.Wall + time.Second).String()},
-		Dir:    dir,
-		Env:    []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "GOTRACEBACK=single"},
-		Limits: v.limits,
-	})
+	bin, err := os.ReadFile(filepath.Join(dir, "t.bin"))
 	if err != nil {
-		return TestRun{Total: len(names), Output: err.Error()}
+		return TestRun{Total: len(names), Stage: "compile", Output: err.Error()}
 	}
-	out := string(res.Stdout) + string(res.Stderr)
-	status := map[string]string{}
-	for _, m := range goResultRe.FindAllStringSubmatch(out, -1) {
-		if s, seen := status[m[2]]; !seen || s == "PASS" {
-			status[m[2]] = m[1]
-		}
+	binDir, binCleanup, err := v.sb.NewScratch()
+	if err != nil {
+		return TestRun{Output: err.Error()}
 	}
-	r := TestRun{Total: len(names), Killed: res.Killed, Output: out}
-	for _, n := range names {
-		if status[n] == "PASS" {
+	defer binCleanup()
+	if err := os.WriteFile(filepath.Join(binDir, "t.bin"), bin, 0o111); err != nil {
+		return TestRun{Output: err.Error()}
+	}
+	if err := os.Chmod(binDir, 0o711); err != nil {
+		return TestRun{Output: err.Error()}
+	}
+	// Stage 2: each test in its own process, in a scratch directory of its
+	// own holding the candidate's sources and what the test writes.
+	r := TestRun{Total: len(names), OK: true}
+	var out strings.Builder
+	for _, name := range names {
+		pass, text, killed := v.runGoTest(ctx, binDir, name, files)
+		if pass {
 			r.Passed++
+		} else {
+			r.OK = false
 		}
+		if killed != "" {
+			r.Killed = killed
+		}
+		if ctx.Err() != nil {
+			r.OK = false
+			break
+		}
+		out.WriteString(text)
 	}
-	// A binary that exits non-zero (a failing subtest, a panic, os.Exit)
-	// invalidates the PASS lines it printed before.
-	if res.ExitCode != 0 || res.Killed != "" {
-		r.Passed = min(r.Passed, max(0, len(names)-1))
-	}
-	r.OK = res.OK() && r.Passed == r.Total && bytes.Contains(res.Stdout, []byte("\nPASS\n"))
+	r.Output = out.String()
 	return r
+}
+
+// runGoTest runs one test function and reads its authenticated verdict.
+func (v *Verifier) runGoTest(ctx context.Context, binDir, name string, files Files) (pass bool, output, killed string) {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return false, err.Error() + "\n", ""
+	}
+	defer rd.Close()
+	scratch, cleanup, err := v.sb.NewScratch()
+	if err != nil {
+		wr.Close()
+		return false, err.Error() + "\n", ""
+	}
+	defer cleanup()
+	// The working directory is the package's, as under go test: a test may
+	// read the package's sources (never the tests' own, which stay behind
+	// in the compile stage's directory).
+	if err := writeTree(scratch, files); err != nil {
+		wr.Close()
+		return false, err.Error() + "\n", ""
+	}
+	const binMount = "/svbench-test"
+	res, err := v.sb.Run(ctx, sandbox.Spec{
+		Argv:       []string{binMount + "/t.bin", "-test.count=1", "-test.timeout=" + (v.limits.Wall + time.Second).String()},
+		Dir:        scratch,
+		Env:        []string{"PATH=/usr/bin:/bin", "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8", "GOTRACEBACK=single"},
+		Stdin:      []byte(hex.EncodeToString(key) + " " + name + "\n"),
+		Limits:     v.limits,
+		Mounts:     []sandbox.Mount{{Source: binDir, Target: binMount}},
+		ExtraFiles: []*os.File{wr},
+		NoProc:     true,
+	})
+	wr.Close()
+	got, _ := io.ReadAll(io.LimitReader(rd, 4096))
+	if err != nil {
+		return false, fmt.Sprintf("=== %s: %v\n", name, err), ""
+	}
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s 0", name)
+	want := fmt.Sprintf("%s 0 %s\n", name, hex.EncodeToString(mac.Sum(nil)))
+	pass = res.OK() && hmac.Equal(got, []byte(want))
+	verdict := "PASS"
+	if !pass {
+		verdict = fmt.Sprintf("FAIL (exit %d", res.ExitCode)
+		if res.Killed != "" {
+			verdict += ", killed: " + res.Killed
+		}
+		verdict += ")"
+	}
+	return pass, fmt.Sprintf("=== %s: %s\n%s%s", name, verdict, res.Stdout, res.Stderr), res.Killed
+}
+
+// goPackageName is the package clause of the suite's test files.
+func goPackageName(tests map[string][]byte) (string, error) {
+	fset := token.NewFileSet()
+	for name, b := range tests {
+		if !strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, b, parser.PackageClauseOnly)
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSuffix(f.Name.Name, "_test"), nil
+	}
+	return "", fmt.Errorf("suite has no _test.go file")
 }

@@ -1,50 +1,45 @@
 // Package sandbox runs untrusted programs (model-written code and the tests
-// that exercise it) with the isolation the host allows, and refuses to run
-// them at all when it allows none unless the caller opts into a degraded mode.
+// that exercise it) in one kind of sandbox, the same on every Linux host that
+// allows unprivileged user namespaces, and refuses to run them anywhere else.
 //
-// # Mechanisms
+// # Mechanism
 //
-// Three modes, chosen by New (best first) and reported by Mode so a run's
-// metadata and report can say how code was contained:
+// Debian's bubblewrap (bwrap). Every namespace is unshared (user, pid, net,
+// ipc, uts, cgroup, mount): the program sees an empty root holding read-only
+// binds of /usr (and /lib, /lib64, /bin as the host lays them out),
+// /etc/alternatives, /etc/ssl and the toolchains, a fresh /dev, a fresh /proc
+// of its own pid namespace (or none, Spec.NoProc), a private tmpfs /tmp and
+// the scratch directory at /scratch, the only writable bind besides the ones
+// the caller names. The network namespace holds only a loopback device,
+// brought up by bwrap, so 127.0.0.1 works and is not the host's.
+// --die-with-parent and the pid namespace mean the whole tree dies with the
+// run. Nothing of svbench's environment reaches any process inside: bwrap and
+// prlimit themselves start with an empty environment (pid 1 of the sandbox is
+// bwrap, and /proc/1/environ is readable from inside), and the program gets
+// exactly Spec.Env.
 //
-//   - "bwrap": Debian's bubblewrap. Every namespace is unshared (user, pid,
-//     net, ipc, uts, cgroup, mount): the program sees an empty root holding
-//     read-only binds of /usr (and /lib, /lib64, /bin as the host has them),
-//     /etc/alternatives, /etc/ssl (CA certificates, openssl.cnf) and the
-//     toolchains, a fresh /proc and /dev, a tmpfs /tmp and the scratch
-//     directory at /scratch, the only writable bind
-//     besides ones the caller names. The network namespace holds only a
-//     loopback device, so 127.0.0.1 is not the host's. --die-with-parent and
-//     the pid namespace mean the whole tree dies with bwrap.
-//   - "unshare": util-linux unshare with user, net, pid and mount namespaces
-//     (--kill-child, --mount-proc). The filesystem is the host's, so reads and
-//     writes are bounded only by file permissions: weaker than bwrap, and
-//     said so in the mode name.
-//   - "degraded": no namespaces at all, only rlimits, the process group and
-//     a scrubbed environment. New refuses this mode unless
-//     Options.AllowDegraded is set.
+// There is no weaker fallback: a host without bwrap or without user
+// namespaces gets ErrNoIsolation naming the package and the sysctl, so a
+// verdict never depends on which mechanism a host happened to offer.
+// Sandboxes nest: a program inside may start bwrap again (E3 runs the code
+// under test in an inner sandbox that cannot see the trusted test runner).
 //
 // # Limits
 //
-// Resource limits are set by util-linux prlimit, which sets them on itself
-// and then executes bwrap/unshare, so they hold from the first instruction of
-// the sandboxed tree and are inherited by every process in it. (Go's
-// SysProcAttr has no rlimit field, and setting limits on a started child
-// races with its first fork.) RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE and
-// RLIMIT_NPROC are used; the wall clock and the output size are enforced here
-// by killing the process group.
+// Per process, util-linux prlimit sets RLIMIT_AS, RLIMIT_CPU, RLIMIT_FSIZE and
+// RLIMIT_NPROC on itself and then executes bwrap, so they hold from the first
+// instruction and are inherited. Per run, a watchdog sums the resident memory
+// and counts the tasks of every process descending from the run and kills the
+// run when either passes Limits.Memory or Limits.Procs: forty processes that
+// each stay under the per-process limit do not add up to more than the run
+// may hold. The wall clock and the output size are enforced here by killing
+// the process group.
 //
 // RLIMIT_NPROC counts every task of a user and is not enforced for root. When
 // svbench runs as root (containers, CI) each concurrent run therefore gets its
-// own unprivileged uid from a pool (Options.UIDBase), so a fork bomb meets
-// its own limit and cannot starve another run, and host files readable only
-// by root (/root, 0600 temp files) stay unreadable even in the unshare mode.
-// Without root the limit is the user's current task count plus Limits.Procs.
-//
-// On timeout or cancellation the process group is killed with SIGKILL; the
-// pid namespace (bwrap, unshare) takes every descendant with it, including
-// ones that called setsid. When a pool uid was used, a final kill(-1, SIGKILL)
-// as that uid reaps anything left, which covers the degraded mode too.
+// own unprivileged uid from a pool, claimed with a lock file so that two
+// svbench processes on one host never share a uid, and host files readable
+// only by root stay unreadable.
 package sandbox
 
 import (
@@ -53,6 +48,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,47 +61,47 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Mode names the isolation mechanism.
+// Mode names the isolation mechanism, for run metadata and reports.
 type Mode string
 
-// Isolation modes, strongest first.
-const (
-	ModeBwrap    Mode = "bwrap"
-	ModeUnshare  Mode = "unshare"
-	ModeDegraded Mode = "degraded"
-)
+// ModeBwrap is the only mechanism: bubblewrap with every namespace unshared.
+const ModeBwrap Mode = "bwrap"
 
 // Kill reasons reported in Result.Killed.
 const (
 	KilledTimeout   = "timeout"   // wall-clock limit
 	KilledCPU       = "cpu"       // RLIMIT_CPU (SIGXCPU or SIGKILL at the hard limit)
-	KilledMemory    = "memory"    // address-space limit hit (allocation failed)
-	KilledProcs     = "procs"     // process-count limit hit (fork failed)
+	KilledMemory    = "memory"    // a process's address space or the run's total memory
+	KilledProcs     = "procs"     // process-count limit hit (fork failed, or the run's total)
 	KilledOutput    = "output"    // stdout+stderr over Limits.Output
 	KilledSignal    = "signal"    // died from another signal
 	KilledCancelled = "cancelled" // the caller's context ended
 )
 
-// ScratchMount is where the scratch directory appears inside a bwrap sandbox.
+// ScratchMount is where the scratch directory appears inside the sandbox.
 const ScratchMount = "/scratch"
 
-// ErrNoIsolation is returned by New when neither bwrap nor unshare works and
-// degraded execution was not allowed.
-var ErrNoIsolation = errors.New("sandbox: no isolation mechanism works on this host")
+// ErrNoIsolation is returned by New when bubblewrap is missing or cannot
+// create its namespaces on this host.
+var ErrNoIsolation = errors.New("sandbox: bubblewrap isolation does not work on this host")
+
+// InstallHint is what a user without a working sandbox should do.
+const InstallHint = "install bubblewrap (apt-get install bubblewrap, or `make deps`) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces>0; in a container, run it with --security-opt seccomp=unconfined or an equivalent that permits unshare(CLONE_NEWUSER))"
 
 // Limits bound one run. Zero fields take DefaultLimits' values.
 type Limits struct {
 	CPU          time.Duration
 	Wall         time.Duration
 	AddressSpace int64 // bytes of virtual memory per process
-	Procs        int   // processes and threads
+	Memory       int64 // resident bytes of the whole run (every process together)
+	Procs        int   // processes and threads of the whole run
 	FileSize     int64 // largest file a process may write, bytes
 	Output       int64 // stdout+stderr bytes kept; more kills the run
 }
 
 // DefaultLimits suit a unit-test run of a small program.
 var DefaultLimits = Limits{
-	CPU: 10 * time.Second, Wall: 20 * time.Second, AddressSpace: 1 << 30,
+	CPU: 10 * time.Second, Wall: 20 * time.Second, AddressSpace: 1 << 30, Memory: 1 << 30,
 	Procs: 64, FileSize: 16 << 20, Output: 256 << 10,
 }
 
@@ -120,6 +116,9 @@ func (l Limits) withDefaults() Limits {
 	if l.AddressSpace <= 0 {
 		l.AddressSpace = d.AddressSpace
 	}
+	if l.Memory <= 0 {
+		l.Memory = max(d.Memory, l.AddressSpace)
+	}
 	if l.Procs <= 0 {
 		l.Procs = d.Procs
 	}
@@ -132,13 +131,19 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// Mount makes a host path visible at Target inside the sandbox.
+type Mount struct {
+	Source   string // host path
+	Target   string // absolute path inside the sandbox
+	Writable bool
+}
+
 // Spec is one program run.
 type Spec struct {
 	// Argv is the program and its arguments; Argv[0] should be absolute.
 	Argv []string
-	// Dir is the host scratch directory: the working directory and the only
-	// writable place (mounted at ScratchMount under bwrap). Without bwrap a
-	// pool uid must be able to reach it: make it with NewScratch.
+	// Dir is the host scratch directory, mounted writable at ScratchMount:
+	// make it with NewScratch.
 	Dir string
 	// Subdir, when set, is the working directory relative to Dir.
 	Subdir string
@@ -154,6 +159,13 @@ type Spec struct {
 	// shared uid (see Sandbox.PrepareShared), never as a pool uid, so only
 	// trusted stages (a compiler that does not execute its input) may use it.
 	WritableBinds []string
+	// Mounts are extra host paths at other places.
+	Mounts []Mount
+	// NoProc leaves /proc out: the program cannot read its own memory or
+	// file descriptors through it (/proc/self/mem, /dev/fd/N).
+	NoProc bool
+	// ExtraFiles become file descriptors 3, 4, … of the program.
+	ExtraFiles []*os.File
 }
 
 // Result is what a run produced.
@@ -168,6 +180,8 @@ type Result struct {
 	Killed   string
 	Duration time.Duration
 	Mode     Mode
+	// PeakMemory is the largest total resident memory the watchdog saw.
+	PeakMemory int64
 }
 
 // OK reports a clean zero exit.
@@ -175,45 +189,45 @@ func (r Result) OK() bool { return r.Killed == "" && r.ExitCode == 0 }
 
 // Options configure New.
 type Options struct {
-	// Mode forces a mechanism; empty picks the strongest that works.
+	// Mode may be empty or ModeBwrap; anything else is an error (there is
+	// no weaker mode to choose).
 	Mode Mode
-	// AllowDegraded permits running without namespaces when nothing else
-	// works (or when Mode is ModeDegraded).
-	AllowDegraded bool
 	// UIDBase and UIDCount define the uid pool used when running as root
 	// (defaults 100000 and 4096). The uid just below the pool is the shared
 	// uid of runs with writable binds.
 	UIDBase, UIDCount int
+	// LockDir holds the pool's lock files (default /var/tmp/svbench-uids).
+	LockDir string
 }
 
 // Sandbox runs programs. It is safe for concurrent use.
 type Sandbox struct {
-	mode    Mode
 	bwrap   string
-	unshare string
 	prlimit string
-	kill    string
 	root    bool
+	uids    *uidPool
 	uidBase int
-	pool    chan int
-	hostRO  []string // base read-only binds (bwrap)
+	hostRO  []string // base read-only binds
 	symlink [][2]string
 
 	scratchMu   sync.Mutex
 	scratchBase string
 }
 
-// New probes the host and returns a sandbox using the strongest mechanism
-// that actually works here (each candidate is tried with a trivial program).
+// New checks that bubblewrap works here (a trivial program is run) and
+// returns a sandbox using it.
 func New(ctx context.Context, opts Options) (*Sandbox, error) {
+	if opts.Mode != "" && opts.Mode != ModeBwrap {
+		return nil, fmt.Errorf("sandbox: unknown mode %q (the only mode is %q)", opts.Mode, ModeBwrap)
+	}
 	s := &Sandbox{root: os.Geteuid() == 0}
 	var err error
-	if s.prlimit, err = exec.LookPath("prlimit"); err != nil {
-		return nil, fmt.Errorf("sandbox: prlimit not found (Debian package util-linux): %w", err)
+	if s.bwrap, err = exec.LookPath("bwrap"); err != nil {
+		return nil, fmt.Errorf("%w: bwrap not found; %s", ErrNoIsolation, InstallHint)
 	}
-	s.kill, _ = exec.LookPath("kill")
-	s.bwrap, _ = exec.LookPath("bwrap")
-	s.unshare, _ = exec.LookPath("unshare")
+	if s.prlimit, err = exec.LookPath("prlimit"); err != nil {
+		return nil, fmt.Errorf("%w: prlimit not found (apt-get install util-linux): %v", ErrNoIsolation, err)
+	}
 	if opts.UIDBase <= 0 {
 		opts.UIDBase = 100000
 	}
@@ -222,55 +236,32 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 	}
 	s.uidBase = opts.UIDBase
 	if s.root {
-		// A per-process offset keeps two svbench processes on one host from
-		// handing out the same uids in the common case.
-		n := min(opts.UIDCount, 256)
-		off := (os.Getpid() * 97) % max(1, opts.UIDCount-n+1)
-		s.pool = make(chan int, n)
-		for i := range n {
-			s.pool <- opts.UIDBase + off + i
+		dir := opts.LockDir
+		if dir == "" {
+			dir = "/var/tmp/svbench-uids"
+		}
+		if s.uids, err = newUIDPool(dir, opts.UIDBase, opts.UIDCount); err != nil {
+			return nil, err
 		}
 	}
 	s.hostLayout()
-
-	candidates := []Mode{ModeBwrap, ModeUnshare, ModeDegraded}
-	if opts.Mode != "" {
-		candidates = []Mode{opts.Mode}
+	dir, cleanup, err := s.NewScratch()
+	if err != nil {
+		return nil, err
 	}
-	var tried []string
-	for _, m := range candidates {
-		if m == ModeDegraded && !opts.AllowDegraded {
-			tried = append(tried, "degraded: not allowed (set AllowDegraded / --allow-degraded-sandbox to run code without namespaces)")
-			continue
-		}
-		if m == ModeBwrap && s.bwrap == "" {
-			tried = append(tried, "bwrap: not installed (apt-get install bubblewrap)")
-			continue
-		}
-		if m == ModeUnshare && s.unshare == "" {
-			tried = append(tried, "unshare: not installed (Debian package util-linux)")
-			continue
-		}
-		s.mode = m
-		dir, cleanup, err := s.NewScratch()
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.Run(ctx, Spec{Argv: []string{"/bin/sh", "-c", "exit 0"}, Dir: dir, Limits: Limits{Wall: 10 * time.Second}})
-		cleanup()
-		if err == nil && res.OK() {
-			return s, nil
-		}
-		if err == nil {
-			err = fmt.Errorf("exit %d, killed=%q: %s", res.ExitCode, res.Killed, strings.TrimSpace(string(res.Stderr)))
-		}
-		tried = append(tried, fmt.Sprintf("%s: %v", m, err))
+	defer cleanup()
+	res, err := s.Run(ctx, Spec{Argv: []string{"/bin/sh", "-c", "exit 0"}, Dir: dir, Limits: Limits{Wall: 10 * time.Second}})
+	if err == nil && !res.OK() {
+		err = fmt.Errorf("exit %d, killed=%q: %s", res.ExitCode, res.Killed, strings.TrimSpace(string(res.Stderr)))
 	}
-	return nil, fmt.Errorf("%w: %s; install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces>0)", ErrNoIsolation, strings.Join(tried, "; "))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v; %s", ErrNoIsolation, err, InstallHint)
+	}
+	return s, nil
 }
 
-// Mode reports the mechanism in use, for run metadata and reports.
-func (s *Sandbox) Mode() Mode { return s.mode }
+// Mode reports the mechanism, for run metadata and reports.
+func (s *Sandbox) Mode() Mode { return ModeBwrap }
 
 // SharedUID is the uid runs with writable binds execute as, or -1 when
 // svbench is not root (every run then executes as the invoking user).
@@ -281,8 +272,7 @@ func (s *Sandbox) SharedUID() int {
 	return s.uidBase - 1
 }
 
-// NewScratch creates an empty scratch directory any sandbox mode can use (its
-// parent is traversable by pool uids) and a function removing it.
+// NewScratch creates an empty scratch directory and a function removing it.
 func (s *Sandbox) NewScratch() (string, func(), error) {
 	s.scratchMu.Lock()
 	if s.scratchBase == "" {
@@ -305,7 +295,10 @@ func (s *Sandbox) NewScratch() (string, func(), error) {
 // scratchBase is one directory per user under the temp dir, shared by
 // svbench processes so none leaves an empty directory behind. It is used
 // only if it is a real directory owned by us that nobody else can write;
-// otherwise a fresh private one is made.
+// otherwise a fresh private one is made. It is traversable but not listable
+// by others (0711): bwrap, running as a pool uid, resolves the scratch
+// directory's descriptor through it. Nothing inside a sandbox sees it: each
+// run's directory is bound alone at ScratchMount.
 func scratchBase() (string, error) {
 	base := filepath.Join(os.TempDir(), fmt.Sprintf("svbench-sandbox-%d", os.Geteuid()))
 	if err := os.Mkdir(base, 0o711); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -389,7 +382,7 @@ func (s *Sandbox) hostLayout() {
 // not run the program (bad spec, missing binary, cancellation); what the
 // program did, including being killed, is in the Result.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
-	res := Result{Mode: s.mode}
+	res := Result{Mode: ModeBwrap}
 	if len(spec.Argv) == 0 {
 		return res, errors.New("sandbox: empty argv")
 	}
@@ -410,15 +403,15 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 
 	uid := -1
 	if s.root {
-		if len(spec.WritableBinds) > 0 {
+		if len(spec.WritableBinds) > 0 || hasWritableMount(spec.Mounts) {
 			uid = s.SharedUID()
 		} else {
-			select {
-			case uid = <-s.pool:
-				defer func() { s.pool <- uid }()
-			case <-ctx.Done():
-				return res, ctx.Err()
+			var release func()
+			uid, release, err = s.uids.claim(ctx)
+			if err != nil {
+				return res, err
 			}
+			defer release()
 		}
 		if err := chownTree(dir, uid); err != nil {
 			return res, fmt.Errorf("sandbox: handing scratch dir to uid %d: %w", uid, err)
@@ -438,10 +431,12 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		"--"}
 	// bwrap receives its binds as open file descriptors, opened here with
 	// svbench's own permissions: a pool uid need not be able to traverse
-	// the parents of the scratch directory or of a toolchain.
-	var files []*os.File
+	// the parents of the scratch directory or of a toolchain. They follow
+	// the caller's own extra files, which keep fds 3, 4, ….
+	files := append([]*os.File{}, spec.ExtraFiles...)
+	var opened []*os.File
 	defer func() {
-		for _, f := range files {
+		for _, f := range opened {
 			f.Close()
 		}
 	}()
@@ -450,6 +445,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		if err != nil {
 			return "", fmt.Errorf("sandbox: bind %s: %w", p, err)
 		}
+		opened = append(opened, f)
 		files = append(files, f)
 		return strconv.Itoa(2 + len(files)), nil
 	}
@@ -461,13 +457,11 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.ExtraFiles = files
-	cmd.Env = append([]string{}, spec.Env...)
-	if s.mode != ModeBwrap {
-		cmd.Dir = filepath.Join(dir, spec.Subdir)
-	} else {
-		cmd.Dir = "/"
-		cmd.Env = nil // bwrap --clearenv/--setenv carries the environment
-	}
+	// Empty, not nil: a nil Env would hand svbench's whole environment
+	// (API keys, the server's token) to prlimit and bwrap, and bwrap is
+	// pid 1 inside, whose /proc/1/environ the program can read.
+	cmd.Env = []string{}
+	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if uid >= 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}
@@ -491,8 +485,6 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	out := &boundedBuffers{limit: lim.Output, onOverflow: func() { killWith(KilledOutput) }}
 	cmd.Stdout = out.writer(&out.stdout)
 	cmd.Stderr = out.writer(&out.stderr)
-	// Wait must not hang on a grandchild that kept the pipes open after the
-	// group was killed (possible only without a pid namespace).
 	cmd.WaitDelay = 2 * time.Second
 
 	start := time.Now()
@@ -503,24 +495,27 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(lim.Wall)
 	defer timer.Stop()
+	watch := newWatchdog(cmd.Process.Pid, lim)
+	defer watch.stop()
 	var waitErr error
 	select {
 	case waitErr = <-done:
 	case <-timer.C:
 		killWith(KilledTimeout)
 		waitErr = <-done
+	case r := <-watch.over:
+		killWith(r)
+		waitErr = <-done
 	case <-ctx.Done():
 		killWith(KilledCancelled)
 		waitErr = <-done
 	}
-	// Without root nothing distinguishes the sandbox's processes from the
-	// user's; with a pool uid everything running as it belongs to this run.
-	if uid >= 0 && len(spec.WritableBinds) == 0 {
-		s.reap(uid)
-	} else if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	// The pid namespace's init is gone, so the kernel has killed every
+	// process inside; the group kill covers the window before bwrap set
+	// the namespace up.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res.Duration = time.Since(start)
+	res.PeakMemory = watch.peakMemory()
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	mu.Lock()
 	res.Killed = reason
@@ -540,13 +535,9 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		sig = ws.Signal()
 		res.ExitCode = 128 + int(sig)
-	} else if s.mode != ModeDegraded && res.ExitCode > 128 && res.ExitCode < 128+65 {
-		// bwrap and unshare report a child killed by a signal as 128+n.
+	} else if res.ExitCode > 128 && res.ExitCode < 128+65 {
+		// bwrap reports a child killed by a signal as 128+n.
 		sig = syscall.Signal(res.ExitCode - 128)
-	} else if s.mode == ModeUnshare && bytes.Contains(res.Stderr, []byte("unshare: sigprocmask unblock failed")) {
-		// unshare re-raises its child's fatal signal on itself and fails
-		// only for SIGKILL, which it cannot unblock.
-		sig = syscall.SIGKILL
 	}
 	if res.Killed == "" {
 		res.Killed = classify(sig, res.ExitCode, res.Stderr)
@@ -555,6 +546,15 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+func hasWritableMount(ms []Mount) bool {
+	for _, m := range ms {
+		if m.Writable {
+			return true
+		}
+	}
+	return false
 }
 
 // classify names why a program that exited on its own failed, when a limit
@@ -605,65 +605,103 @@ func hasAny(b []byte, ms [][]byte) bool {
 	return false
 }
 
-// wrap builds the isolation command around spec.Argv.
+// wrap builds the bwrap command around spec.Argv.
 func (s *Sandbox) wrap(spec Spec, dir string, fdOf func(string) (string, error)) ([]string, error) {
-	switch s.mode {
-	case ModeBwrap:
-		a := []string{s.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
-		for _, p := range s.hostRO {
-			a = append(a, "--ro-bind", p, p)
-		}
-		for _, l := range s.symlink {
-			a = append(a, "--symlink", l[0], l[1])
-		}
-		for _, p := range spec.ReadOnlyBinds {
-			fd, err := fdOf(p)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, "--ro-bind-fd", fd, p)
-		}
-		a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp")
-		for _, p := range spec.WritableBinds {
-			fd, err := fdOf(p)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, "--bind-fd", fd, p)
-		}
-		fd, err := fdOf(dir)
+	a := []string{s.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+	for _, p := range s.hostRO {
+		a = append(a, "--ro-bind", p, p)
+	}
+	for _, l := range s.symlink {
+		a = append(a, "--symlink", l[0], l[1])
+	}
+	for _, p := range spec.ReadOnlyBinds {
+		fd, err := fdOf(p)
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, "--bind-fd", fd, ScratchMount, "--chdir", filepath.Join(ScratchMount, spec.Subdir), "--clearenv")
-		for _, kv := range spec.Env {
-			k, v, ok := strings.Cut(kv, "=")
-			if ok && k != "" {
-				a = append(a, "--setenv", k, v)
-			}
-		}
-		return append(append(a, "--"), spec.Argv...), nil
-	case ModeUnshare:
-		a := []string{s.unshare, "--user", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc"}
-		if !s.root {
-			a = append(a, "--map-root-user")
-		}
-		return append(append(a, "--"), spec.Argv...), nil
-	default:
-		return append([]string{}, spec.Argv...), nil
+		a = append(a, "--ro-bind-fd", fd, p)
 	}
+	if !spec.NoProc {
+		a = append(a, "--proc", "/proc")
+	}
+	a = append(a, "--dev", "/dev", "--tmpfs", "/tmp")
+	for _, p := range spec.WritableBinds {
+		fd, err := fdOf(p)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, "--bind-fd", fd, p)
+	}
+	fd, err := fdOf(dir)
+	if err != nil {
+		return nil, err
+	}
+	a = append(a, "--bind-fd", fd, ScratchMount)
+	for _, m := range spec.Mounts {
+		if !filepath.IsAbs(m.Target) {
+			return nil, fmt.Errorf("sandbox: mount target %q is not absolute", m.Target)
+		}
+		fd, err := fdOf(m.Source)
+		if err != nil {
+			return nil, err
+		}
+		op := "--ro-bind-fd"
+		if m.Writable {
+			op = "--bind-fd"
+		}
+		a = append(a, op, fd, m.Target)
+	}
+	a = append(a, "--chdir", filepath.Join(ScratchMount, spec.Subdir), "--clearenv")
+	for _, kv := range spec.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && k != "" {
+			a = append(a, "--setenv", k, v)
+		}
+	}
+	return append(append(a, "--"), spec.Argv...), nil
 }
 
-// reap kills every process left running as uid, by running kill(-1) as that
-// uid: the kernel then signals exactly the processes that uid may signal,
-// which are its own.
-func (s *Sandbox) reap(uid int) {
-	if s.kill == "" {
-		return
+// uidPool hands out unprivileged uids, each to one run at a time across
+// every svbench process on the host: a uid is held by an exclusive flock on
+// its own lock file, which the kernel releases when the holder dies.
+type uidPool struct {
+	dir         string
+	base, count int
+}
+
+func newUIDPool(dir string, base, count int) (*uidPool, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("sandbox: uid lock dir: %w", err)
 	}
-	cmd := exec.Command(s.kill, "-9", "-1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{}}}
-	_ = cmd.Run() // "kill -1" also signals itself; its exit status says nothing
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("sandbox: uid lock dir %s must be a directory only its owner can write", dir)
+	}
+	return &uidPool{dir: dir, base: base, count: count}, nil
+}
+
+func (p *uidPool) claim(ctx context.Context) (int, func(), error) {
+	backoff := time.Millisecond
+	for {
+		start := rand.IntN(p.count)
+		for i := range p.count {
+			uid := p.base + (start+i)%p.count
+			f, err := os.OpenFile(filepath.Join(p.dir, strconv.Itoa(uid)), os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+			if err != nil {
+				return -1, nil, fmt.Errorf("sandbox: uid lock: %w", err)
+			}
+			if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+				f.Close()
+				continue
+			}
+			return uid, func() { f.Close() }, nil
+		}
+		select {
+		case <-ctx.Done():
+			return -1, nil, ctx.Err()
+		case <-time.After(backoff):
+			backoff = min(2*backoff, 100*time.Millisecond)
+		}
+	}
 }
 
 // userTasks counts the tasks (threads) owned by uid, the quantity

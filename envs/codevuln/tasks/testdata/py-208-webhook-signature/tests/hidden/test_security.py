@@ -5,6 +5,11 @@ from unittest import mock
 
 import webhooks
 
+try:
+    import svbench_trusted  # present when svbench runs the suite
+except ImportError:
+    svbench_trusted = None
+
 SECRET = b"whsec_hidden"
 
 
@@ -27,9 +32,56 @@ class Probe(str):
         return Probe(str.strip(self, *a))
 
 
+def short_circuit_compares(source):
+    """Whether verify() compares its header (or anything derived from it)
+    with == / != , or never calls a constant-time compare_digest."""
+    import ast
+    tree = ast.parse(source)
+    fn = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "verify"), None)
+    if fn is None or len(fn.args.args) < 2:
+        return True
+    tainted = {fn.args.args[1].arg}
+    changed = True
+    while changed:
+        changed = False
+        for n in ast.walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                value = n.value
+                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                if value is not None and any(isinstance(x, ast.Name) and x.id in tainted for x in ast.walk(value)):
+                    for tgt in targets:
+                        for x in ast.walk(tgt):
+                            if isinstance(x, ast.Name) and x.id not in tainted:
+                                tainted.add(x.id)
+                                changed = True
+    uses_digest = False
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if name == "compare_digest":
+                uses_digest = True
+        if isinstance(n, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in n.ops):
+            operands = [n.left] + list(n.comparators)
+            if any(isinstance(x, ast.Name) and x.id in tainted for o in operands for x in ast.walk(o)):
+                return True
+    return not uses_digest
+
+
 class SecurityTest(unittest.TestCase):
     def test_comparison_is_constant_time(self):
         good = webhooks.sign(SECRET, 1700000000, b"body")
+        cases = [(good, True), (good[:-1] + ("0" if good[-1] != "0" else "1"), False),
+                 ("sha256=" + "0" * 64, False), (good.upper().replace("SHA256=", "sha256="), True)]
+        if svbench_trusted is not None:
+            # The code under test runs in another process, where neither a
+            # spy nor a probing str subclass can follow it: read how verify
+            # compares instead (its source is data here), then check results.
+            self.assertFalse(short_circuit_compares(svbench_trusted.source("webhooks")),
+                             "the signature is compared with == or != in verify")
+            for header, want in cases:
+                self.assertEqual(webhooks.verify(SECRET, header, 1700000000, b"body", 1700000000), want, header)
+            return
         calls = []
         real = hmac.compare_digest
 
@@ -38,8 +90,7 @@ class SecurityTest(unittest.TestCase):
             return real(a, b)
 
         with mock.patch.object(hmac, "compare_digest", spy):
-            for header, want in [(good, True), (good[:-1] + ("0" if good[-1] != "0" else "1"), False),
-                                 ("sha256=" + "0" * 64, False), (good.upper().replace("SHA256=", "sha256="), True)]:
+            for header, want in cases:
                 try:
                     got = webhooks.verify(SECRET, Probe(header), 1700000000, b"body", 1700000000)
                 except AssertionError as e:

@@ -1,0 +1,185 @@
+"""svbench's trusted test runner (T) for E3's Python tasks.
+
+It runs a suite's unittest modules in this process, which holds the tests and
+never imports the model's code. Each module of the code under test is a
+RemoteModule: every use of it is an operation executed by the candidate end
+(C), a second Python started in a nested sandbox that sees the candidate's
+sources and a shared work directory, but neither these tests nor this
+process (own pid namespace, no /proc). The verdict is written on this
+process's own stdout, which C has no descriptor for.
+
+argv[1] is a JSON object: {"tests": [module, ...], "modules": [name, ...],
+"cand": dir, "work": dir, "timeout": seconds}.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import svbrpc  # noqa: E402
+
+CANDIDATE_MAIN = "\nserve_candidate(int(sys.argv[1]), [sys.argv[2]])\n"
+HIDDEN_ROOT = {"proc", "dev", "tmp", "scratch", "sys", "run"}
+
+
+class TrustedPeer(svbrpc.Peer):
+    def __init__(self, conn):
+        super().__init__(None, "T", restricted=True)
+        self.conn = conn
+
+    def ensure(self):
+        if self.sock is None:
+            self.conn.start()
+
+    def recv(self):
+        try:
+            return super().recv()
+        except socket.timeout:
+            self.conn.kill()
+            raise TimeoutError("the code under test did not answer within %.1f s" % self.timeout) from None
+        except svbrpc.ProtocolError:
+            self.conn.kill()
+            raise
+        except OSError as e:
+            self.conn.kill()
+            raise svbrpc.ProtocolError("connection to the code under test lost: %s" % e) from None
+
+    def send(self, msg, fds=()):
+        try:
+            super().send(msg, fds)
+        except OSError as e:
+            self.conn.kill()
+            raise svbrpc.ProtocolError("connection to the code under test lost: %s" % e) from None
+
+
+class Conn:
+    """The candidate end's process: started on first use, killed between
+    test modules and whenever it stops answering."""
+
+    def __init__(self, cand, work, timeout):
+        self.cand, self.work, self.timeout = cand, work, timeout
+        self.proc = None
+        self.p = TrustedPeer(self)
+        self.p.timeout = timeout
+        with open(os.path.join(HERE, "svbrpc.py")) as f:
+            self.code = f.read() + CANDIDATE_MAIN
+
+    def peer(self):
+        if self.p.sock is None:
+            self.start()
+        return self.p
+
+    def bwrap_argv(self, fd):
+        a = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        for name in sorted(os.listdir("/")):
+            if name in HIDDEN_ROOT:
+                continue
+            p = "/" + name
+            if os.path.islink(p):
+                a += ["--symlink", os.readlink(p), p]
+            elif os.path.isdir(p):
+                a += ["--ro-bind", p, p]
+        a += ["--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", self.cand, self.cand,
+              "--bind", self.work, self.work, "--chdir", self.work, "--clearenv"]
+        for k, v in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("TMPDIR", self.work), ("LANG", "C.UTF-8"),
+                     ("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")):
+            a += ["--setenv", k, v]
+        return a + ["--", sys.executable, "-I", "-B", "-c", self.code, str(fd), self.cand]
+
+    def start(self):
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.proc = subprocess.Popen(self.bwrap_argv(b.fileno()), pass_fds=(b.fileno(),), stdin=subprocess.DEVNULL,
+                                         stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(), env={},
+                                         start_new_session=True)
+        finally:
+            b.close()
+        self.p.sock = a
+
+    def kill(self):
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+            self.proc.wait()
+            self.proc = None
+        if self.p.sock is not None:
+            self.p.sock.close()
+            self.p.sock = None
+
+
+class Outcome(unittest.TextTestResult):
+    """Records which test methods passed; a subtest failure fails its test."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.bad = set()
+        self.good = []
+
+    def _name(self, test):
+        return test.id().rsplit(".", 1)[-1]
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.good.append(self._name(test))
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.bad.add(self._name(test))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.bad.add(self._name(test))
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self.bad.add(self._name(test))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.bad.add(self._name(test))
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.bad.add(self._name(test))
+
+
+def main():
+    cfg = json.loads(sys.argv[1])
+    verdict = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    conn = Conn(cfg["cand"], cfg["work"], float(cfg.get("timeout", 20)))
+    import svbench_trusted
+    svbench_trusted._bind(conn)
+    for name in cfg["modules"]:
+        sys.modules[name] = svbrpc.RemoteModule(name, conn, os.path.join(cfg["cand"], name + ".py"))
+    results = {}
+    for mod in cfg["tests"]:
+        entry = {"passed": [], "failed": [], "ran": 0}
+        try:
+            suite = unittest.defaultTestLoader.loadTestsFromName(mod)
+            r = unittest.TextTestRunner(stream=sys.stderr, verbosity=2, resultclass=Outcome).run(suite)
+            entry["ran"] = r.testsRun
+            entry["passed"] = sorted(set(n for n in r.good if n not in r.bad))
+            entry["failed"] = sorted(r.bad)
+        except BaseException as e:  # an import error of the test module fails it whole
+            sys.stderr.write("runner: %s: %s\n" % (type(e).__name__, e))
+            entry["error"] = "%s: %s" % (type(e).__name__, e)
+        finally:
+            conn.kill()
+        results[mod] = entry
+    os.write(verdict, ("SVBENCH-VERDICT " + json.dumps(results) + "\n").encode())
+
+
+if __name__ == "__main__":
+    main()
