@@ -104,7 +104,7 @@ _svb_patch()`)},
 	svbFmt "fmt"
 	svbRe "regexp"`, `func init() {
 	files, _ := svbFP.Glob("*_test.go")
-	re := svbRe.MustCompile(` + "`func (Test\\w+)\\(`" + `)
+	re := svbRe.MustCompile(`+"`func (Test\\w+)\\(`"+`)
 	for _, f := range files {
 		b, _ := svbOS.ReadFile(f)
 		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
