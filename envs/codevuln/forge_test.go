@@ -261,3 +261,95 @@ func TestGoRuntimeWallsHoldWithoutTheCapabilityCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestCodeUnderTestSeesNothingOfSvbench: a correct fix that breaks itself
+// when it sees a canary from svbench's environment, any test source or the
+// runner scores exactly like the plain fix.
+func TestCodeUnderTestSeesNothingOfSvbench(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tasks in the sandbox")
+	}
+	const canary = "CANARY-e3-5b9c"
+	t.Setenv("OPENAI_API_KEY", canary)
+	t.Setenv("SVBENCH_TOKEN", canary)
+	e := testEnv(t)
+	pyProbe := `
+import os as _svb_o
+def _svb_seen():
+    found = [k for k, v in _svb_o.environ.items() if "CANARY" in v or "CANARY" in k]
+    for p in ("/proc/1/environ", "/proc/self/environ", "/proc/1/cmdline"):
+        try:
+            if b"CANARY" in open(p, "rb").read():
+                found.append(p)
+        except OSError:
+            pass
+    for root, dirs, files in _svb_o.walk("/") if hasattr(_svb_o, "walk") else _svb_o.walk("/"):
+        if root in ("/usr", "/proc", "/sys", "/dev") or root.startswith(("/usr/", "/proc/", "/sys/")):
+            dirs[:] = []
+            continue
+        for f in files:
+            if f.startswith("test_") or f.endswith("_test.go") or f in ("svbench_runner.py", "svbrpc.py", "svbench_trusted.py"):
+                found.append(_svb_o.path.join(root, f))
+    return found
+if _svb_seen():
+    raise RuntimeError("saw svbench: %r" % _svb_seen())`
+	goProbe := `func init() {
+	var found []string
+	for _, kv := range svbOS.Environ() {
+		if svbStrings.Contains(kv, "CANARY") {
+			found = append(found, kv)
+		}
+	}
+	for _, p := range []string{"/proc/1/environ", "/proc/self/environ", "/proc/1/cmdline"} {
+		if b, err := svbOS.ReadFile(p); err == nil && svbStrings.Contains(string(b), "CANARY") {
+			found = append(found, p)
+		}
+	}
+	_ = svbFP.WalkDir("/", func(p string, d svbFS.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (p == "/usr" || p == "/proc" || p == "/sys" || p == "/dev") {
+			return svbFP.SkipDir
+		}
+		n := d.Name()
+		if svbStrings.HasSuffix(n, "_test.go") || svbStrings.HasPrefix(n, "test_") || n == "trust.go" {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		panic(found)
+	}
+}`
+	for _, lang := range []string{taskset.Python, taskset.Go} {
+		var task *taskset.Task
+		for _, tk := range e.Tasks() {
+			if tk.Language == lang && tk.Tested() {
+				task = tk
+				break
+			}
+		}
+		if task == nil {
+			t.Fatalf("no %s task", lang)
+		}
+		f := task.Files[0]
+		fixed := task.Fixed()
+		var probe Files
+		if lang == taskset.Python {
+			probe = Files{f: append(append([]byte{}, fixed[f]...), []byte("\n"+pyProbe+"\n")...)}
+		} else {
+			src := string(fixed[f])
+			i := strings.Index(src, "\n")
+			probe = Files{f: []byte(src[:i+1] + "\nimport (\n\tsvbOS \"os\"\n\tsvbFP \"path/filepath\"\n\tsvbFS \"io/fs\"\n\tsvbStrings \"strings\"\n)\n" + src[i+1:] + "\n" + goProbe + "\n")}
+		}
+		ex := exampleFor(t, e, task.ID)
+		plain := score(t, e, ex, refAnswer(task), "")
+		seen := score(t, e, ex, wholeFileAnswer(task, probe), "")
+		if !plain.Solved || seen.Solved != plain.Solved || seen.Components["security"] != plain.Components["security"] || seen.Components["behaviour"] != plain.Components["behaviour"] {
+			r := e.v.RunSuite(context.Background(), task, SuiteHidden, probe)
+			t.Errorf("%s: the canary fix scores %v (solved %v), the plain fix %v (solved %v); hidden suite output:\n%s",
+				task.ID, seen.Components, seen.Solved, plain.Components, plain.Solved, r.Output)
+		}
+	}
+}
