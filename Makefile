@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean
+.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -22,15 +22,23 @@ build:
 install:
 	$(GO) install $(LDFLAGS) ./cmd/svbench
 
+# Debian packages the suite (deps) or the demo (deps-demo) executes: E3's
+# sandbox is bubblewrap and nothing weaker, so it is installed, not assumed.
+deps:
+	@scripts/deps.sh test
+
+deps-demo:
+	@scripts/deps.sh demo
+
 # The whole suite with the race detector (the runner, client and server are
 # concurrent; the rest is cheap to include).
-test:
+test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 # Every built-in baseline on every embedded mini set; reports + scoreboard
 # under outputs/. No key, no network.
-demo: build
+demo: deps-demo build
 	$(BIN) demo
 
 # Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`

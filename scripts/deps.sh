@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian packages svbench needs on this machine, so the README's
+# two commands (`make demo`, `make test`) are all the set-up there is.
+#
+#   scripts/deps.sh demo   what `svbench demo` executes: bubblewrap (E3's
+#                          sandbox, the only one svbench uses), python3 and
+#                          python3-bandit (E3's Python tasks and analysis),
+#                          openssl and ca-certificates (E3's TLS tasks),
+#                          util-linux (prlimit) and procps
+#   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
+#                          tests), git and make
+#
+# As root it runs apt-get; otherwise it uses `sudo -n` when that needs no
+# password, and else prints the command to run and fails.
+set -euo pipefail
+
+what="${1:-demo}"
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+[ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
+command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
+command -v pkill >/dev/null 2>&1 || need+=(procps)
+if [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 -c 'import bandit' >/dev/null 2>&1 || need+=(python3-bandit)
+else
+  need+=(python3-bandit)
+fi
+if [ "$what" = test ]; then
+  command -v chromium >/dev/null 2>&1 || need+=(chromium)
+  command -v git >/dev/null 2>&1 || need+=(git)
+  command -v make >/dev/null 2>&1 || need+=(make)
+fi
+[ ${#need[@]} -eq 0 ] && exit 0
+
+echo "svbench: installing Debian packages: ${need[*]}" >&2
+if [ "$(id -u)" = 0 ]; then
+  as=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  as=(sudo -n)
+else
+  echo "svbench: missing packages; run: sudo apt-get install -y ${need[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as[@]}" apt-get update -qq
+"${as[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
