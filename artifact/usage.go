@@ -23,6 +23,10 @@ type ModelUsage struct {
 	Calls       int64 `json:"calls"`
 	CachedCalls int64 `json:"cached_calls,omitempty"`
 	Errors      int64 `json:"errors,omitempty"`
+	// CacheRejected counts the calls (already in Calls) whose cached entry
+	// failed its checks and was asked again: a cache that keeps rejecting
+	// entries was edited or corrupted.
+	CacheRejected int64 `json:"cache_rejected,omitempty"`
 	// Usage is what the endpoint reported for the calls it answered.
 	Usage env.Usage `json:"usage"`
 	// CachedUsage is what the replayed responses reported when they were

@@ -39,6 +39,10 @@ type Response struct {
 	// Cached is set when the response was replayed from the response cache
 	// rather than sampled: its Usage was paid for by an earlier run.
 	Cached bool `json:"-"`
+	// CacheRejected is set on a sampled response that replaced a cache
+	// entry which failed its checks (edited, oversized, naming a tool the
+	// request did not offer, …), so usage accounting can count them.
+	CacheRejected bool `json:"-"`
 }
 
 // Client produces the next assistant message.

@@ -214,8 +214,9 @@ func messageParam(m env.Message) openai.ChatCompletionMessageParamUnion {
 	}
 }
 
-// maxToolCalls bounds the tool calls taken from one assistant message.
-const maxToolCalls = 64
+// MaxToolCalls bounds the tool calls taken from one assistant message (the
+// response cache holds replayed answers to the same bound).
+const MaxToolCalls = 64
 
 // Chat sends one chat completion, retrying transient failures (see Config).
 // Failures of the endpoint are *EndpointError.
@@ -407,7 +408,7 @@ func parseCompletion(u string, res *http.Response, body []byte) (Response, error
 		msg.Content = ch.Message.Refusal
 	}
 	for i, tc := range ch.Message.ToolCalls {
-		if i == maxToolCalls {
+		if i == MaxToolCalls {
 			break
 		}
 		msg.ToolCalls = append(msg.ToolCalls, env.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})

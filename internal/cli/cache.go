@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,6 +58,25 @@ func (f *cacheFlags) open(ctx context.Context, stderr io.Writer) (*cache.Cache, 
 		return nil, err
 	}
 	return cache.OpenOrBypass(ctx, opts), nil
+}
+
+// warnRejectedEntries says how many cache entries failed their checks this
+// session and why: a cache that keeps rejecting entries has been edited or
+// corrupted, and the run paid for answers it thought it had.
+func warnRejectedEntries(w io.Writer, c *cache.Cache) {
+	if c == nil {
+		return
+	}
+	n := c.Counts()
+	total := n.RejectedTotal()
+	if total == 0 {
+		return
+	}
+	var why []string
+	for _, r := range slices.Sorted(maps.Keys(n.Rejected)) {
+		why = append(why, fmt.Sprintf("%s %d", r, n.Rejected[r]))
+	}
+	fmt.Fprintf(w, "warning: response cache %s: %d entries failed their checks and were asked again (%s)\n", c.Path(), total, strings.Join(why, ", "))
 }
 
 func newCacheCmd() *cobra.Command {
@@ -155,6 +177,9 @@ func printUsage(w io.Writer, m *artifact.Metadata) {
 		}
 		if u.CachedCalls > 0 {
 			fmt.Fprintf(w, ", %d replayed from the cache", u.CachedCalls)
+		}
+		if u.CacheRejected > 0 {
+			fmt.Fprintf(w, ", %d cache entries rejected and asked again", u.CacheRejected)
 		}
 		if u.Errors > 0 {
 			fmt.Fprintf(w, ", %d failed", u.Errors)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -60,6 +61,33 @@ func TestEvalCacheAndCost(t *testing.T) {
 		t.Fatalf("without --cache: %d requests, want 12", srv.Requests())
 	}
 
+	// An edited entry is not replayed: asked again, counted in the run's
+	// usage and named on stderr.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(cacheDir, cache.FileName)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE responses SET value = CAST('{"message":{"role":"assistant","content":"edited"}}' AS BLOB) WHERE key = (SELECT key FROM responses LIMIT 1)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "m1", "-n", "3", "-r", "2", "--base-url", srv.BaseURL(),
+		"--api-key-env", "SVBENCH_TEST_KEY", "--out", out, "--progress", "none", "--no-report", "--cache", "--cache-dir", cacheDir)
+	if code != 0 || !strings.Contains(stderr, "1 entries failed their checks and were asked again (hash 1)") {
+		t.Fatalf("edited entry: exit %d, stderr %q", code, stderr)
+	}
+	if srv.Requests() != 13 {
+		t.Fatalf("edited entry: %d requests, want 13", srv.Requests())
+	}
+	edited, err := artifact.ReadMetadata(runDirs(t, out)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := edited.UsageByModel[0]; u.Calls != 1 || u.CacheRejected != 1 || u.CachedCalls != 5 {
+		t.Fatalf("edited entry: usage %+v", u)
+	}
+
 	code, stdout, stderr := runCLI(t, "cache", "stats", "--cache-dir", cacheDir, "--json")
 	var st cache.Stats
 	if code != 0 || json.Unmarshal([]byte(stdout), &st) != nil || st.Entries != 6 {
@@ -75,7 +103,7 @@ func TestEvalCacheAndCost(t *testing.T) {
 	// A corrupt cache: reported once, bypassed, the run completes.
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, cache.FileName), []byte(strings.Repeat("garbage", 1000)), 0o600)
-	out := t.TempDir()
+	out = t.TempDir()
 	code, _, stderr = runCLI(t, "eval", "--env", "e1", "--model", "m1", "-n", "2", "--base-url", srv.BaseURL(), "--api-key-env", "SVBENCH_TEST_KEY",
 		"--out", out, "--progress", "none", "--no-report", "--cache", "--cache-dir", bad)
 	if code != 0 || strings.Count(stderr, "continuing without the response cache") != 1 {

@@ -178,6 +178,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		return err
 	}
 	defer respCache.Close()
+	defer warnRejectedEntries(stderr, respCache)
 	rec := usage.New()
 	f.model.wrap = func(c llm.Client, baseURL, role string) llm.Client {
 		return rec.Wrap(respCache.Wrap(c, baseURL), role)

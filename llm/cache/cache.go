@@ -5,6 +5,16 @@
 // and the rollout index (so -r 4 still draws four samples). The cache is an
 // optimisation and never a reason for a run to fail: a corrupt, locked or
 // unwritable file is reported once and bypassed.
+//
+// The file is as untrusted as the model that filled it. An entry is
+// replayed only if it still matches the content hash stored beside it and
+// passes the checks a fresh answer to the same request would: an assistant
+// message, within the request's max_tokens and an absolute size cap,
+// calling only tools the request offered. Any other entry is a miss: the
+// model is asked again, its answer overwrites the entry, and the rejection
+// is counted (Counts; llm.Response.CacheRejected for usage accounting).
+// Entries written before hashes existed are checked the same way and, if
+// they pass, stamped with a hash and replayed.
 package cache
 
 import (
@@ -14,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,7 +49,10 @@ const (
 )
 
 // schemaVersion is stored in PRAGMA user_version; a file with another
-// version was written by an incompatible svbench and is bypassed.
+// version was written by an incompatible svbench and is bypassed. It is
+// also part of every key. The content hash column was added without a new
+// version: older svbench binaries still read the file and write rows
+// without a hash, which this one checks and stamps like any legacy row.
 const schemaVersion = 1
 
 // Options configure a cache.
@@ -54,6 +68,10 @@ type Options struct {
 	// BusyTimeout is how long a write waits for another process holding
 	// the file before the cache is bypassed (DefaultBusyTimeout when 0).
 	BusyTimeout time.Duration
+	// MaxEntryBytes caps one stored response; a larger entry is never
+	// read into memory and counts as rejected (DefaultMaxEntryBytes when
+	// 0).
+	MaxEntryBytes int64
 	// Warn receives the one error that makes the cache bypass itself.
 	Warn func(error)
 	// Now replaces the clock in tests.
@@ -83,7 +101,10 @@ type Cache struct {
 	broken   atomic.Bool
 	warnOnce sync.Once
 
-	hits, misses, stores atomic.Int64
+	hits, misses, stores, restamped, unstored atomic.Int64
+
+	rmu      sync.Mutex
+	rejected map[string]int64 // by reason
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -102,6 +123,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = DefaultBusyTimeout
+	}
+	if o.MaxEntryBytes <= 0 {
+		o.MaxEntryBytes = DefaultMaxEntryBytes
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -173,11 +197,35 @@ func (c *Cache) init(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := c.addSumColumn(ctx); err != nil {
+		return fmt.Errorf("add the content hash column: %w", err)
+	}
 	var size sql.NullInt64
 	if err := c.db.QueryRowContext(ctx, "SELECT SUM(size) FROM responses").Scan(&size); err != nil {
 		return err
 	}
 	c.size.Store(size.Int64)
+	return nil
+}
+
+// addSumColumn gives a file from before content hashes its hash column.
+// Two processes may open the same old file at once: the loser of the race
+// finds the column there.
+func (c *Cache) addSumColumn(ctx context.Context) error {
+	has := func() (bool, error) {
+		var n int
+		err := c.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('responses') WHERE name = 'sum'").Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := has(); err != nil || ok {
+		return err
+	}
+	if _, err := c.db.ExecContext(ctx, "ALTER TABLE responses ADD COLUMN sum BLOB"); err != nil {
+		if ok, herr := has(); herr == nil && ok {
+			return nil
+		}
+		return err
+	}
 	return nil
 }
 
@@ -192,9 +240,45 @@ func (c *Cache) Close() error {
 	return c.db.Close()
 }
 
-// Counts returns this session's hits, misses and stored responses.
-func (c *Cache) Counts() (hits, misses, stores int64) {
-	return c.hits.Load(), c.misses.Load(), c.stores.Load()
+// Counts are what one session of the cache did.
+type Counts struct {
+	Hits, Misses, Stores int64
+	// Rejected counts, by reason (RejectHash, RejectSize, …), the entries
+	// found for a request but not replayed; each is also a miss.
+	Rejected map[string]int64
+	// Restamped counts entries from before content hashes that passed the
+	// checks, were given a hash and were replayed.
+	Restamped int64
+	// Unstored counts fresh answers not stored because they could not be
+	// replayed (a tool the request did not offer, over the size bound).
+	Unstored int64
+}
+
+// RejectedTotal is the number of rejected entries, whatever the reason.
+func (n Counts) RejectedTotal() int64 {
+	var t int64
+	for _, v := range n.Rejected {
+		t += v
+	}
+	return t
+}
+
+// Counts returns this session's counts.
+func (c *Cache) Counts() Counts {
+	c.rmu.Lock()
+	rejected := maps.Clone(c.rejected)
+	c.rmu.Unlock()
+	return Counts{Hits: c.hits.Load(), Misses: c.misses.Load(), Stores: c.stores.Load(),
+		Rejected: rejected, Restamped: c.restamped.Load(), Unstored: c.unstored.Load()}
+}
+
+func (c *Cache) countRejected(reason string) {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	if c.rejected == nil {
+		c.rejected = map[string]int64{}
+	}
+	c.rejected[reason]++
 }
 
 // Bypassed reports whether the cache gave up after an error.
@@ -268,42 +352,95 @@ func (cl *client) Chat(ctx context.Context, req llm.Request) (llm.Response, erro
 		// Unencodable requests (NaN in extra fields) are simply not cached.
 		return cl.next.Chat(ctx, req)
 	}
-	if resp, ok := c.get(ctx, key); ok {
+	resp, rejected, ok := c.get(ctx, key, req)
+	if ok {
 		c.hits.Add(1)
 		return resp, nil
 	}
 	c.misses.Add(1)
-	resp, err := cl.next.Chat(ctx, req)
+	if rejected != nil {
+		c.countRejected(rejected.reason)
+	}
+	resp, err = cl.next.Chat(ctx, req)
 	if err != nil {
 		return resp, err
 	}
-	c.put(ctx, key, req.Model, resp)
+	resp.CacheRejected = rejected != nil
+	c.put(ctx, key, req, resp, rejected != nil)
 	return resp, nil
 }
 
-func (c *Cache) get(ctx context.Context, key []byte) (llm.Response, bool) {
-	var val []byte
+// get looks key up and checks what it finds against req. A found entry
+// that fails a check comes back as the reason it was rejected.
+func (c *Cache) get(ctx context.Context, key []byte, req llm.Request) (llm.Response, *rejectError, bool) {
+	var (
+		val  []byte
+		size int64
+		sum  []byte
+	)
 	since := c.opts.Now().Add(-c.opts.MaxAge).UnixNano()
-	err := c.db.QueryRowContext(ctx, "SELECT value FROM responses WHERE key = ? AND created >= ?", key, since).Scan(&val)
+	// The value is fetched only when it is within the cap: a 50 MiB entry
+	// is measured in the database and never copied into memory.
+	err := c.db.QueryRowContext(ctx,
+		"SELECT CASE WHEN octet_length(value) <= ? THEN value END, octet_length(value), sum FROM responses WHERE key = ? AND created >= ?",
+		c.opts.MaxEntryBytes, key, since).Scan(&val, &size, &sum)
 	if errors.Is(err, sql.ErrNoRows) || ctx.Err() != nil {
-		return llm.Response{}, false
+		return llm.Response{}, nil, false
 	}
 	if err != nil {
 		c.fail(fmt.Errorf("response cache %s: read: %w", c.path, err))
-		return llm.Response{}, false
+		return llm.Response{}, nil, false
 	}
-	var s stored
-	if err := json.Unmarshal(val, &s); err != nil {
-		// One bad entry is a miss; the fresh answer overwrites it.
-		return llm.Response{}, false
+	if size > c.opts.MaxEntryBytes {
+		return llm.Response{}, reject(RejectSize, "%d bytes stored, the cap is %d", size, c.opts.MaxEntryBytes), false
 	}
-	return llm.Response{Message: s.Message, Usage: s.Usage, FinishReason: s.FinishReason, Model: s.Model, Cached: true}, true
+	if sum != nil && !sumMatches(sum, key, val) {
+		return llm.Response{}, reject(RejectHash, "content hash mismatch (the entry was changed after it was written)"), false
+	}
+	resp, rerr := decodeEntry(req, val)
+	if rerr != nil {
+		return llm.Response{}, rerr, false
+	}
+	if sum == nil {
+		c.stamp(ctx, key, val)
+	}
+	return resp, nil, true
 }
 
-func (c *Cache) put(ctx context.Context, key []byte, model string, resp llm.Response) {
+// stamp gives a legacy entry that passed the checks its content hash. The
+// value is part of the condition, so an entry rewritten meanwhile by
+// another process is left as that process wrote it.
+func (c *Cache) stamp(ctx context.Context, key, val []byte) {
+	ctx = context.WithoutCancel(ctx)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.broken.Load() {
+		return
+	}
+	res, err := c.db.ExecContext(ctx, "UPDATE responses SET sum = ? WHERE key = ? AND sum IS NULL AND value = ?", entrySum(key, val), key, val)
+	if err != nil {
+		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
+		return
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		c.restamped.Add(1)
+	}
+}
+
+// put stores a fresh answer. One that could not be replayed is not stored;
+// when it answers a rejected entry, that entry is deleted so it is not
+// rejected again on every run.
+func (c *Cache) put(ctx context.Context, key []byte, req llm.Request, resp llm.Response, replacesRejected bool) {
 	val, err := json.Marshal(stored{Message: resp.Message, Usage: resp.Usage, FinishReason: resp.FinishReason, Model: resp.Model})
 	if err != nil {
 		return
+	}
+	storable := checkResponse(req, resp) == nil && int64(len(val)) <= c.opts.MaxEntryBytes
+	if !storable {
+		c.unstored.Add(1)
+		if !replacesRejected {
+			return
+		}
 	}
 	// The answer is paid for: store it even if the run is being cancelled.
 	ctx = context.WithoutCancel(ctx)
@@ -317,8 +454,16 @@ func (c *Cache) put(ctx context.Context, key []byte, model string, resp llm.Resp
 		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
 		return
 	}
-	_, err = c.db.ExecContext(ctx, "INSERT OR REPLACE INTO responses(key, created, model, size, value) VALUES (?, ?, ?, ?, ?)",
-		key, c.opts.Now().UnixNano(), model, len(val), val)
+	if !storable {
+		if _, err := c.db.ExecContext(ctx, "DELETE FROM responses WHERE key = ?", key); err != nil {
+			c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
+			return
+		}
+		c.size.Add(-old.Int64)
+		return
+	}
+	_, err = c.db.ExecContext(ctx, "INSERT OR REPLACE INTO responses(key, created, model, size, value, sum) VALUES (?, ?, ?, ?, ?, ?)",
+		key, c.opts.Now().UnixNano(), req.Model, len(val), val, entrySum(key, val))
 	if err != nil {
 		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
 		return

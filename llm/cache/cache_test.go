@@ -110,7 +110,8 @@ func TestHitsMissesAndKeys(t *testing.T) {
 			t.Errorf("%s: endpoint calls %d, want %d", v.name, got, i+2)
 		}
 	}
-	h, m, s := c.Counts()
+	n := c.Counts()
+	h, m, s := n.Hits, n.Misses, n.Stores
 	if h != 1 || m != int64(len(variants)+1) || s != m {
 		t.Errorf("counts hits=%d misses=%d stores=%d", h, m, s)
 	}

@@ -51,9 +51,12 @@ func (c *client) Chat(ctx context.Context, req llm.Request) (llm.Response, error
 		c.rec.Fail(c.role, req.Model)
 		return resp, err
 	}
-	if resp.Cached {
+	switch {
+	case resp.Cached:
 		c.rec.AddCached(c.role, req.Model, resp.Usage)
-	} else {
+	case resp.CacheRejected:
+		c.rec.AddCacheRejected(c.role, req.Model, resp.Usage)
+	default:
 		c.rec.Add(c.role, req.Model, resp.Usage)
 	}
 	return resp, nil
@@ -83,6 +86,20 @@ func (r *Recorder) AddCached(role, model string, u env.Usage) {
 	e := r.entry(role, model)
 	e.CachedCalls++
 	e.CachedUsage.Add(u)
+}
+
+// AddCacheRejected records one answered call that replaced a cache entry
+// which failed its checks.
+func (r *Recorder) AddCacheRejected(role, model string, u env.Usage) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.entry(role, model)
+	e.Calls++
+	e.CacheRejected++
+	e.Usage.Add(u)
 }
 
 // Fail records one failed call.
@@ -121,6 +138,7 @@ func (r *Recorder) Restore(prev []artifact.ModelUsage) {
 		e.Calls += u.Calls
 		e.CachedCalls += u.CachedCalls
 		e.Errors += u.Errors
+		e.CacheRejected += u.CacheRejected
 		e.Usage.Add(u.Usage)
 		e.CachedUsage.Add(u.CachedUsage)
 	}

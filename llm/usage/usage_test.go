@@ -16,16 +16,17 @@ import (
 )
 
 type fakeClient struct {
-	usage  env.Usage
-	cached bool
-	err    error
+	usage    env.Usage
+	cached   bool
+	rejected bool // answered after a cache entry failed its checks
+	err      error
 }
 
 func (f fakeClient) Chat(_ context.Context, req llm.Request) (llm.Response, error) {
 	if f.err != nil {
 		return llm.Response{}, f.err
 	}
-	return llm.Response{Message: env.Message{Role: env.RoleAssistant, Content: "ok"}, Usage: f.usage, Cached: f.cached, Model: req.Model}, nil
+	return llm.Response{Message: env.Message{Role: env.RoleAssistant, Content: "ok"}, Usage: f.usage, Cached: f.cached, CacheRejected: f.rejected, Model: req.Model}, nil
 }
 
 func TestRecorderSplitsByRoleAndModel(t *testing.T) {
@@ -33,6 +34,7 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 	u := env.Usage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15, ReasoningTokens: 2}
 	policy := rec.Wrap(fakeClient{usage: u}, artifact.RolePolicy)
 	cached := rec.Wrap(fakeClient{usage: u, cached: true}, artifact.RolePolicy)
+	reasked := rec.Wrap(fakeClient{usage: u, rejected: true}, artifact.RolePolicy)
 	judge := rec.WrapJudge(llm.Judge{Client: fakeClient{usage: u}, Model: "judge-m"}, artifact.RoleJudge, "judge-m")
 	failing := rec.Wrap(fakeClient{err: errors.New("503")}, artifact.RoleTarget)
 
@@ -44,6 +46,9 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 				t.Error(err)
 			}
 			if _, err := cached.Chat(ctx, llm.Request{Model: "m"}); err != nil {
+				t.Error(err)
+			}
+			if _, err := reasked.Chat(ctx, llm.Request{Model: "m"}); err != nil {
 				t.Error(err)
 			}
 			if _, err := judge.Ask(ctx, "sys", "q"); err != nil {
@@ -64,7 +69,7 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 		calls, cached, errs int64
 		prompt, reasoning   int64
 	}{
-		{artifact.RolePolicy, "m", 50, 50, 0, 500, 100},
+		{artifact.RolePolicy, "m", 100, 50, 0, 1000, 200},
 		{artifact.RoleTarget, "t", 0, 0, 50, 0, 0},
 		{artifact.RoleJudge, "judge-m", 50, 0, 0, 500, 100},
 	}
@@ -77,15 +82,19 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 	if got[0].CachedUsage.PromptTokens != 500 {
 		t.Errorf("cached usage not kept apart: %+v", got[0])
 	}
+	// A re-asked call is paid for and counted as such.
+	if got[0].CacheRejected != 50 {
+		t.Errorf("cache rejections %d, want 50", got[0].CacheRejected)
+	}
 	tot := Totals(got)
-	if tot[artifact.RoleJudge].TotalTokens != 750 || tot[artifact.RolePolicy].TotalTokens != 750 {
+	if tot[artifact.RoleJudge].TotalTokens != 750 || tot[artifact.RolePolicy].TotalTokens != 1500 {
 		t.Errorf("totals %+v", tot)
 	}
 
 	rec2 := New()
 	rec2.Restore(got)
 	rec2.Add(artifact.RolePolicy, "m", u)
-	if s := rec2.Snapshot(); s[0].Calls != 51 || s[0].Usage.PromptTokens != 510 {
+	if s := rec2.Snapshot(); s[0].Calls != 101 || s[0].Usage.PromptTokens != 1010 || s[0].CacheRejected != 50 {
 		t.Errorf("restore then add: %+v", s[0])
 	}
 	rec2.Restore(nil)
