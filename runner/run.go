@@ -57,6 +57,10 @@ func ParseShard(s string) (Shard, error) {
 
 // Config is one evaluation.
 type Config struct {
+	// CheckpointEvery is how often metadata.json is refreshed during a run
+	// (zero: every 5 s).
+	CheckpointEvery time.Duration
+
 	Env     env.Environment
 	Dataset Examples
 	Client  llm.Client
@@ -231,7 +235,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	now := time.Now().UTC()
 	meta.Finished = &now
-	meta.DurationS += now.Sub(r.started).Seconds()
+	meta.DurationS = r.priorS + now.Sub(r.started).Seconds()
 	meta.Status, meta.StatusDetail = status, detail
 	agg.fill(meta)
 	fillUsage(meta, cfg)
@@ -270,6 +274,10 @@ type run struct {
 	agg     *aggregate
 	rubric  string
 	started time.Time
+	// priorS is the duration of earlier segments of a resumed run: every
+	// checkpoint writes priorS plus this segment's time, never a sum of
+	// checkpoints.
+	priorS float64
 
 	mu          sync.Mutex
 	consecutive int
@@ -283,6 +291,9 @@ const maxShownErrors = 5
 
 func (r *run) execute(ctx context.Context, jobs []job, total, already int) (status, detail string, err error) {
 	r.started = time.Now()
+	r.mu.Lock()
+	r.priorS = r.meta.DurationS
+	r.mu.Unlock()
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -316,7 +327,11 @@ func (r *run) execute(ctx context.Context, jobs []job, total, already int) (stat
 	cpWG.Add(1)
 	go func() {
 		defer cpWG.Done()
-		t := time.NewTicker(5 * time.Second)
+		every := r.cfg.CheckpointEvery
+		if every <= 0 {
+			every = 5 * time.Second
+		}
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -459,7 +474,7 @@ func (r *run) checkpoint() {
 	r.mu.Lock()
 	r.agg.fill(r.meta)
 	fillUsage(r.meta, r.cfg)
-	r.meta.DurationS = time.Since(r.started).Seconds()
+	r.meta.DurationS = r.priorS + time.Since(r.started).Seconds()
 	cp := *r.meta
 	r.mu.Unlock()
 	if err := artifact.WriteJSONAtomic(filepath.Join(r.dir, artifact.MetadataFile), &cp); err != nil {

@@ -188,6 +188,47 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 }
 
+// TestDurationIsWallTimeAcrossCheckpointsAndResume: metadata's duration is
+// the time the segments took, however many checkpoints ran (they once added
+// up to about twice the run, and a resume's checkpoint dropped the earlier
+// segments).
+func TestDurationIsWallTimeAcrossCheckpointsAndResume(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{Respond: answerEcho, Latency: 10 * time.Millisecond})
+	defer srv.Close()
+	cfg := baseConfig(t, newClient(t, srv, "k"), 120)
+	// One row at a time, so the rows (not set-up) make up the call's time
+	// and a double count cannot hide under it.
+	cfg.Concurrency = 1
+	cfg.CheckpointEvery = time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	var n atomic.Int64
+	cfg.Progress = progressFunc(func() {
+		if n.Add(1) == 40 {
+			cancel()
+		}
+	})
+	t0 := time.Now()
+	out, err := Run(ctx, cfg)
+	first := time.Since(t0).Seconds()
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v", err)
+	}
+	d1 := out.Metadata.DurationS
+	if d1 <= 0 || d1 > first {
+		t.Fatalf("first segment: duration_s %.3f, the call took %.3f s", d1, first)
+	}
+	cfg.ResumeDir, cfg.Progress = out.Dir, nil
+	t1 := time.Now()
+	out, err = Run(context.Background(), cfg)
+	second := time.Since(t1).Seconds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.Metadata.DurationS; d < d1 || d > d1+second {
+		t.Errorf("after resume: duration_s %.3f, want between %.3f and %.3f", d, d1, d1+second)
+	}
+}
+
 type progressFunc func()
 
 func (p progressFunc) Start(int, int)    {}
