@@ -125,7 +125,19 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache), time.Duration(secs)*time.Second)
 	if err != nil {
 		e.v, e.vErr = nil, err
+		return e, nil
 	}
+	var goSources [][]byte
+	for _, t := range e.tasks {
+		if t.Language == taskset.Go {
+			for _, tree := range []map[string][]byte{t.Src, t.Visible, t.Hidden} {
+				for _, b := range tree {
+					goSources = append(goSources, b)
+				}
+			}
+		}
+	}
+	e.v.WarmGo(goSources)
 	return e, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,6 +69,9 @@ type Verifier struct {
 	// allowAnyCapability switches goCapabilityViolations off, so tests can
 	// show the runtime walls hold on their own.
 	allowAnyCapability bool
+	warmSources        [][]byte
+	warmOnce           sync.Once
+	warm               chan struct{} // closed when the warm-up compile is done
 
 	mu     sync.Mutex
 	memo   map[string]*memoEntry
@@ -472,6 +476,7 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 			return TestRun{Output: err.Error()}
 		}
 	}
+	v.waitWarm(ctx)
 	// Stage 1: compile with the shared cache. The compiler does not run the
 	// code it compiles (cgo is off, go:generate is not run by go test), so
 	// this stage is trusted with a writable cache. The package is built
@@ -600,4 +605,74 @@ func goPackageName(tests map[string][]byte) (string, error) {
 		return strings.TrimSuffix(f.Name.Name, "_test"), nil
 	}
 	return "", fmt.Errorf("suite has no _test.go file")
+}
+
+// WarmGo names the Go sources (tasks and their tests) whose standard
+// library imports the first Go verification compiles into the build cache,
+// once, before any task's own compile: tasks verified concurrently then do
+// not each compile net/http and friends from a cold cache at the same time.
+// Nothing runs until a Go task is verified.
+func (v *Verifier) WarmGo(sources [][]byte) {
+	v.warmSources = sources
+}
+
+func (v *Verifier) startWarm(ctx context.Context) {
+	if v.gotc == nil || v.warmSources == nil {
+		return
+	}
+	sources := v.warmSources
+	set := map[string]bool{"testing": true, "flag": true, "regexp": true, "crypto/hmac": true, "crypto/sha256": true,
+		"encoding/hex": true, "bufio": true, "syscall": true, "os": true, "fmt": true}
+	fset := token.NewFileSet()
+	for _, src := range sources {
+		f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly)
+		if err != nil {
+			continue
+		}
+		for _, imp := range f.Imports {
+			if p, err := strconv.Unquote(imp.Path.Value); err == nil && !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+				set[p] = true
+			}
+		}
+	}
+	pkgs := make([]string, 0, len(set))
+	for p := range set {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	go func() {
+		defer close(v.warm)
+		dir, cleanup, err := v.sb.NewScratch()
+		if err != nil {
+			return
+		}
+		defer cleanup()
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(taskset.GoMod), 0o644); err != nil {
+			return
+		}
+		lim := v.limits
+		lim.Wall, lim.CPU, lim.AddressSpace, lim.Memory, lim.Procs, lim.FileSize = 600*time.Second, 600*time.Second, 4<<30, 4<<30, 512, 512<<20
+		argv := append([]string{filepath.Join(v.gotc.Root, "bin", "go"), "build", "-o", "/dev/null"}, pkgs...)
+		_, _ = v.sb.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: v.goEnv(), Limits: lim,
+			ReadOnlyBinds: v.gotc.Binds(), WritableBinds: []string{v.cache}})
+	}()
+}
+
+// waitWarm starts the warm-up compile on first use and blocks until it is
+// done (or ctx ends).
+func (v *Verifier) waitWarm(ctx context.Context) {
+	v.warmOnce.Do(func() {
+		v.warm = make(chan struct{})
+		// The warm-up serves every later verification, so the first
+		// caller's cancellation must not cut it short; its own limits
+		// bound it.
+		v.startWarm(context.WithoutCancel(ctx))
+		if v.gotc == nil || v.warmSources == nil {
+			close(v.warm)
+		}
+	})
+	select {
+	case <-v.warm:
+	case <-ctx.Done():
+	}
 }
