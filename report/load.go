@@ -13,7 +13,8 @@ import (
 	"github.com/svbench/svbench/dataset"
 )
 
-// maxLine bounds one results row; larger lines are refused, not buffered.
+// maxLine bounds one results row by default; larger lines are refused,
+// not buffered.
 const maxLine = 64 << 20
 
 // LoadResults reads a results file in either format, row by row:
@@ -31,16 +32,39 @@ func LoadResults(path string) ([]artifact.Result, []int, error) {
 		return nil, nil, fmt.Errorf("open results: %w", err)
 	}
 	defer f.Close()
+	return DecodeResults(f, path, LoadOptions{})
+}
+
+// LoadOptions bound how DecodeResults reads.
+type LoadOptions struct {
+	// MaxRowBytes bounds one row (64 MiB when 0). A longer row is never
+	// held in memory whole.
+	MaxRowBytes int64
+	// TooLarge, when set, receives each row longer than MaxRowBytes (its
+	// 1-based line and size), which is then left out; when nil such a row
+	// is an error. Readers that show what they can (the dashboard) set it.
+	TooLarge func(line int, size int64)
+}
+
+// DecodeResults reads rows from r as LoadResults reads a file; name labels
+// errors.
+func DecodeResults(r io.Reader, name string, opts LoadOptions) ([]artifact.Result, []int, error) {
+	if opts.MaxRowBytes <= 0 {
+		opts.MaxRowBytes = maxLine
+	}
 	var (
 		rows  []artifact.Result
 		lines []int
 	)
-	br := bufio.NewReaderSize(f, 1<<20)
+	br := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
-		b, err := readLine(br)
+		b, size, err := readLine(br, opts.MaxRowBytes, opts.TooLarge != nil)
 		tail := errors.Is(err, io.EOF)
 		if err != nil && !tail {
-			return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return nil, nil, fmt.Errorf("%s: line %d: %w", name, line, err)
+		}
+		if size > opts.MaxRowBytes && !tail {
+			opts.TooLarge(line, size)
 		}
 		b = bytes.TrimSpace(dataset.TrimBOM(b))
 		if len(b) > 0 {
@@ -49,7 +73,7 @@ func LoadResults(path string) ([]artifact.Result, []int, error) {
 			case perr != nil && tail:
 				// Partial row of a killed writer.
 			case perr != nil:
-				return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, perr)
+				return nil, nil, fmt.Errorf("%s: line %d: %w", name, line, perr)
 			default:
 				rows = append(rows, r)
 				lines = append(lines, line)
@@ -61,18 +85,27 @@ func LoadResults(path string) ([]artifact.Result, []int, error) {
 	}
 }
 
-func readLine(br *bufio.Reader) ([]byte, error) {
+// readLine returns the next line and its size. A line over max is an
+// error, or with skip read to its end but not kept: only its size comes
+// back.
+func readLine(br *bufio.Reader, max int64, skip bool) ([]byte, int64, error) {
 	var buf []byte
+	var size int64
 	for {
 		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if len(buf) > maxLine {
-			return nil, fmt.Errorf("row longer than %d MiB", maxLine>>20)
+		size += int64(len(chunk))
+		switch {
+		case size <= max:
+			buf = append(buf, chunk...)
+		case !skip:
+			return nil, size, fmt.Errorf("row longer than %d MiB", max>>20)
+		default:
+			buf = nil
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return buf, err
+		return buf, size, err
 	}
 }
 

@@ -107,6 +107,27 @@ func TestTable(t *testing.T) {
 	}
 }
 
+// A row over the bound is skipped and reported when the reader asks for
+// it, an error otherwise; the rows around it are read either way.
+func TestDecodeResultsTooLarge(t *testing.T) {
+	sv, _ := json.Marshal(e1Row(0, "Benign", 0.7, `"Benign"`, nil))
+	long := `{"index":1,"final_text":"` + strings.Repeat("A", 4096) + `"}` + "\n"
+	data := string(sv) + "\n" + long + string(sv) + "\n" + long[:2000]
+	var skipped []string
+	rows, lines, err := DecodeResults(strings.NewReader(data), "r.jsonl", LoadOptions{MaxRowBytes: 1024,
+		TooLarge: func(line int, size int64) { skipped = append(skipped, fmt.Sprintf("%d:%d", line, size)) }})
+	if err != nil || len(rows) != 2 || fmt.Sprint(lines) != "[1 3]" {
+		t.Fatalf("%d rows at %v, %v", len(rows), lines, err)
+	}
+	// The partial last line is a writer mid-row, not a row too large.
+	if want := fmt.Sprintf("[2:%d]", len(long)); fmt.Sprint(skipped) != want {
+		t.Fatalf("skipped %v, want %s", skipped, want)
+	}
+	if _, _, err := DecodeResults(strings.NewReader(data), "r.jsonl", LoadOptions{MaxRowBytes: 1024}); err == nil || !strings.Contains(err.Error(), "r.jsonl: line 2: row longer than") {
+		t.Fatalf("without TooLarge: %v", err)
+	}
+}
+
 func TestLoadResults(t *testing.T) {
 	dir := t.TempDir()
 	sv, _ := json.Marshal(e1Row(0, "Benign", 0.7, `"Benign"`, nil))

@@ -93,7 +93,7 @@ func BenchmarkTranscriptPage(b *testing.B) {
 		// The first request of a filter and order computes the selection.
 		{"wrong,lowest-reward,page=300,first-request", "filter=wrong&sort=reward-asc&page=300", true},
 	}
-	ix := s.idx.get(filepath.Join(root, filepath.FromSlash(id), artifact.ResultsFile))
+	ix := s.index(runRef{rel: filepath.FromSlash(id)})
 	for _, c := range cases {
 		q := c.q
 		b.Run(c.name, func(b *testing.B) {
@@ -135,7 +135,7 @@ func BenchmarkTranscriptPageNaive(b *testing.B) {
 func BenchmarkIndexBuild(b *testing.B) {
 	_, _, path := bigRun(b)
 	for b.Loop() {
-		ix := &fileIndex{path: path}
+		ix := &fileIndex{name: path, open: func() (*os.File, error) { return os.Open(path) }, maxRow: DefaultMaxRowBytes}
 		rows, err := ix.update()
 		if err != nil || len(rows) != benchRows {
 			b.Fatal(err)

@@ -44,17 +44,34 @@ func TestBrowser(t *testing.T) {
 		shots = d
 	}
 
+	// The profile is removed after the cleanup below has seen every
+	// browser process exit (cleanups run last-registered first).
+	profile := t.TempDir()
+	var browserCmd *exec.Cmd
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
+		// Called on this goroutine by the first chromedp.Run, before the
+		// browser starts.
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			ownProcessGroup(cmd)
+			browserCmd = cmd
+		}),
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(func() {
+		cancel()  // closes the browser gracefully and waits for its main process
+		cancelA() // kills it if it did not close, and waits for it
+		if browserCmd != nil && browserCmd.Process != nil {
+			if err := stopProcessGroup(browserCmd.Process.Pid, 30*time.Second); err != nil {
+				t.Errorf("browser processes: %v", err)
+			}
+		}
+	})
 	ctx, cancelT := context.WithTimeout(ctx, 50*time.Second)
 	defer cancelT()
 

@@ -140,6 +140,7 @@ func newTestServer(t testing.TB, root string) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	return ts

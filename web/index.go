@@ -18,7 +18,7 @@ import (
 // without decoding it again: where it is, and what filters and sorting read.
 type rowInfo struct {
 	off     int64
-	n       int32
+	n       int64 // bytes, newline included
 	index   int32
 	rollout int32
 	reward  float64
@@ -32,16 +32,23 @@ const (
 	flagUnsolved               // the environment judged it not solved
 	flagDisagree               // a recorded reward differs from svbench's
 	flagUnreadable             // the line is not a results row
+	flagTooLarge               // the line is longer than the dashboard reads
 )
+
+// unscored are the flags of rows without a reward to sort by.
+const unscored = flagError | flagUnreadable | flagTooLarge
 
 // fileIndex is an offset index of one results file, built once and
 // extended as the file grows: an open dashboard reads only the appended
 // tail of a run in progress. A rewritten file (a resumed run compacts its
 // results) is noticed by identity and size, and indexed again.
 type fileIndex struct {
-	mu   sync.Mutex
-	path string
-	info os.FileInfo
+	mu sync.Mutex
+	// name is the file under the dashboard's root; open opens it there.
+	name   string
+	open   func() (*os.File, error)
+	maxRow int64
+	info   os.FileInfo
 	// end is the offset just past the last complete line indexed.
 	end  int64
 	rows []rowInfo
@@ -84,7 +91,7 @@ func (ix *fileIndex) selection(filter, order string, rows []rowInfo, compute fun
 func (ix *fileIndex) update() ([]rowInfo, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	f, err := os.Open(ix.path)
+	f, err := ix.open()
 	if err != nil {
 		return nil, err
 	}
@@ -107,28 +114,48 @@ func (ix *fileIndex) update() ([]rowInfo, error) {
 	br := bufio.NewReaderSize(f, 1<<20)
 	off := ix.end
 	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long row: gather it whole.
-			buf := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = br.ReadSlice('\n')
-				buf = append(buf, line...)
-			}
-			line = buf
-		}
+		line, n, err := readIndexLine(br, ix.maxRow)
 		if err != nil {
 			// EOF with a partial line: a writer mid-row; read it next time.
 			break
 		}
-		ix.add(off, line)
-		off += int64(len(line))
+		if n > ix.maxRow {
+			ix.rows = append(ix.rows, rowInfo{off: off, n: n, index: -1, rollout: -1, flags: flagTooLarge})
+		} else {
+			ix.add(off, n, line)
+		}
+		off += n
 	}
 	ix.end = off
 	return ix.rows, nil
 }
 
-func (ix *fileIndex) add(off int64, line []byte) {
+// readIndexLine returns the next line and its size. A line longer than max
+// is read to its end but not kept: a 200 MiB row costs the index a scan,
+// never 200 MiB.
+func readIndexLine(br *bufio.Reader, max int64) ([]byte, int64, error) {
+	line, err := br.ReadSlice('\n')
+	n := int64(len(line))
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return line, n, err
+	}
+	var buf []byte
+	if n <= max {
+		buf = append(buf, line...)
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		line, err = br.ReadSlice('\n')
+		n += int64(len(line))
+		if n <= max {
+			buf = append(buf, line...)
+		} else {
+			buf = nil
+		}
+	}
+	return buf, n, err
+}
+
+func (ix *fileIndex) add(off, n int64, line []byte) {
 	trimmed := len(line)
 	for trimmed > 0 && (line[trimmed-1] == '\n' || line[trimmed-1] == '\r' || line[trimmed-1] == ' ') {
 		trimmed--
@@ -136,7 +163,7 @@ func (ix *fileIndex) add(off int64, line []byte) {
 	if trimmed == 0 {
 		return
 	}
-	ri := rowInfo{off: off, n: int32(min(len(line), 1<<31-1))}
+	ri := rowInfo{off: off, n: n}
 	body := line[:trimmed]
 	// gjson reads the few fields the index keeps without decoding the
 	// whole row (transcripts dominate a row's size); ValidBytes keeps
@@ -194,27 +221,24 @@ func abs(x float64) float64 {
 	return x
 }
 
-// maxRowBytes bounds one row read for display: model output is hostile
-// and a row of gigabytes must not take the dashboard down.
-const maxRowBytes = 64 << 20
-
-// readRow decodes the row at ri.
-func readRow(path string, ri rowInfo) (*artifact.Result, error) {
-	if ri.n > maxRowBytes {
-		return nil, fmt.Errorf("row of %d bytes is larger than the %d the dashboard shows; read line by offset %d in %s", ri.n, maxRowBytes, ri.off, path)
+// readRow decodes the row at ri; a row over the index's bound is a
+// *tooLargeRow and is not read.
+func (ix *fileIndex) readRow(ri rowInfo) (*artifact.Result, error) {
+	if ri.flags&flagTooLarge != 0 || ri.n > ix.maxRow {
+		return nil, &tooLargeRow{size: ri.n}
 	}
-	f, err := os.Open(path)
+	f, err := ix.open()
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	buf := make([]byte, ri.n)
 	if _, err := f.ReadAt(buf, ri.off); err != nil {
-		return nil, fmt.Errorf("%s at offset %d: %w (the file changed; reload)", path, ri.off, err)
+		return nil, fmt.Errorf("%s at offset %d: %w (the file changed; reload)", ix.name, ri.off, err)
 	}
 	var r artifact.Result
 	if err := json.Unmarshal(buf, &r); err != nil {
-		return nil, fmt.Errorf("%s at offset %d: %w", path, ri.off, err)
+		return nil, fmt.Errorf("%s at offset %d: %w", ix.name, ri.off, err)
 	}
 	return &r, nil
 }
@@ -225,16 +249,18 @@ type indexes struct {
 	m  map[string]*fileIndex
 }
 
-func (x *indexes) get(path string) *fileIndex {
+// get returns the index of the file name under the root, which open
+// opens; rows longer than maxRow are indexed as too large.
+func (x *indexes) get(name string, open func() (*os.File, error), maxRow int64) *fileIndex {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.m == nil {
 		x.m = map[string]*fileIndex{}
 	}
-	ix := x.m[path]
+	ix := x.m[name]
 	if ix == nil {
-		ix = &fileIndex{path: path}
-		x.m[path] = ix
+		ix = &fileIndex{name: name, open: open, maxRow: maxRow}
+		x.m[name] = ix
 	}
 	return ix
 }

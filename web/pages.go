@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"net/http"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -180,12 +180,16 @@ type RunRow struct {
 	Rubric    string
 	Status    string
 	AvgReward float64
+	dir       runRef
 }
 
+// listRuns walks the root through files: a symlinked directory is not
+// entered and a metadata.json that leaves the root is skipped with the
+// reason.
 func (s *Server) listRuns() ([]RunRow, []string) {
 	var out []RunRow
 	var skipped []string
-	filepath.WalkDir(s.realRoot, func(p string, d fs.DirEntry, err error) error {
+	fs.WalkDir(s.files.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			skipped = append(skipped, err.Error())
 			return nil
@@ -193,26 +197,27 @@ func (s *Server) listRuns() ([]RunRow, []string) {
 		if d.IsDir() || d.Name() != artifact.MetadataFile {
 			return nil
 		}
-		dir := filepath.Dir(p)
-		rel, err := filepath.Rel(s.realRoot, dir)
-		if err != nil || rel == "." {
+		rel := path.Dir(p)
+		if rel == "." {
 			return nil
 		}
-		m, err := artifact.ReadMetadata(dir)
+		run := runRef{dir: filepath.Join(s.realRoot, filepath.FromSlash(rel)), rel: filepath.FromSlash(rel)}
+		m, err := s.readMetadata(run)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", rel, err))
 			return nil
 		}
-		row := RunRow{ID: filepath.ToSlash(rel), Meta: m, Rows: m.Completed + m.Errors, Started: m.Started,
+		row := RunRow{ID: rel, Meta: m, Rows: m.Completed + m.Errors, Started: m.Started,
 			Env: m.Environment, Model: m.Model, Dataset: m.Dataset, Rubric: m.Rubric, Status: m.Status, AvgReward: m.AvgReward}
 		if m.Cost != nil {
 			row.Cost = usage.FormatCost(m.Cost.Total, m.Cost.Currency)
 		}
 		if m.Status == artifact.StatusRunning {
-			if rows, err := s.idx.get(filepath.Join(dir, artifact.ResultsFile)).update(); err == nil {
+			if rows, err := s.index(run).update(); err == nil {
 				row.Rows = len(rows)
 			}
 		}
+		row.dir = run
 		out = append(out, row)
 		return nil
 	})
@@ -300,11 +305,24 @@ type runReport struct {
 	charts  []report.Chart // report charts, then histograms
 	summary map[string]json.RawMessage
 	stale   bool // summary.json older than results.jsonl
+	// tooLarge lists the rows left out of the charts for their size.
+	tooLarge []tooLargeLine
 }
 
-func (s *Server) report(dir string, meta *artifact.Metadata) *runReport {
-	path := filepath.Join(dir, artifact.ResultsFile)
-	st, err := os.Stat(path)
+// tooLargeLine is a results row too large to read.
+type tooLargeLine struct {
+	Line int
+	Size int64
+}
+
+func (s *Server) report(run runRef, meta *artifact.Metadata) *runReport {
+	name := run.file(artifact.ResultsFile)
+	f, err := s.openRegular(name)
+	if err != nil {
+		return &runReport{err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return &runReport{err: err}
 	}
@@ -313,11 +331,14 @@ func (s *Server) report(dir string, meta *artifact.Metadata) *runReport {
 	if s.reports.m == nil {
 		s.reports.m = map[string]*runReport{}
 	}
-	if rr := s.reports.m[dir]; rr != nil && rr.size == st.Size() && rr.mod.Equal(st.ModTime()) {
+	if rr := s.reports.m[run.rel]; rr != nil && rr.size == st.Size() && rr.mod.Equal(st.ModTime()) {
 		return rr
 	}
 	rr := &runReport{size: st.Size(), mod: st.ModTime()}
-	rows, _, err := report.LoadResults(path)
+	rows, _, err := report.DecodeResults(f, filepath.ToSlash(name), report.LoadOptions{
+		MaxRowBytes: s.opts.MaxRowBytes,
+		TooLarge:    func(line int, size int64) { rr.tooLarge = append(rr.tooLarge, tooLargeLine{line, size}) },
+	})
 	if err != nil {
 		rr.err = err
 		return rr
@@ -333,14 +354,14 @@ func (s *Server) report(dir string, meta *artifact.Metadata) *runReport {
 		rr.charts = append(rr.charts, rr.rep.Charts...)
 	}
 	rr.charts = append(rr.charts, histograms(rows, meta)...)
-	if b, err := os.ReadFile(filepath.Join(dir, artifact.SummaryFile)); err == nil {
+	if b, err := s.readFile(run.file(artifact.SummaryFile)); err == nil {
 		if json.Unmarshal(b, &rr.summary) == nil {
-			if sst, err := os.Stat(filepath.Join(dir, artifact.SummaryFile)); err == nil && sst.ModTime().Before(st.ModTime()) {
+			if sst, err := s.files.Stat(run.file(artifact.SummaryFile)); err == nil && sst.ModTime().Before(st.ModTime()) {
 				rr.stale = true
 			}
 		}
 	}
-	s.reports.m[dir] = rr
+	s.reports.m[run.rel] = rr
 	return rr
 }
 
@@ -441,15 +462,15 @@ type keyMetric struct {
 	Hi        *float64 `json:"ci_hi"`
 }
 
-func (s *Server) runFromQuery(w http.ResponseWriter, r *http.Request) (string, string, *artifact.Metadata, bool) {
+func (s *Server) runFromQuery(w http.ResponseWriter, r *http.Request) (string, runRef, *artifact.Metadata, bool) {
 	id := r.URL.Query().Get("id")
-	dir, err := s.runDir(id)
+	run, err := s.runDir(id)
 	if err != nil {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("run %q: %v", id, err))
-		return "", "", nil, false
+		return "", runRef{}, nil, false
 	}
-	meta, _ := artifact.ReadMetadata(dir)
-	return id, dir, meta, true
+	meta, _ := s.readMetadata(run)
+	return id, run, meta, true
 }
 
 func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
@@ -467,7 +488,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var manifest any
-	if b, err := os.ReadFile(filepath.Join(dir, artifact.ManifestFile)); err == nil {
+	if b, err := s.readFile(dir.file(artifact.ManifestFile)); err == nil {
 		json.Unmarshal(b, &manifest)
 	}
 	var headline []report.Stat
@@ -481,6 +502,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "run", "run "+id, map[string]any{
 		"ID": id, "Meta": meta, "Keys": keys, "Stale": rr.stale, "HasSummary": rr.summary != nil,
 		"Charts": rr.charts, "Headline": headline, "ReportErr": reportErr, "Manifest": manifest,
+		"TooLarge": rr.tooLarge, "MaxRowBytes": s.opts.MaxRowBytes,
 	})
 }
 
@@ -522,7 +544,7 @@ func keepRow(filter string, ri rowInfo) bool {
 	case "solved":
 		return ri.flags&flagSolved != 0
 	case "errors":
-		return ri.flags&(flagError|flagScoreErr|flagUnreadable) != 0
+		return ri.flags&(flagError|flagScoreErr|flagUnreadable|flagTooLarge) != 0
 	case "disagree":
 		return ri.flags&flagDisagree != 0
 	}
@@ -539,6 +561,8 @@ type TranscriptItem struct {
 	Solved    *bool
 	Error     string
 	Preview   string
+	// TooLarge is the size of a row not read for its size; 0 otherwise.
+	TooLarge int64
 }
 
 func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
@@ -556,13 +580,13 @@ func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
 	}
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 0)
-	path := filepath.Join(dir, artifact.ResultsFile)
-	rows, err := s.idx.get(path).update()
+	ix := s.index(dir)
+	rows, err := ix.update()
 	if err != nil {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("run %s: %v", id, err))
 		return
 	}
-	sel := s.idx.get(path).selection(filter, order, rows, func() []int32 {
+	sel := ix.selection(filter, order, rows, func() []int32 {
 		var sel []int32
 		for i, ri := range rows {
 			if keepRow(filter, ri) {
@@ -577,7 +601,7 @@ func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
 			}
 			slices.SortStableFunc(sel, func(a, b int32) int {
 				// Unscored rows last in both orders.
-				ua, ub := rows[a].flags&(flagError|flagUnreadable) != 0, rows[b].flags&(flagError|flagUnreadable) != 0
+				ua, ub := rows[a].flags&unscored != 0, rows[b].flags&unscored != 0
 				if ua != ub {
 					if ua {
 						return 1
@@ -596,10 +620,14 @@ func (s *Server) handleTranscripts(w http.ResponseWriter, r *http.Request) {
 	for _, pos := range sel[lo:hi] {
 		ri := rows[pos]
 		it := TranscriptItem{Row: int(pos), Index: int(ri.index), Rollout: int(ri.rollout), Reward: ri.reward}
-		res, err := readRow(path, ri)
-		if err != nil {
+		res, err := ix.readRow(ri)
+		var big *tooLargeRow
+		switch {
+		case errors.As(err, &big):
+			it.Error, it.TooLarge = err.Error(), big.size
+		case err != nil:
 			it.Error = err.Error()
-		} else {
+		default:
 			it.ExampleID, it.Solved, it.Preview = res.ExampleID, res.Solved, previewText(res.FinalText, 240)
 			it.Error = previewText(strings.TrimPrefix(res.Error+"; "+res.ScoreError, "; "), 200)
 			it.Error = strings.TrimSuffix(it.Error, "; ")
@@ -627,8 +655,8 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	path := filepath.Join(dir, artifact.ResultsFile)
-	rows, err := s.idx.get(path).update()
+	ix := s.index(dir)
+	rows, err := ix.update()
 	if err != nil {
 		s.fail(w, http.StatusNotFound, err.Error())
 		return
@@ -638,7 +666,12 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("run %s has rows 0 to %d; ?row=%q is not one of them", id, len(rows)-1, r.URL.Query().Get("row")))
 		return
 	}
-	res, err := readRow(path, rows[row])
+	res, err := ix.readRow(rows[row])
+	var big *tooLargeRow
+	if errors.As(err, &big) {
+		s.fail(w, http.StatusUnprocessableEntity, fmt.Sprintf("rollout %d of %s: %v; the dashboard reads rows up to %d bytes (the row is at byte %d of results.jsonl)", row, id, err, s.opts.MaxRowBytes, rows[row].off))
+		return
+	}
 	if err != nil {
 		s.fail(w, http.StatusUnprocessableEntity, err.Error())
 		return
@@ -724,7 +757,11 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, http.StatusNotFound, fmt.Sprintf("run %q: %v", id, err))
 			return
 		}
-		dirs[i] = d
+		if err := s.comparable(d); err != nil {
+			s.fail(w, http.StatusUnprocessableEntity, fmt.Sprintf("run %q: %v", id, err))
+			return
+		}
+		dirs[i] = d.dir
 	}
 	base, err := compare.Load(dirs[0])
 	if err != nil {
@@ -748,10 +785,39 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "compare", "compare", map[string]any{"Runs": all, "Base": ids[0], "Views": views, "IDs": ids})
 }
 
+// comparable checks a run before compare.Load reads it by path and whole:
+// its files stay under the root and no row is over the dashboard's bound.
+func (s *Server) comparable(run runRef) error {
+	if err := s.filesInRoot(run); err != nil {
+		return err
+	}
+	rows, err := s.index(run).update()
+	if err != nil {
+		return err
+	}
+	for i, ri := range rows {
+		if ri.flags&flagTooLarge != 0 {
+			return fmt.Errorf("row %d: %w, over the %d the dashboard reads; compare it with `svbench compare`", i, &tooLargeRow{size: ri.n}, s.opts.MaxRowBytes)
+		}
+	}
+	return nil
+}
+
 // ---- leaderboard -------------------------------------------------------
 
+// handleLeaderboard ranks the runs listRuns found, each checked as
+// filesInRoot does: the leaderboard reads them by path.
 func (s *Server) handleLeaderboard(w http.ResponseWriter, r *http.Request) {
-	lb, err := leaderboard.Build([]string{s.realRoot}, leaderboard.Options{})
+	runs, skipped := s.listRuns()
+	var sources []string
+	for _, run := range runs {
+		if err := s.filesInRoot(run.dir); err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", run.ID, err))
+			continue
+		}
+		sources = append(sources, run.dir.dir)
+	}
+	lb, err := leaderboard.Build(sources, leaderboard.Options{})
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err.Error())
 		return
@@ -762,6 +828,7 @@ func (s *Server) handleLeaderboard(w http.ResponseWriter, r *http.Request) {
 			links[e.Dir] = filepath.ToSlash(rel)
 		}
 	}
+	lb.Skipped = append(skipped, lb.Skipped...)
 	s.render(w, "leaderboard", "leaderboard", map[string]any{"LB": lb, "Links": links})
 }
 

@@ -37,12 +37,20 @@ type Options struct {
 	// elsewhere must not read transcripts through DNS rebinding).
 	Addr string
 	Log  *slog.Logger
+	// MaxRowBytes bounds one results row the dashboard reads
+	// (DefaultMaxRowBytes when 0). A longer row is listed as too large,
+	// left out of charts and never held in memory whole.
+	MaxRowBytes int64
 }
 
 // Server serves the dashboard for the runs under one root.
 type Server struct {
 	root     string // as given, for display
 	realRoot string // symlinks resolved, for containment checks
+	// files is the only way run files are read: it follows symlinks that
+	// stay under the root and refuses those that leave it (results.jsonl
+	// → /etc/passwd is not served).
+	files    *os.Root
 	opts     Options
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
@@ -71,12 +79,20 @@ func New(root string, opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{root: root, realRoot: real, opts: opts, mux: http.NewServeMux()}
+	if opts.MaxRowBytes <= 0 {
+		opts.MaxRowBytes = DefaultMaxRowBytes
+	}
+	files, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("--root: %w", err)
+	}
+	s := &Server{root: root, realRoot: real, files: files, opts: opts, mux: http.NewServeMux()}
 	if host, _, err := net.SplitHostPort(opts.Addr); err == nil {
 		ip := net.ParseIP(host)
 		s.loopback = host == "localhost" || (ip != nil && ip.IsLoopback())
 	}
 	if err := s.parseTemplates(); err != nil {
+		files.Close()
 		return nil, err
 	}
 	static, _ := fs.Sub(staticFS, "static")
@@ -91,6 +107,9 @@ func New(root string, opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /leaderboard", s.handleLeaderboard)
 	return s, nil
 }
+
+// Close releases the root directory. Requests served afterwards fail.
+func (s *Server) Close() error { return s.files.Close() }
 
 // csp allows only this origin's scripts, styles and images: no inline
 // script, no inline style, no plugins, no framing.
@@ -131,37 +150,47 @@ func loopbackHost(hostport string) bool {
 // errBadRun is any run id that is not a run under the root.
 var errBadRun = errors.New("no such run under --root")
 
+// runRef is a run directory: its absolute path (for the packages that
+// take paths) and its path under the root (for reading through files).
+type runRef struct {
+	dir, rel string
+}
+
+// file is a run file's name under the root.
+func (r runRef) file(name string) string { return filepath.Join(r.rel, name) }
+
 // runDir maps a run id (its directory relative to the root, with forward
 // slashes) to the directory. Ids that are absolute, unclean, climb out with
 // "..", reach outside through a symlink, or name a directory without run
 // files are refused: an id is never a way to read another file.
-func (s *Server) runDir(id string) (string, error) {
+func (s *Server) runDir(id string) (runRef, error) {
 	if id == "" || len(id) > 4096 || strings.ContainsAny(id, "\\\x00:") || strings.HasPrefix(id, "/") {
-		return "", errBadRun
+		return runRef{}, errBadRun
 	}
 	if path.Clean(id) != id || id == "." {
-		return "", errBadRun
+		return runRef{}, errBadRun
 	}
 	for _, seg := range strings.Split(id, "/") {
 		if seg == ".." || seg == "." || seg == "" {
-			return "", errBadRun
+			return runRef{}, errBadRun
 		}
 	}
 	dir := filepath.Join(s.realRoot, filepath.FromSlash(id))
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", errBadRun
+		return runRef{}, errBadRun
 	}
 	rel, err := filepath.Rel(s.realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", errBadRun
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return runRef{}, errBadRun
 	}
+	r := runRef{dir: real, rel: rel}
 	for _, name := range []string{artifact.MetadataFile, artifact.ResultsFile} {
-		if st, err := os.Stat(filepath.Join(real, name)); err == nil && st.Mode().IsRegular() {
-			return real, nil
+		if st, err := s.files.Stat(r.file(name)); err == nil && st.Mode().IsRegular() {
+			return r, nil
 		}
 	}
-	return "", errBadRun
+	return runRef{}, errBadRun
 }
 
 // reportCache keeps built reports per results file state.

@@ -128,7 +128,7 @@ func TestLiveTailIsReadIncrementally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix := s.idx.get(fx.livePath)
+	ix := s.index(runRef{rel: filepath.FromSlash(fx.live)})
 	rows, err := ix.update()
 	if err != nil || len(rows) != 4 {
 		t.Fatalf("%d rows, %v", len(rows), err)
@@ -269,7 +269,7 @@ func FuzzIndexLine(f *testing.F) {
 	f.Add([]byte(`{"index":1,"rollout":0,"reward":1,"solved":true}` + "\n"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		ix := &fileIndex{}
-		ix.add(0, line)
+		ix.add(0, int64(len(line)), line)
 		if len(ix.rows) > 1 {
 			t.Fatalf("one line gave %d rows", len(ix.rows))
 		}

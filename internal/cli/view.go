@@ -15,6 +15,7 @@ import (
 
 func newViewCmd() *cobra.Command {
 	var root, addr string
+	var maxRowMB int64
 	cmd := &cobra.Command{
 		Use:   "view",
 		Short: "Local web dashboard: runs, charts, transcripts, comparisons and the leaderboard",
@@ -22,15 +23,20 @@ func newViewCmd() *cobra.Command {
 running evaluations), each run's metrics with intervals, charts and token costs, every
 transcript (filters for wrong answers, errors and reward disagreements, paged on the server),
 paired comparisons of runs and the leaderboard. Everything is embedded: it needs no network
-and opens nothing; open the printed URL yourself. Model output is shown escaped, never as HTML.`,
+and opens nothing; open the printed URL yourself. Model output is shown escaped, never as HTML.
+Files are read only under --root: a symlink in a run directory that leads outside it is refused.`,
 		Example: "  svbench view --root outputs\n  svbench view --root outputs --addr 127.0.0.1:8080",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			srv, err := web.New(root, web.Options{Addr: addr, Log: log})
+			if maxRowMB <= 0 {
+				return usagef("--max-row-mb %d: want a positive size", maxRowMB)
+			}
+			srv, err := web.New(root, web.Options{Addr: addr, Log: log, MaxRowBytes: maxRowMB << 20})
 			if err != nil {
 				return usageError{err}
 			}
+			defer srv.Close()
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("--addr %s: %w (pick another port with --addr 127.0.0.1:PORT)", addr, err)
@@ -53,5 +59,6 @@ and opens nothing; open the printed URL yourself. Model output is shown escaped,
 	}
 	cmd.Flags().StringVar(&root, "root", "outputs", "directory holding run directories")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "listen address (keep it on loopback: the dashboard has no authentication)")
+	cmd.Flags().Int64Var(&maxRowMB, "max-row-mb", web.DefaultMaxRowBytes>>20, "results rows larger than this (MiB) are listed as too large and never read whole")
 	return cmd
 }
