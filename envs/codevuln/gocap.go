@@ -66,7 +66,11 @@ func goCapabilityViolations(files Files, trustPkg string) []string {
 		}
 		f, err := parser.ParseFile(fset, name, files[name], parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
-			continue // the compiler reports it
+			// The compiler rejects the file anyway; its imports are still
+			// checked, so the refusal does not hang on a syntax error.
+			if f, err = parser.ParseFile(fset, name, files[name], parser.ImportsOnly|parser.ParseComments); err != nil {
+				continue
+			}
 		}
 		local := map[string]string{} // local name -> import path
 		for _, imp := range f.Imports {
