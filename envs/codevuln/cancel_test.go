@@ -21,7 +21,7 @@ func harnessProcesses() int {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(b, []byte("_svbench_main")) {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(b, []byte("svbench_runner.py")) {
 			n++
 		}
 	}
@@ -67,7 +67,7 @@ func TestScoreCancellationReleasesEverything(t *testing.T) {
 	}
 	// The base is shared with other svbench processes (and test
 	// binaries): look only for this task's files.
-	left, _ := filepath.Glob(filepath.Join(e.sb.ScratchBase(), "run-*", "accounts.py"))
+	left, _ := filepath.Glob(filepath.Join(e.sb.ScratchBase(), "run-*", "cand", "accounts.py"))
 	if len(left) != 0 {
 		t.Errorf("scratch directories left: %v", left)
 	}

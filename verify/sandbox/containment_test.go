@@ -133,6 +133,11 @@ func TestMountsReadOnlyAndWritable(t *testing.T) {
 	for m, s := range isolated(t) {
 		t.Run(string(m), func(t *testing.T) {
 			ro, rw := t.TempDir(), t.TempDir()
+			// bwrap resolves a bind's descriptor as the run's uid, which
+			// must be able to traverse the test's temp dir (0700).
+			if err := os.Chmod(filepath.Dir(ro), 0o711); err != nil {
+				t.Fatal(err)
+			}
 			os.WriteFile(filepath.Join(ro, "in.txt"), []byte("given"), 0o644)
 			if err := s.PrepareShared(rw); err != nil {
 				t.Fatal(err)
