@@ -20,6 +20,8 @@ type envState struct {
 	info        env.Info
 	tools       []map[string]any
 	datasetPath string
+	// lane is where the environment's items wait for a scoring worker.
+	lane *lane
 
 	ds     *env.Dataset
 	byID   map[string]int

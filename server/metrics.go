@@ -128,8 +128,9 @@ func (m *metrics) addBatch(b *batchStats) {
 	}
 }
 
-// write renders the exposition format (version 0.0.4).
-func (m *metrics) write(w io.Writer) error {
+// write renders the exposition format (version 0.0.4), followed by the
+// families more renders (state kept elsewhere, such as the scoring queues).
+func (m *metrics) write(w io.Writer, more ...func(*strings.Builder)) error {
 	var b strings.Builder
 	m.mu.Lock()
 	family(&b, "svbench_http_requests_total", "counter", "HTTP requests by endpoint and status code.")
@@ -161,6 +162,9 @@ func (m *metrics) write(w io.Writer) error {
 		r = 1
 	}
 	sample(&b, "svbench_ready", "", r)
+	for _, f := range more {
+		f(&b)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -70,7 +70,11 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 	}
 	mismatch := make([]float64, n)
 	results := make([]ScoreResult, n)
-	err := s.forEach(r.Context(), n, func(i int) {
+	items := make([]*ScoreItem, n)
+	states := make([]*envState, n)
+	// Labels are read before items queue: an item's environment decides
+	// which queue it joins.
+	parallel(n, s.cfg.Workers, func(i int) {
 		start := time.Now()
 		completion := req.Query[i]
 		if req.Prompts != nil {
@@ -81,14 +85,24 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		it, aerr := s.labelItem(req.Labels[i], defEnv)
+		var st *envState
+		if aerr == nil {
+			st, aerr = s.lookupEnv(it.Env)
+		}
 		if aerr != nil {
 			results[i] = ScoreResult{Error: aerr}
 		} else {
 			c := env.CompletionText(completion)
 			it.Completion = &c
-			results[i] = s.scoreItem(r.Context(), it)
+			items[i], states[i] = it, st
 		}
 		results[i].dur = time.Since(start)
+	})
+	err := s.scoreAll(r.Context(), states, func(i int) {
+		start := time.Now()
+		dur := results[i].dur
+		results[i] = s.scoreItem(r.Context(), states[i], items[i])
+		results[i].dur = dur + time.Since(start)
 	})
 	s.recordItems("/get_reward", results)
 	if err != nil {

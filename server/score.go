@@ -17,9 +17,8 @@ import (
 	"github.com/svbench/svbench/env"
 )
 
-// ScoreRequest is the body of POST /v1/score. Items stay raw until a worker
-// decodes them, so one malformed item fails alone and decoding runs in
-// parallel.
+// ScoreRequest is the body of POST /v1/score. Items stay raw until each is
+// decoded on its own, so one malformed item fails alone.
 type ScoreRequest struct {
 	Items []json.RawMessage `json:"items"`
 }
@@ -94,18 +93,42 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusRequestEntityTooLarge, apiErrorf(CodeBatchTooLarge, "%d items exceed the batch limit of %d: split the batch or raise --max-batch", len(req.Items), s.cfg.MaxBatch))
 		return
 	}
-	results := make([]ScoreResult, len(req.Items))
-	done := make([]bool, len(req.Items))
+	n := len(req.Items)
+	results := make([]ScoreResult, n)
+	items := make([]ScoreItem, n)
+	states := make([]*envState, n)
+	// Items are decoded before they queue, since an item's environment
+	// decides which queue it joins. Decoding costs about what reading the
+	// body did, so it holds no scoring worker.
+	parallel(n, s.cfg.Workers, func(i int) {
+		raw := req.Items[i]
+		start := time.Now()
+		if err := json.Unmarshal(raw, &items[i]); err != nil {
+			_, aerr := decodeError(err)
+			aerr.Code = CodeInvalidItem
+			results[i] = ScoreResult{Error: aerr}
+		} else if st, aerr := s.lookupEnv(items[i].Env); aerr != nil {
+			// Failed items keep their group too, so the group is reported
+			// as incomplete instead of normalised without them.
+			results[i] = ScoreResult{Error: aerr, group: groupKey(items[i].Group)}
+		} else {
+			states[i] = st
+		}
+		results[i].dur = time.Since(start)
+	})
+	done := make([]bool, n)
 	scoreCtx := r.Context()
 	if dl, ok := scoreCtx.Deadline(); ok {
 		var cancel context.CancelFunc
 		scoreCtx, cancel = context.WithDeadline(scoreCtx, dl.Add(-scoreMargin(s.cfg.Timeout)))
 		defer cancel()
 	}
-	_ = s.forEach(scoreCtx, len(req.Items), func(i int) {
+	_ = s.scoreAll(scoreCtx, states, func(i int) {
 		start := time.Now()
-		results[i] = s.scoreRaw(scoreCtx, req.Items[i])
-		results[i].dur = time.Since(start)
+		dur := results[i].dur
+		results[i] = s.scoreItem(scoreCtx, states[i], &items[i])
+		results[i].group = groupKey(items[i].Group)
+		results[i].dur = dur + time.Since(start)
 		done[i] = true
 	})
 	if err := r.Context().Err(); err != nil {
@@ -118,14 +141,10 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 	}
 	unscored := 0
 	for i := range results {
-		if !done[i] {
+		if states[i] != nil && !done[i] {
 			// The group is kept so the rest of its group is reported as
 			// incomplete instead of normalised without it.
-			var g struct {
-				Group json.RawMessage `json:"group"`
-			}
-			_ = json.Unmarshal(req.Items[i], &g)
-			results[i] = ScoreResult{group: groupKey(g.Group),
+			results[i] = ScoreResult{group: groupKey(items[i].Group), env: states[i].id,
 				Error: apiErrorf(CodeTimeout, "item %d was not scored within the server's timeout (the rest of the batch was); send it again, send smaller batches or raise --timeout", i)}
 		}
 		if results[i].Error != nil && results[i].Error.Code == CodeTimeout {
@@ -157,61 +176,83 @@ func (s *Server) recordItems(endpoint string, results []ScoreResult) {
 	s.metrics.addBatch(b)
 }
 
-// forEach runs fn(0..n-1) on at most Workers goroutines per request, each
-// call holding one of the server-wide worker slots, so concurrent batches
-// share the cores instead of multiplying goroutines. It stops early and
-// returns the context's error when ctx ends; calls already running finish.
-func (s *Server) forEach(ctx context.Context, n int, fn func(i int)) error {
-	workers := min(s.cfg.Workers, n)
-	var next atomic.Int64
+// scoreAll calls score(i) for every item with an environment (states[i]
+// not nil), each call holding a scoring worker its environment's lane
+// admitted it to (see admission). The items of each environment queue
+// apart, on at most the lane's limit of goroutines, so within a request as
+// across requests a slow environment's items do not hold up a fast one's.
+// It stops early and returns the context's error when ctx ends; calls
+// already running finish.
+func (s *Server) scoreAll(ctx context.Context, states []*envState, score func(i int)) error {
+	byLane := map[*lane][]int{}
+	var order []*lane
+	for i, st := range states {
+		if st == nil {
+			continue
+		}
+		if _, ok := byLane[st.lane]; !ok {
+			order = append(order, st.lane)
+		}
+		byLane[st.lane] = append(byLane[st.lane], i)
+	}
 	var wg sync.WaitGroup
-	for range workers {
+	for _, l := range order {
+		idx := byLane[l]
+		b := s.adm.submit(l, len(idx))
+		var next atomic.Int64
+		var lw sync.WaitGroup
+		for range min(l.limit, len(idx)) {
+			lw.Go(func() {
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= len(idx) || s.adm.acquire(ctx, b) != nil {
+						return
+					}
+					func() {
+						defer s.adm.release(l)
+						score(idx[k])
+					}()
+				}
+			})
+		}
 		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				select {
-				case s.sem <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-				if ctx.Err() != nil {
-					<-s.sem
-					return
-				}
-				fn(i)
-				<-s.sem
-			}
+			lw.Wait()
+			s.adm.finish(b)
 		})
 	}
 	wg.Wait()
 	return ctx.Err()
 }
 
-func (s *Server) scoreRaw(ctx context.Context, raw json.RawMessage) ScoreResult {
-	var it ScoreItem
-	if err := json.Unmarshal(raw, &it); err != nil {
-		_, aerr := decodeError(err)
-		aerr.Code = CodeInvalidItem
-		return ScoreResult{Error: aerr}
+// decodeChunk is the fewest items a decoding goroutine is started for.
+const decodeChunk = 64
+
+// parallel calls fn(i) for every i in [0, n) on at most workers goroutines,
+// each taking a contiguous chunk; small batches stay on the caller's.
+func parallel(n, workers int, fn func(i int)) {
+	g := min(workers, (n+decodeChunk-1)/decodeChunk)
+	if g <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
 	}
-	res := s.scoreItem(ctx, &it)
-	// Failed items keep their group too, so the group is reported as
-	// incomplete instead of normalised without them.
-	res.group = groupKey(it.Group)
-	return res
+	chunk := (n + g - 1) / g
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Go(func() {
+			for i := lo; i < min(lo+chunk, n); i++ {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
-// scoreItem resolves the item's environment and example and scores it. It
-// never panics: an environment that does is reported as this item's error.
-func (s *Server) scoreItem(ctx context.Context, it *ScoreItem) (res ScoreResult) {
-	st, aerr := s.lookupEnv(it.Env)
-	if aerr != nil {
-		return ScoreResult{Error: aerr}
-	}
-	res.env = st.id
+// scoreItem resolves the item's example and scores it in environment st.
+// It never panics: an environment that does is reported as this item's
+// error.
+func (s *Server) scoreItem(ctx context.Context, st *envState, it *ScoreItem) ScoreResult {
 	fail := func(e *APIError) ScoreResult { return ScoreResult{Error: e, env: st.id} }
 	if it.Completion == nil {
 		return fail(apiErrorf(CodeInvalidItem, `field "completion" missing: send the model's output as a string or a list of messages`))

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"runtime"
@@ -58,6 +59,12 @@ type Config struct {
 	Datasets map[string]string
 	// EnvOptions is passed to every environment constructor.
 	EnvOptions env.Options
+	// EnvParams holds parameters for one environment only (keyed by any
+	// name form), added to EnvOptions.Params for its constructor: every
+	// constructor refuses parameters it does not declare, so an E3-only
+	// setting in EnvOptions would stop every other environment from
+	// starting.
+	EnvParams map[string]map[string]string
 	// DefaultEnv is the environment a bare /get_reward label refers to;
 	// empty means the only served environment, if there is exactly one.
 	DefaultEnv string
@@ -76,7 +83,14 @@ type Config struct {
 	ReadHeaderTimeout  time.Duration
 	DrainTimeout       time.Duration
 	// Workers bounds concurrent scoring across all requests; 0 = GOMAXPROCS.
+	// Environments share them fairly (see admission): heavy ones
+	// (env.CostHeavy) together hold at most three quarters of them when
+	// light ones are served too.
 	Workers int
+	// EnvWorkers caps the workers one environment's items may hold at once
+	// (any name form), overriding the share its cost class gives it; at
+	// most Workers.
+	EnvWorkers map[string]int
 	// MaxRollouts bounds concurrent /v1/rollout episodes; more get 429.
 	MaxRollouts int
 
@@ -134,7 +148,7 @@ type Server struct {
 	def     string
 	tokenH  [32]byte
 	metrics *metrics
-	sem     chan struct{}
+	adm     *admission
 	rollSem chan struct{}
 	allow   *allowList
 	modelHC *http.Client
@@ -156,7 +170,6 @@ func New(cfg Config) (*Server, error) {
 		log:     cfg.Logger,
 		envs:    map[string]*envState{},
 		metrics: newMetrics(),
-		sem:     make(chan struct{}, cfg.Workers),
 		rollSem: make(chan struct{}, cfg.MaxRollouts),
 	}
 	names := cfg.Envs
@@ -166,6 +179,17 @@ func New(cfg Config) (*Server, error) {
 	if len(names) == 0 {
 		return nil, errors.New("no environments to serve: the registry is empty")
 	}
+	envParams := map[string]map[string]string{}
+	for name, p := range cfg.EnvParams {
+		id, err := cfg.Registry.Resolve(name)
+		if err != nil {
+			return nil, fmt.Errorf("parameters for %s: %w", name, err)
+		}
+		if envParams[id] == nil {
+			envParams[id] = map[string]string{}
+		}
+		maps.Copy(envParams[id], p)
+	}
 	for _, n := range names {
 		id, err := cfg.Registry.Resolve(n)
 		if err != nil {
@@ -174,12 +198,25 @@ func New(cfg Config) (*Server, error) {
 		if _, dup := s.envs[id]; dup {
 			continue
 		}
-		e, err := cfg.Registry.New(id, cfg.EnvOptions)
+		opts := cfg.EnvOptions
+		if own := envParams[id]; len(own) > 0 {
+			opts.Params = maps.Clone(cfg.EnvOptions.Params)
+			if opts.Params == nil {
+				opts.Params = map[string]string{}
+			}
+			maps.Copy(opts.Params, own)
+		}
+		e, err := cfg.Registry.New(id, opts)
 		if err != nil {
 			return nil, err
 		}
 		s.envs[id] = newEnvState(id, e)
 		s.order = append(s.order, id)
+	}
+	for id := range envParams {
+		if _, ok := s.envs[id]; !ok {
+			return nil, fmt.Errorf("parameters for %s: environment %s is not served (add it to --envs)", id, id)
+		}
 	}
 	for name, path := range cfg.Datasets {
 		id, err := cfg.Registry.Resolve(name)
@@ -204,6 +241,18 @@ func New(cfg Config) (*Server, error) {
 		s.def = id
 	case len(s.order) == 1:
 		s.def = s.order[0]
+	}
+	limits, err := resolveEnvWorkers(cfg.Registry, s.envs, cfg.EnvWorkers)
+	if err != nil {
+		return nil, err
+	}
+	specs := make([]laneSpec, 0, len(s.order))
+	for _, id := range s.order {
+		specs = append(specs, laneSpec{env: id, cost: env.CostOf(s.envs[id].env), limit: limits[id]})
+	}
+	s.adm = newAdmission(cfg.Workers, specs)
+	for i, id := range s.order {
+		s.envs[id].lane = s.adm.lanes[i]
 	}
 	if cfg.Token != "" {
 		s.tokenH = sha256.Sum256([]byte(cfg.Token))
@@ -278,7 +327,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { serveErr <- hs.Serve(ln) }()
 	loadErr := make(chan error, 1)
 	go func() { loadErr <- s.Load(reqCtx) }()
-	s.log.Info("serving", "addr", ln.Addr().String(), "envs", strings.Join(s.order, ","), "auth", s.cfg.Token != "")
+	s.log.Info("serving", "addr", ln.Addr().String(), "envs", strings.Join(s.order, ","), "auth", s.cfg.Token != "",
+		"workers", s.cfg.Workers, "env_workers", s.adm.describe())
 
 	var first error
 	select {
@@ -508,7 +558,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	if err := s.metrics.write(w); err != nil {
+	if err := s.metrics.write(w, s.adm.writeMetrics); err != nil {
 		s.log.Warn("write metrics", "err", err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func newServeCmd() *cobra.Command {
 	var (
 		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel string
-		envs, datasets, allow, keyEnvs, params, policyDirs                      []string
+		envs, datasets, allow, keyEnvs, params, policyDirs, envWorkers          []string
 		maxBatch, workers, maxRollouts                                          int
 		timeout, rolloutTimeout, drainTimeout, headerTimeout                    time.Duration
 	)
@@ -76,15 +76,21 @@ Ctrl-C after draining in-flight requests.`,
 					cfg.Datasets[k] = v
 				}
 			}
-			p := map[string]string{}
-			for _, kv := range params {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok || k == "" {
-					return usagef("--param %q: want key=value", kv)
+			if len(envWorkers) > 0 {
+				cfg.EnvWorkers = map[string]int{}
+				for _, ew := range envWorkers {
+					k, v, ok := strings.Cut(ew, "=")
+					n, err := strconv.Atoi(v)
+					if !ok || k == "" || err != nil || n < 1 {
+						return usagef("--env-workers %q: want env=N with N ≥ 1, e.g. e3=2", ew)
+					}
+					cfg.EnvWorkers[k] = n
 				}
-				p[k] = v
 			}
-			cfg.EnvOptions = env.Options{Params: p, PolicyDirs: policyDirs}
+			if cfg.EnvOptions.Params, cfg.EnvParams, err = serveParams(params); err != nil {
+				return err
+			}
+			cfg.EnvOptions.PolicyDirs = policyDirs
 			if tokenEnv != "" {
 				cfg.Token = os.Getenv(tokenEnv)
 				if cfg.Token == "" {
@@ -127,14 +133,43 @@ Ctrl-C after draining in-flight requests.`,
 	fs.DurationVar(&drainTimeout, "drain-timeout", server.DefaultDrainTimeout, "how long shutdown waits for in-flight requests")
 	fs.DurationVar(&headerTimeout, "read-header-timeout", server.DefaultReadHeaderTimeout, "time a client has to send its request headers")
 	fs.IntVar(&workers, "workers", 0, "concurrent scoring workers across all requests (default: GOMAXPROCS)")
+	fs.StringArrayVar(&envWorkers, "env-workers", nil, "most items of one environment scored at once: env=N (repeatable; default: its cost class's share of --workers)")
 	fs.IntVar(&maxRollouts, "max-rollouts", server.DefaultMaxRollouts, "concurrent /v1/rollout episodes; more get 429")
 	fs.StringSliceVar(&allow, "rollout-allow", nil, "model endpoints /v1/rollout may reach, host:port or host (default: loopback only)")
 	fs.StringSliceVar(&keyEnvs, "rollout-key-env", nil, "environment variables a rollout request may name as api_key_env")
-	fs.StringArrayVar(&params, "param", nil, "environment parameter key=value (repeatable)")
+	fs.StringArrayVar(&params, "param", nil, "environment parameter: env:key=value for one environment (e.g. e3:test_timeout=60), key=value for every served one (repeatable)")
 	fs.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
 	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	return cmd
+}
+
+// serveParams splits --param values into those for every served
+// environment (key=value) and those for one (env:key=value). Each
+// environment refuses parameters it does not declare, so a setting only E3
+// knows must name E3 when other environments are served too.
+func serveParams(kvs []string) (all map[string]string, own map[string]map[string]string, err error) {
+	var shared []string
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		name, key, scoped := strings.Cut(k, ":")
+		if !scoped {
+			shared = append(shared, kv)
+			continue
+		}
+		if name == "" || key == "" || !strings.Contains(kv, "=") {
+			return nil, nil, usagef("--param %q: want env:key=value (e.g. e3:test_timeout=60) or key=value", kv)
+		}
+		if own == nil {
+			own = map[string]map[string]string{}
+		}
+		if own[name] == nil {
+			own[name] = map[string]string{}
+		}
+		own[name][key] = v
+	}
+	all, err = parseParams(shared)
+	return all, own, err
 }
 
 func serveSplitList(xs []string) []string {

@@ -36,6 +36,13 @@ func TestServeBadFlags(t *testing.T) {
 		{"serve", "--dataset", "e1"},
 		{"serve", "--log-format", "xml"},
 		{"serve", "--rollout-allow", "http://x/v1"},
+		{"serve", "--envs", "e1", "--env-workers", "e1"},
+		{"serve", "--envs", "e1", "--env-workers", "e1=0"},
+		{"serve", "--envs", "e1", "--env-workers", "e99=2"},
+		{"serve", "--envs", "e1", "--env-workers", "e2=2"},
+		{"serve", "--envs", "e1", "--param", "e3:test_timeout=60"},
+		{"serve", "--envs", "e1", "--param", ":test_timeout=60"},
+		{"serve", "--envs", "e1", "--param", "e1:reward_source"},
 	} {
 		var out, errb bytes.Buffer
 		if code := Execute(context.Background(), args, &out, &errb); code != ExitUsage {
@@ -44,5 +51,18 @@ func TestServeBadFlags(t *testing.T) {
 		if !strings.Contains(errb.String(), "svbench:") {
 			t.Errorf("%v: no error message: %q", args, errb.String())
 		}
+	}
+}
+
+func TestServeParams(t *testing.T) {
+	all, own, err := serveParams([]string{"reward_source=executable", "e3:test_timeout=60", "e3:sandbox=bwrap", "e2:policy_dir=a:b=c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1 || all["reward_source"] != "executable" {
+		t.Errorf("shared params %v", all)
+	}
+	if len(own) != 2 || own["e3"]["test_timeout"] != "60" || own["e3"]["sandbox"] != "bwrap" || own["e2"]["policy_dir"] != "a:b=c" {
+		t.Errorf("per-environment params %v", own)
 	}
 }

@@ -1,0 +1,60 @@
+package server
+
+import (
+	"maps"
+	"sync"
+	"testing"
+
+	"github.com/svbench/svbench/env"
+)
+
+// TestEnvParams: parameters for one environment reach its constructor only,
+// merged over those for all; an environment that is not served or does not
+// exist is refused at start-up.
+func TestEnvParams(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]map[string]string{}
+	record := func(id string) func(env.Options) (env.Environment, error) {
+		return func(o env.Options) (env.Environment, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[id] = maps.Clone(o.Params)
+			return toyEnv{}, nil
+		}
+	}
+	r := env.NewRegistry()
+	r.Register(env.Spec{ID: "deep", Aliases: []string{"d1"}, New: record("deep"), Params: []env.ParamSpec{
+		{Name: "depth", Kind: env.ParamInt, Min: 1, Max: 9}, {Name: "mode", Kind: env.ParamString}}})
+	r.Register(env.Spec{ID: "flat", New: record("flat"), Params: []env.ParamSpec{{Name: "mode", Kind: env.ParamString}}})
+
+	cfg := Config{Registry: r, Logger: quietLog,
+		EnvOptions: env.Options{Params: map[string]string{"mode": "fast"}},
+		EnvParams:  map[string]map[string]string{"d1": {"depth": "3"}}}
+	if _, err := New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen["deep"]; len(got) != 2 || got["depth"] != "3" || got["mode"] != "fast" {
+		t.Errorf("deep got %v, want depth=3 mode=fast", got)
+	}
+	if got := seen["flat"]; len(got) != 1 || got["mode"] != "fast" {
+		t.Errorf("flat got %v, want mode=fast only", got)
+	}
+	if got := cfg.EnvOptions.Params; len(got) != 1 {
+		t.Errorf("the shared parameters were modified: %v", got)
+	}
+
+	for name, ep := range map[string]map[string]map[string]string{
+		"undeclared": {"flat": {"depth": "3"}},
+		"bad value":  {"deep": {"depth": "99"}},
+		"unknown":    {"e9": {"depth": "3"}},
+		"not served": {"deep": {"depth": "3"}, "flat": {"mode": "x"}},
+	} {
+		cfg := Config{Registry: r, Logger: quietLog, EnvParams: ep}
+		if name == "not served" {
+			cfg.Envs = []string{"deep"}
+		}
+		if _, err := New(cfg); err == nil {
+			t.Errorf("%s: New accepted EnvParams %v", name, ep)
+		}
+	}
+}
