@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -40,14 +38,13 @@ type evalFlags struct {
 	resume           string
 	maxConsec        int
 	maxTurns         int
-	params           []string
+	params           paramFlags
 	policyDirs       []string
 	policyPacks      []string
 	noReport         bool
 	judgeModel       string
 	progressMode     string
 	runID            string
-	envArgs          string
 	systemPromptFile string
 	model            modelFlags
 	// targetModel and attackerModel are the other side of E5/E6 episodes.
@@ -96,8 +93,7 @@ or looked up in --endpoints.`,
 	fs.StringVar(&f.systemPromptFile, "system-prompt-file", "", "replace the environment's system prompt with this file's text (prompt baselines); recorded with its sha256")
 	fs.IntVar(&f.maxConsec, "max-consecutive-errors", 3, "stop after this many model errors in a row (0 disables)")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "cap on assistant turns (default: the environment's)")
-	fs.StringArrayVar(&f.params, "param", nil, "environment parameter key=value (repeatable), e.g. tool_budget=4")
-	fs.StringVarP(&f.envArgs, "env-args", "a", "", `environment parameters as a JSON object (vf-eval's -a), e.g. '{"tool_budget": 0}'`)
+	f.params.register(fs)
 	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
 	policyPackFlag(fs, &f.policyPacks)
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
@@ -119,13 +115,6 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		sampling llm.Sampling
 		err      error
 	)
-	if f.envArgs != "" {
-		kvs, err := envArgsParams(f.envArgs)
-		if err != nil {
-			return err
-		}
-		f.params = append(f.params, kvs...)
-	}
 	if f.resume != "" {
 		if _, sampling, err = applyResume(cmd, f); err != nil {
 			return err
@@ -142,7 +131,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	params, err := parseParams(f.params)
+	params, err := f.params.parse()
 	if err != nil {
 		return err
 	}
@@ -338,25 +327,6 @@ func absPaths(ps []string) []string {
 		out = append(out, cleanPath(p))
 	}
 	return out
-}
-
-// envArgsParams turns vf-eval's -a JSON object into key=value parameters
-// (strings as they are, other values as their JSON text).
-func envArgsParams(js string) ([]string, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(js), &m); err != nil {
-		return nil, usagef("-a/--env-args: want a JSON object such as '{\"tool_budget\": 0}': %v", err)
-	}
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		v := string(m[k])
-		var str string
-		if json.Unmarshal(m[k], &str) == nil {
-			v = str
-		}
-		out = append(out, k+"="+v)
-	}
-	return out, nil
 }
 
 func didYouMean(s string, candidates []string) string {

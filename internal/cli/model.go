@@ -158,22 +158,6 @@ func firstOr(xs []string, d string) string {
 	return d
 }
 
-// parseParams reads repeated --param key=value flags.
-func parseParams(kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("--param %q: want key=value", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 // judge builds the judge model for llm_judge and hybrid reward sources; nil
 // when no --judge-model is given.
 func (f *modelFlags) judge(name string) (env.Judge, error) {

@@ -67,8 +67,8 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 		check("rubric", f.rubric, meta.Rubric)
 	}
 	f.rubric = meta.Rubric
-	if fs.Changed("param") || fs.Changed("env-args") {
-		given, err := parseParams(f.params)
+	if f.params.changed(fs) {
+		given, err := f.params.parse()
 		if err != nil {
 			return nil, rec, err
 		}
@@ -76,9 +76,9 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 			diffs = append(diffs, fmt.Sprintf("--param %s, but the run used %s", showParams(given), showParams(meta.Params)))
 		}
 	}
-	f.params = nil
+	f.params = paramFlags{}
 	for _, k := range slices.Sorted(maps.Keys(meta.Params)) {
-		f.params = append(f.params, k+"="+meta.Params[k])
+		f.params.kvs = append(f.params.kvs, k+"="+meta.Params[k])
 	}
 	if fs.Changed("num-examples") && f.n != meta.NumExamples && !(f.n == 0 && meta.NumExamples == meta.DatasetRows) {
 		check("num-examples", strconv.Itoa(f.n), strconv.Itoa(meta.NumExamples))

@@ -58,21 +58,28 @@ const scoreBatchBytes = 64 << 20
 func newScoreCmd() *cobra.Command {
 	var envName, rubric, input, output, runDir, model string
 	var workers int
+	var pf paramFlags
 	cmd := &cobra.Command{
 		Use:   "score",
 		Short: "Score completions produced elsewhere (e.g. vLLM batch outputs) offline",
 		Long: `Score rows {completion: string | messages, answer, ...} with an environment's rubric.
 Any other fields of the environment's dataset row format may ride along. Writes one JSON
 line per input row, in input order: line, reward, components, parsed, and error when the
-row is invalid (an invalid row never stops the others).`,
+row is invalid (an invalid row never stops the others). --param and -a set the
+environment's parameters as for eval (svbench envs lists them).`,
 		Example: `  svbench score --env e1 --input completions.jsonl
-  svbench score --env e1 --rubric reference --input vllm_out.jsonl --output scored.jsonl`,
+  svbench score --env e1 --rubric reference --input vllm_out.jsonl --output scored.jsonl
+  svbench score --env e3 --param sandbox=bwrap --param test_timeout=60 --input patches.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if input == "" {
 				return usagef("--input is required (a JSONL file, or - for standard input)")
 			}
-			e, err := newEnv(envName, nil, nil, nil)
+			params, err := pf.parse()
+			if err != nil {
+				return err
+			}
+			e, err := newEnv(envName, params, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -123,7 +130,7 @@ row is invalid (an invalid row never stops the others).`,
 				if err := runResults.Close(); err != nil {
 					return err
 				}
-				if err := writeScoredRun(cmd, runDir, e, rubric, input, model, n); err != nil {
+				if err := writeScoredRun(cmd, runDir, e, params, rubric, input, model, n); err != nil {
 					return err
 				}
 			}
@@ -139,6 +146,7 @@ row is invalid (an invalid row never stops the others).`,
 	fs.IntVarP(&workers, "concurrency", "c", 0, "scoring workers (default: all cores)")
 	fs.StringVar(&model, "model", "unknown", "the model that wrote the completions, recorded with --run-dir")
 	fs.StringVar(&runDir, "run-dir", "", "also write the scored rows as a run (results.jsonl + metadata.json) with its report into this directory")
+	pf.register(fs)
 	return cmd
 }
 
@@ -339,11 +347,11 @@ func orDefault(s, d string) string {
 
 // writeScoredRun gives rows scored offline the artifacts of a run, so the
 // report, scoreboard and dashboard read them like an evaluation's.
-func writeScoredRun(cmd *cobra.Command, dir string, e env.Environment, rubric, input, model string, n int) error {
+func writeScoredRun(cmd *cobra.Command, dir string, e env.Environment, params map[string]string, rubric, input, model string, n int) error {
 	info := e.Info()
 	meta := &artifact.Metadata{
 		RunID: runner.NewRunID(time.Now()), Source: "score", Environment: info.ID, EnvVersion: info.Version,
-		Rubric: orDefault(rubric, info.DefaultRubric), Model: model, Dataset: input, DatasetRows: n, NumExamples: n,
+		Rubric: orDefault(rubric, info.DefaultRubric), Params: params, Model: model, Dataset: input, DatasetRows: n, NumExamples: n,
 		Rollouts: 1, Status: artifact.StatusCompleted, Completed: n, SolvedWhen: info.SolvedWhen,
 		GitCommit: version.GitCommit(), SvbenchVersion: version.Version, GoVersion: version.Go(), Started: time.Now().UTC(),
 	}
