@@ -1,8 +1,10 @@
 // Package verify holds the executable checks shared by svbench environments:
 // Kubernetes linting (kubelint), Terraform scanning (tfscan), OPA/Rego policies
 // (policy) and patch application (patch). Every verifier runs in-process and
-// treats its input as hostile: sizes are bounded, panics are turned into
-// errors, and findings are plain values safe to compare and serialise.
+// treats its input as hostile: sizes are bounded, nesting is measured
+// against one bound before any recursive parser runs (verify/nesting),
+// panics are turned into errors, and findings are plain values safe to
+// compare and serialise.
 package verify
 
 import (

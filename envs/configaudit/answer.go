@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/svbench/svbench/extract"
+	"github.com/svbench/svbench/verify/nesting"
 )
 
 // Bounds on the model's answer: it is hostile input.
@@ -61,7 +62,14 @@ func ParseOutput(text string) Output {
 	var o Output
 	m, ok := extract.PyMap(text)
 	if !ok {
-		o.Problems = append(o.Problems, "no JSON object in the answer")
+		problem := "no JSON object in the answer"
+		// encoding/json gives up at 10,000 levels without saying so; say
+		// which bound an answer that deep is over (within what extract
+		// reads, so a huge answer costs no more here than there).
+		if err := nesting.JSON("answer", []byte(text[:min(len(text), extract.MaxInput)]), 0); err != nil {
+			problem += ": " + err.Error()
+		}
+		o.Problems = append(o.Problems, problem)
 		return o
 	}
 	rawList, ok := m["violations"].([]any)

@@ -2,6 +2,7 @@ package configaudit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/verify"
+	"github.com/svbench/svbench/verify/nesting"
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
@@ -253,9 +255,19 @@ func evaluateReference(ctx context.Context, v *verifiers, fx *fixture, text stri
 	if ev.patchGiven && ev.out.JSON {
 		patched, kind, err := applyFixPatch(fx, ev.out.Patch)
 		ev.patchKind = kind
+		var tooDeep error
+		if err == nil {
+			tooDeep = checkNesting(fx.Type, fx.Path, patched)
+		}
 		switch {
 		case err != nil:
 			ev.patchError = err.Error()
+		case tooDeep != nil:
+			// The reference pays a patch whose file the primary tool cannot
+			// read (no findings: full patch_delta); a file over the nesting
+			// bound is not handed to any parser and earns no patch credit.
+			ev.patchApplied = true
+			ev.structError = "patched file is over the nesting bound: " + tooDeep.Error()
 		case !runsTool(prim):
 			ev.unverifiable = fmt.Sprintf("the oracle holds %s ids and svbench does not run %s, so the patched file cannot be re-scanned for the reference's patch_delta (detection F1 alone is %.4f)", prim, prim, ev.det.F1)
 		default:
@@ -348,6 +360,13 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 	ev.patchKind = kind
 	if err != nil {
 		ev.patchError = err.Error()
+		if errors.Is(err, nesting.ErrTooDeep) {
+			// A JSON Patch over the nesting bound would put its nesting
+			// into the file: destructive, as a file over the bound is.
+			ev.structError = "patch is over the nesting bound: " + err.Error()
+			ev.penalty += penaltyDestructive
+			return
+		}
 		ev.penalty += penaltyNotApplied
 		return
 	}
@@ -376,7 +395,13 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 	}
 	after, err := inventoryOf(fx.Type, file)
 	if err != nil {
-		ev.structError = "patched file does not parse: " + err.Error()
+		// A file over the nesting bound is refused before it is parsed and
+		// scored as one that does not parse: destructive, no fix credit.
+		what := "does not parse"
+		if errors.Is(err, nesting.ErrTooDeep) {
+			what = "is over the nesting bound"
+		}
+		ev.structError = "patched file " + what + ": " + err.Error()
 		ev.penalty += penaltyDestructive
 		return
 	}

@@ -10,12 +10,26 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/svbench/svbench/verify"
+	"github.com/svbench/svbench/verify/nesting"
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
 // yamlLimits bound every parse of a fixture or patched manifest; they are
 // also kube-linter's and OPA's (the defaults), so one parse serves all three.
+// Their MaxDepth is the nesting bound every E2 file is held to.
 var yamlLimits = yamlsafe.Limits{MaxBytes: MaxFixtureBytes}
+
+// checkNesting holds a file of the fixture's type to the nesting bound
+// (verify/nesting) before any parser reads it: HCL's parser recurses once
+// per level, and a patch nested 80,000 levels deep overflows the stack,
+// which Go cannot recover from. yamlsafe measures YAML itself; this is for
+// the paths that would otherwise reach a parser first.
+func checkNesting(fixtureType, path string, content []byte) error {
+	if fixtureType == FixtureTF {
+		return nesting.HCL(path, content, 0)
+	}
+	return nesting.YAML(path, content, yamlLimits.MaxDepth)
+}
 
 // inventory is what a patch must preserve: Kubernetes objects
 // (kind/namespace/name), their containers and image repositories, or
@@ -32,6 +46,9 @@ func inventoryOf(fixtureType string, f verify.File) (inventory, error) {
 	content := f.Content
 	inv := inventory{}
 	if fixtureType == FixtureTF {
+		if err := checkNesting(FixtureTF, "main.tf", content); err != nil {
+			return nil, err
+		}
 		f, diags := hclsyntax.ParseConfig(content, "main.tf", hcl.InitialPos)
 		if diags.HasErrors() {
 			return nil, fmt.Errorf("invalid HCL: %s", diags.Error())

@@ -9,6 +9,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"sigs.k8s.io/yaml"
 
+	"github.com/svbench/svbench/verify/nesting"
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
@@ -34,6 +35,11 @@ func ApplyJSONPatch(original []byte, patch string, limits Limits) (out []byte, e
 	limits = limits.withDefaults()
 	if len(patch) > limits.MaxBytes {
 		return nil, rejectf("JSON Patch is %d bytes, over the %d-byte limit", len(patch), limits.MaxBytes)
+	}
+	// encoding/json stops at 10,000 levels, but the values a patch adds
+	// become the file's nesting, which the verifiers walk recursively.
+	if err := nesting.JSON("JSON Patch", []byte(patch), limits.MaxDepth); err != nil {
+		return nil, &RejectError{Reason: err.Error(), Err: err}
 	}
 	var ops []json.RawMessage
 	if err := json.Unmarshal([]byte(patch), &ops); err != nil {

@@ -22,6 +22,15 @@
 // applied patches with GNU patch, so rejecting them would score correct
 // fixes as failures; exact context keeps a hunk from landing on unrelated
 // text, and the search never moves a hunk before the end of the previous one.
+//
+// # Nesting
+//
+// A JSON Patch is measured by nesting.JSON before it is decoded: one
+// nested deeper than Limits.MaxDepth is refused with a *RejectError that
+// matches nesting.ErrTooDeep. A unified diff is read line by line and
+// nests nothing. Neither form says how deep the patched file nests: that
+// depends on the file's syntax, so callers measure the result (package
+// nesting) before a parser of that syntax reads it.
 package patch
 
 import (
@@ -34,6 +43,8 @@ import (
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/svbench/svbench/verify/nesting"
 )
 
 // Kind names the form of a patch.
@@ -52,10 +63,12 @@ const (
 )
 
 // Limits bound a patch. Zero fields take the defaults. MaxHunks also bounds
-// the number of JSON Patch operations.
+// the number of JSON Patch operations; MaxDepth bounds how deeply a JSON
+// Patch nests (nesting.DefaultMax).
 type Limits struct {
 	MaxBytes int
 	MaxHunks int
+	MaxDepth int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -65,15 +78,24 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxHunks <= 0 {
 		l.MaxHunks = DefaultMaxHunks
 	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = nesting.DefaultMax
+	}
 	return l
 }
 
 // RejectError is a patch refused on policy or because it does not apply.
 type RejectError struct {
 	Reason string
+	// Err is the cause when another package's error decided the refusal
+	// (a *nesting.Error), so errors.Is and errors.As reach it.
+	Err error
 }
 
 func (e *RejectError) Error() string { return "patch rejected: " + e.Reason }
+
+// Unwrap returns Err.
+func (e *RejectError) Unwrap() error { return e.Err }
 
 func rejectf(format string, args ...any) error {
 	return &RejectError{Reason: fmt.Sprintf(format, args...)}

@@ -1,8 +1,11 @@
 package patch
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/verify/nesting"
 )
 
 const deploy = `apiVersion: v1
@@ -215,5 +218,27 @@ func TestApplyUnifiedLineEndings(t *testing.T) {
 				t.Fatalf("got %q, want %q", out, tc.want)
 			}
 		})
+	}
+}
+
+// TestDeepJSONPatchRefused: a JSON Patch whose value nests 80,000 levels
+// (or one just over the bound) is refused before it is decoded, as a
+// *RejectError that names the bound and matches nesting.ErrTooDeep; one
+// at the bound applies.
+func TestDeepJSONPatchRefused(t *testing.T) {
+	value := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	op := func(v string) string { return `[{"op": "add", "path": "/metadata/x", "value": ` + v + `}]` }
+	for name, p := range map[string]string{
+		"80,000 levels":         op(value(80_000)),
+		"one level over":        op(value(nesting.DefaultMax - 1)),
+		"a deep string of JSON": op(`"` + value(80_000) + `"`),
+	} {
+		_, kind, err := Apply("deploy.yaml", []byte(deploy), p, Limits{})
+		if kind != KindJSONPatch || !IsReject(err) || !errors.Is(err, nesting.ErrTooDeep) || !strings.Contains(err.Error(), "nested deeper than 256 levels") {
+			t.Errorf("%s: kind %s, err %v; want a rejection naming the nesting bound", name, kind, err)
+		}
+	}
+	if _, _, err := Apply("deploy.yaml", []byte(deploy), op(value(nesting.DefaultMax-2)), Limits{}); err != nil {
+		t.Errorf("a patch nested to the bound: %v", err)
 	}
 }

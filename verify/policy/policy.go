@@ -57,7 +57,8 @@ const (
 //go:embed bundle/*.rego
 var bundleFS embed.FS
 
-// Limits bound inputs. Zero fields take the defaults.
+// Limits bound inputs. Zero fields take the defaults. MaxHCLDepth and
+// YAML.MaxDepth are nesting bounds (verify/nesting, nesting.DefaultMax).
 type Limits struct {
 	YAML        yamlsafe.Limits
 	MaxHCLBytes int

@@ -213,6 +213,8 @@ func TestHostileInput(t *testing.T) {
 		{"scalar document", verify.File{Path: "c.yaml", Content: []byte("just a string\n---\n- 1\n")}, ""},
 		{"invalid hcl", verify.File{Path: "m.tf", Content: []byte("resource \"a\" {\n  x = \n")}, "m.tf:"},
 		{"deep hcl", verify.File{Path: "d.tf", Content: []byte("x = " + strings.Repeat("[", 10000))}, "nested deeper"},
+		{"deep hcl conditionals", verify.File{Path: "d.tf", Content: []byte("x = " + strings.Repeat("a ? b : ", 30000) + "c\n")}, "nested deeper than 256 levels"},
+		{"deep yaml", verify.File{Path: "d.yaml", Content: []byte("a: " + strings.Repeat("[", 80000) + "\n")}, "nested deeper than 256 levels"},
 		{"hcl junk", verify.File{Path: "j.tf", Content: []byte{0x00, 0xff, '{'}}, "j.tf"},
 	}
 	for _, tt := range tests {

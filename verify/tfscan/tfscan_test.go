@@ -123,6 +123,10 @@ func TestHostileInput(t *testing.T) {
 		{"invalid hcl", "m.tf", "resource \"aws_s3_bucket\" {\n  acl = \n", ""},
 		{"binary junk", "m.tf", "\x00\xff\xfe{{{", "NUL"},
 		{"deep nesting", "m.tf", "locals { x = " + strings.Repeat("[", 5000) + " }", "nested deeper"},
+		// No brackets at all: HCL's parser recurses once per operator and
+		// overflowed the stack on this before the nesting bound counted it.
+		{"deep unary chain", "m.tf", "locals { x = " + strings.Repeat("!", 250_000) + "true }", "nested deeper than 256 levels"},
+		{"closers hidden in strings", "m.tf", "locals { x = " + strings.Repeat(`["]",`, 40_000) + " }", "nested deeper than 256 levels"},
 		{"too large", "m.tf", "# " + strings.Repeat("x", 2<<20), "limit"},
 		{"not terraform", "notes.txt", "hello", ""},
 		{"path traversal in name", "../../etc/main.tf", `resource "aws_s3_bucket" "b" { bucket = "b" }`, ""},

@@ -22,6 +22,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/svbench/svbench/verify/nesting"
 )
 
 // Default limits. A Kubernetes manifest from a dataset is a few KiB; 2 MiB
@@ -31,7 +33,9 @@ const (
 	DefaultMaxDocuments = 200
 	DefaultMaxNodes     = 200_000 // nodes after alias expansion, per file
 	DefaultMaxAliases   = 1_000
-	DefaultMaxDepth     = 100
+	// DefaultMaxDepth is svbench's one nesting bound, applied to the text
+	// before it is parsed (nesting.YAML) and to the parsed tree.
+	DefaultMaxDepth = nesting.DefaultMax
 )
 
 // Limits bound one file. Zero fields take the defaults.
@@ -70,6 +74,9 @@ type Error struct {
 	// Limit is true when the input was well-formed enough to parse but
 	// exceeded a bound (size, documents, aliases, depth).
 	Limit bool
+	// Err is the underlying cause when there is one worth matching: a
+	// *nesting.Error for a text or tree nested deeper than MaxDepth.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -88,6 +95,16 @@ var ErrLimit = errors.New("yamlsafe: limit exceeded")
 
 // Is lets errors.Is(err, ErrLimit) tell bounds from syntax errors.
 func (e *Error) Is(target error) bool { return target == ErrLimit && e.Limit }
+
+// Unwrap exposes Err, so errors.Is(err, nesting.ErrTooDeep) finds a file
+// refused for its depth.
+func (e *Error) Unwrap() error { return e.Err }
+
+// depthError is the refusal of a text or tree deeper than max levels.
+func depthError(file string, line, max int) *Error {
+	ne := &nesting.Error{File: file, Line: line, Limit: max}
+	return &Error{File: file, Line: line, Limit: true, Msg: fmt.Sprintf("nested deeper than %d levels (the nesting bound)", max), Err: ne}
+}
 
 // Document is one YAML document of a file.
 type Document struct {
@@ -120,6 +137,12 @@ func Split(file string, data []byte, lim Limits) ([]Document, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, &Error{File: file, Msg: "contains NUL bytes (binary data?); expected YAML text"}
 	}
+	// yaml.v3 bounds its own recursion (10,000 levels); measuring first
+	// refuses a deep text by its line without parsing it at all.
+	var ne *nesting.Error
+	if err := nesting.YAML(file, data, lim.MaxDepth); errors.As(err, &ne) {
+		return nil, depthError(file, ne.Line, lim.MaxDepth)
+	}
 	var docs []Document
 	budget := guardBudget{nodes: lim.MaxNodes, aliases: lim.MaxAliases, maxDepth: lim.MaxDepth}
 	for _, chunk := range splitDocuments(data) {
@@ -142,6 +165,9 @@ func Split(file string, data []byte, lim Limits) ([]Document, error) {
 					err.Line = doc.Line
 				} else {
 					err.Line += chunk.line - 1
+				}
+				if ne, ok := err.Err.(*nesting.Error); ok {
+					ne.File, ne.Line = err.File, err.Line
 				}
 				return nil, err
 			}
@@ -226,7 +252,7 @@ func (g *guardBudget) check(root *yaml.Node, _ int) *Error {
 	var size func(n *yaml.Node, depth int) (int, *Error)
 	size = func(n *yaml.Node, depth int) (int, *Error) {
 		if depth > g.maxDepth {
-			return 0, &Error{Line: n.Line, Limit: true, Msg: fmt.Sprintf("nesting deeper than %d levels", g.maxDepth)}
+			return 0, depthError("", n.Line, g.maxDepth)
 		}
 		if n.Kind == yaml.AliasNode {
 			aliases++

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/verify/nesting"
 )
 
 func TestSplit(t *testing.T) {
@@ -158,5 +160,50 @@ func TestSplitWithReusesOnlyTheSameParse(t *testing.T) {
 		if name == "other limits" && err == nil {
 			t.Errorf("other limits: the stricter limit was not applied")
 		}
+	}
+}
+
+// TestDeepYAMLRefused: YAML nested 80,000 levels (the size of a hostile
+// answer) is refused before yaml.v3 parses it, with the bound and the
+// line named, and the error matches both ErrLimit and nesting.ErrTooDeep.
+func TestDeepYAMLRefused(t *testing.T) {
+	const deep = 80_000
+	var block strings.Builder
+	for i := 0; i < 700; i++ {
+		block.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	for name, c := range map[string]struct {
+		in   string
+		line int
+	}{
+		"flow sequences":    {"a: " + strings.Repeat("[", deep) + strings.Repeat("]", deep) + "\n", 1},
+		"flow mappings":     {"a: " + strings.Repeat("{a: ", deep) + "b" + strings.Repeat("}", deep) + "\n", 1},
+		"compact sequences": {strings.Repeat("- ", deep) + "x\n", 1},
+		"block mappings":    {block.String(), nesting.DefaultMax + 1},
+		"second document":   {"a: b\n---\n" + strings.Repeat("- ", deep) + "x\n", 3},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Split("deep.yaml", []byte(c.in), Limits{})
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrLimit) || !errors.Is(err, nesting.ErrTooDeep) {
+				t.Fatalf("err = %v, want a nesting limit error", err)
+			}
+			if e.Line != c.line || !strings.Contains(err.Error(), "deep.yaml:"+strconv.Itoa(c.line)+": nested deeper than 256 levels") {
+				t.Errorf("err = %q, want line %d and the bound", err, c.line)
+			}
+		})
+	}
+}
+
+// TestTreeDepthIsTheNestingBound: the parsed tree is held to the same
+// bound, with the same error.
+func TestTreeDepthIsTheNestingBound(t *testing.T) {
+	docs, err := Split("t.yaml", []byte("a:\n  b:\n    c: [d]\n"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := guardBudget{nodes: DefaultMaxNodes, aliases: DefaultMaxAliases, maxDepth: 2}
+	if e := g.check(docs[0].Node, 0); e == nil || !errors.Is(e, nesting.ErrTooDeep) || !errors.Is(e, ErrLimit) {
+		t.Fatalf("tree of depth 4 under a bound of 2: %v", e)
 	}
 }
