@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -89,6 +90,9 @@ func FuzzHCL(f *testing.F) {
 		"} x = \"${ { } }\" ]\n",
 		"x = \"\n]]\n\" [[\n",
 		"x = <<EOT\r\n]]\r\nEOT\r\n[[\n",
+		"x = a\xe6\"0(}(\"",
+		"x = <<A\xe6\n\nB\n]]\nA\xe6\n\nB\n[[\n",
+		"x = \xe8#]\n[[",
 	} {
 		f.Add([]byte(s))
 	}
@@ -105,6 +109,31 @@ func FuzzHCL(f *testing.F) {
 			t.Fatalf("hclsyntax's tokens nest %d deep, but the scanner passes the text under a bound of %d", d, d-1)
 		}
 	})
+}
+
+// TestHCLMatchesTokenizer is FuzzHCL's property over random texts built
+// from the pieces that change hclsyntax's lexical mode (quotes, heredocs,
+// template sequences, comments, escapes, non-ASCII identifiers that
+// swallow the byte after them), from a fixed seed.
+func TestHCLMatchesTokenizer(t *testing.T) {
+	pieces := []string{
+		"\"", "${", "%{", "}", "~}", "[", "]", "(", ")", "{", "<<EOT\n", "<<-EOT\n", "EOT\n", "  EOT\n",
+		"#", "//", "/*", "*/", "\n", "\r\n", "\\", "$${", "%%{", "%{if a}", "%{endif}", "\xe6", "\xff",
+		"é", "a", " ", "?", "!", "[*]", "$", "%", "\xe6\"", "<<É\n", "É\n", "x = ", "\xffEOT\n", "\xf0",
+	}
+	rng := rand.New(rand.NewPCG(20, 3))
+	for n := 0; n < 10_000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(40); k >= 0; k-- {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		src := []byte(b.String())
+		if d := tokenDepth(src); d >= 2 {
+			if err := HCL("f.tf", src, d-1); !errors.Is(err, ErrTooDeep) {
+				t.Fatalf("hclsyntax's tokens nest %d deep in %q, but the scanner passes it under a bound of %d", d, src, d-1)
+			}
+		}
+	}
 }
 
 // jsonDepth is the oracle for JSON: encoding/json's token stream, up to

@@ -158,6 +158,12 @@ func (s *hclScanner) code(i int) (int, error) {
 		return i + 1, s.push(hclFrame{kind: c})
 	case '{', '(':
 		return i + 1, s.push(hclFrame{kind: c})
+	default:
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			end := identEnd(src, i)
+			s.line += bytes.Count(src[i:end], []byte("\n"))
+			return end, nil
+		}
 	case '}':
 		s.closeBrace()
 	case ']', ')':
@@ -295,27 +301,27 @@ func (s *hclScanner) directive(t *hclFrame, i int) {
 
 // heredocIntro reports whether src[i:] starts a heredoc introducer
 // (<<ID or <<-ID, then a newline) and returns its marker and the index
-// after the newline. An identifier with non-ASCII letters is settled by
-// hclsyntax's own scanner, whose Unicode tables this package does not copy.
+// after the newline.
 func heredocIntro(src []byte, i int) (marker []byte, end int, ok bool) {
-	j := i + 2
-	if j > len(src) || src[i+1] != '<' {
+	if i+2 >= len(src) || src[i+1] != '<' {
 		return nil, 0, false
 	}
-	if j < len(src) && src[j] == '-' {
+	j := i + 2
+	if src[j] == '-' {
 		j++
 	}
 	start := j
-	ascii := true
-	for j < len(src) && src[j] != '\n' && src[j] != '\r' {
-		if src[j] >= 0x80 {
-			ascii = false
-		} else if !isIdentByte(src[j]) && src[j] != '-' {
-			return nil, 0, false
+	j = asciiIdent(src, j)
+	if j < len(src) && src[j] >= 0x80 {
+		if typ, end := lexThrough(src, i, i); typ == hclsyntax.TokenOHeredoc {
+			n := end - i
+			// As hclsyntax takes the marker from the introducer.
+			m := bytes.TrimPrefix(src[i+2:i+n-1], []byte("-"))
+			return bytes.TrimSuffix(m, []byte("\r")), i + n, true
 		}
-		j++
+		return nil, 0, false
 	}
-	if j == start {
+	if j == start || src[start] == '-' || (src[start] >= '0' && src[start] <= '9') {
 		return nil, 0, false
 	}
 	nl := j
@@ -325,18 +331,67 @@ func heredocIntro(src []byte, i int) (marker []byte, end int, ok bool) {
 	if nl >= len(src) || src[nl] != '\n' {
 		return nil, 0, false
 	}
-	marker = src[start:j]
-	if ascii {
-		if c := marker[0]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return nil, 0, false
+	return src[start:j], nl + 1, true
+}
+
+// asciiIdent returns the end of the run of ASCII identifier bytes
+// (letters, digits, _ and -) at src[i:].
+func asciiIdent(src []byte, i int) int {
+	for i < len(src) && (isIdentByte(src[i]) || src[i] == '-') {
+		i++
+	}
+	return i
+}
+
+// identEnd returns the end of the identifiers (and stray non-ASCII
+// characters) that start at src[i], none of which changes the lexical
+// mode. A byte that starts no UTF-8 sequence needs hclsyntax's scanner:
+// its Unicode tables let some lead bytes take any bytes after them
+// ("\xe6\"0" is one identifier), so only the scanner knows where that
+// token ends.
+func identEnd(src []byte, i int) int {
+	j := i
+	for j < len(src) {
+		c := src[j]
+		switch {
+		case c < 0x80 && (isIdentByte(c) || c == '-'):
+			j++
+		case c < 0x80:
+			return j
+		default:
+			if n := utf8Len(src[j:]); n > 0 {
+				j += n
+			} else {
+				_, j = lexThrough(src, i, j)
+			}
 		}
-		return marker, nl + 1, true
 	}
-	toks, _ := hclsyntax.LexConfig(src[i:nl+1], "", hcl.InitialPos)
-	if len(toks) == 0 || toks[0].Type != hclsyntax.TokenOHeredoc {
-		return nil, 0, false
+	return j
+}
+
+// lexThrough returns the type and end of the token hclsyntax's scanner
+// reads over src[p], lexing code from the token start i <= p. The window
+// it lexes doubles until that token ends well inside it (a character is at
+// most 4 bytes).
+func lexThrough(src []byte, i, p int) (hclsyntax.TokenType, int) {
+	for w := 64; ; w *= 2 {
+		end := min(len(src), i+w)
+		// A leading space keeps the scanner from dropping a byte-order
+		// mark at src[i] as if it began the file.
+		buf := append([]byte{' '}, src[i:end]...)
+		toks, _ := hclsyntax.LexConfig(buf, "", hcl.InitialPos)
+		for _, t := range toks {
+			if e := i + t.Range.End.Byte - 1; e > p {
+				if end == len(src) || e+4 <= end {
+					return t.Type, e
+				}
+				break
+			}
+		}
+		if end == len(src) {
+			return hclsyntax.TokenEOF, len(src)
+		}
 	}
-	return marker, nl + 1, true
 }
 
 // isMarkerLine reports whether hclsyntax's scanner ends a heredoc at line
