@@ -5,8 +5,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,13 +52,8 @@ var forbiddenSelectors = map[string]map[string]string{
 // verdict's walls rely on them not using, "file:line: what (why)".
 func goCapabilityViolations(files Files, trustPkg string) []string {
 	var out []string
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	fset := token.NewFileSet()
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		if !strings.HasSuffix(name, ".go") {
 			if path.Ext(name) == ".s" || path.Ext(name) == ".c" || path.Ext(name) == ".syso" {
 				out = append(out, fmt.Sprintf("%s: non-Go source file (assembly, C and object files run below the language)", name))

@@ -14,10 +14,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,13 +197,8 @@ type Files map[string][]byte
 
 // Hash identifies a file tree by content.
 func (f Files) Hash() string {
-	keys := make([]string, 0, len(f))
-	for k := range f {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	h := sha256.New()
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(f)) {
 		fmt.Fprintf(h, "%s\x00%d\x00", k, len(f[k]))
 		h.Write(f[k])
 	}

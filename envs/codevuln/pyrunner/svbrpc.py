@@ -459,10 +459,10 @@ class Peer:
         if self.side == "C":
             path = self._path_of(v)
             if path:
-                return {"$h": path, "c": self.class_ref(t), "call": callable(v)}
+                return {"$h": path, "c": self.class_ref(t)}
         if getattr(v, "__self__", None) is not None and getattr(v, "__name__", None) and t.__name__ in ("method", "builtin_function_or_method") and not isinstance(v.__self__, type(sys)):
             return {"$bound": [self._handle(v.__self__), v.__name__], "c": self.class_ref(type(v.__self__))}
-        return {"$h": self._handle(v), "c": self.class_ref(t), "call": callable(v)}
+        return {"$h": self._handle(v), "c": self.class_ref(t)}
 
     def _path_of(self, v):
         module = getattr(v, "__module__", None)
@@ -561,7 +561,7 @@ class Peer:
             p = self.proxies.get(hid)
             if p is None:
                 cls = self.decode_class(v.get("c")) if v.get("c") else object
-                p = make_proxy(self, hid, cls, bool(v.get("call")))
+                p = make_proxy(self, hid, cls)
                 self.proxies[hid] = p
             return p
         raise ProtocolError("unknown tag %r" % tag)
@@ -670,7 +670,7 @@ class Proxy:
     identity (one proxy per remote object): a remote object cannot decide
     what it compares equal to in the test runner."""
 
-    __slots__ = ("_svb_owner", "_svb_handle", "_svb_call", "__weakref__")
+    __slots__ = ("_svb_owner", "_svb_handle", "__weakref__")
 
     def __getattr__(self, name):
         if name.startswith("_svb_"):
@@ -814,7 +814,7 @@ class RemoteClass(type):
 _std_proxies = {}
 
 
-def make_proxy(peer, hid, cls, call):
+def make_proxy(peer, hid, cls):
     if isinstance(cls, type) and not issubclass(cls, Proxy):
         # An object of a standard class (an ssl.SSLContext, say) stays over
         # there; isinstance() sees the class through __class__. Builtin data
@@ -832,7 +832,6 @@ def make_proxy(peer, hid, cls, call):
     p = object.__new__(cls)
     object.__setattr__(p, "_svb_owner", peer)
     object.__setattr__(p, "_svb_handle", hid)
-    object.__setattr__(p, "_svb_call", call)
     return p
 
 
