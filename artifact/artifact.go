@@ -69,6 +69,18 @@ type Trainer struct {
 	Metrics map[string]float64 `json:"metrics,omitempty"`
 	RunID   string             `json:"run_id,omitempty"`
 	EnvName string             `json:"env_name,omitempty"`
+	// Rebuilt says how the completion was rebuilt into the text the
+	// environment saw when it computed the recorded reward (a hosted
+	// trainer's serving stack splits reasoning_content off afterwards).
+	Rebuilt string `json:"rebuilt,omitempty"`
+	// Kept names recorded components svbench kept rather than re-computed
+	// (an LLM judge's verdict cannot be re-asked deterministically).
+	Kept string `json:"kept,omitempty"`
+	// Executable and ExecutableComponents are the executable verifier's
+	// score of the rollout, whatever reward the trainer trained on: for a
+	// judge-trained run they sit next to the judge reward (cross-scoring).
+	Executable           *float64           `json:"executable_reward,omitempty"`
+	ExecutableComponents map[string]float64 `json:"executable_components,omitempty"`
 }
 
 // Key identifies a (example, rollout) pair within a run.

@@ -221,8 +221,8 @@ func messagesInString(v json.RawMessage) ([]env.Message, bool) {
 	if !strings.HasPrefix(t, "[") {
 		return nil, false
 	}
-	var msgs []env.Message
-	if err := json.Unmarshal([]byte(t), &msgs); err != nil || len(msgs) == 0 {
+	msgs, err := decodeMessages([]byte(t))
+	if err != nil || len(msgs) == 0 {
 		return nil, false
 	}
 	for _, m := range msgs {
@@ -331,4 +331,85 @@ func SortedNames(m map[string]float64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// decodeMessages reads a list of chat messages as trainers write them. Some
+// (verifiers' hosted exports) store each tool call as JSON text inside a
+// string ("tool_calls": ["{\"id\": …, \"name\": …, \"arguments\": …}"]), others
+// in OpenAI's nested form ({"id", "type", "function": {"name", "arguments"}});
+// both become env.ToolCall.
+func decodeMessages(b []byte) ([]env.Message, error) {
+	var msgs []env.Message
+	err := json.Unmarshal(b, &msgs)
+	if err == nil {
+		return msgs, nil
+	}
+	var raw []map[string]json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		return nil, err
+	}
+	for i, m := range raw {
+		tc, ok := m["tool_calls"]
+		if !ok || string(tc) == "null" {
+			continue
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(tc, &items) != nil {
+			return nil, fmt.Errorf("message %d: field \"tool_calls\": want a list", i)
+		}
+		calls := make([]env.ToolCall, 0, len(items))
+		for k, it := range items {
+			c, cerr := toolCall(it)
+			if cerr != nil {
+				return nil, fmt.Errorf("message %d: tool_calls[%d]: %w", i, k, cerr)
+			}
+			calls = append(calls, c)
+		}
+		enc, merr := json.Marshal(calls)
+		if merr != nil {
+			return nil, merr
+		}
+		raw[i]["tool_calls"] = enc
+	}
+	fixed, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	msgs = nil
+	if err := json.Unmarshal(fixed, &msgs); err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+// toolCall reads one tool call: an object, or one as JSON text, flat
+// ({"id", "name", "arguments"}) or nested under "function"; arguments given
+// as an object are kept as their JSON text.
+func toolCall(it json.RawMessage) (env.ToolCall, error) {
+	if s, ok := stringValue(it); ok {
+		it = json.RawMessage(s)
+	}
+	var c struct {
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Function  *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(it, &c); err != nil {
+		return env.ToolCall{}, fmt.Errorf("want an object (or one as JSON text): %w", err)
+	}
+	if c.Function != nil {
+		c.Name, c.Arguments = c.Function.Name, c.Function.Arguments
+	}
+	args := string(c.Arguments)
+	if s, ok := stringValue(c.Arguments); ok {
+		args = s
+	}
+	if args == "null" {
+		args = ""
+	}
+	return env.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, nil
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 )
 
 // RewardTolerance is how far a re-scored reward may sit from the recorded
@@ -67,7 +69,13 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	if len(res.Prompt) == 0 {
 		res.Prompt = ex.Prompt
 	}
-	ro := &env.Rollout{Completion: row.Completion, Turns: res.Turns, ToolCalls: res.ToolCalls}
+	// The recorded reward was computed on the text the environment saw,
+	// which the export may no longer show as such (reasoning split off
+	// afterwards): score that text, and show it.
+	seen, how := SeenCompletion(e, row.Completion)
+	res.Completion, res.FinalText = seen, env.LastAssistantText(seen)
+	tr.Rebuilt = how
+	ro := &env.Rollout{Completion: seen, Turns: res.Turns, ToolCalls: res.ToolCalls}
 	sc, err := e.Score(ctx, ex, ro, rubric)
 	switch {
 	case errors.Is(err, env.ErrUnverifiable):
@@ -81,6 +89,9 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	}
 	solved := sc.Solved
 	res.Reward, res.Components, res.Weights, res.Solved = sc.Total, sc.Components, sc.Weights, &solved
+	exec := sc.Total
+	tr.Executable, tr.ExecutableComponents = &exec, sc.Components
+	keepJudge(&res, &tr, sc)
 	// Reports read Parsed as results.jsonl gives it back (JSON values, not
 	// the environment's Go types): round-trip it so a re-scored row looks
 	// exactly like one read from a run.
@@ -119,4 +130,41 @@ func Compare(res *artifact.Result) *Agreement {
 		}
 	}
 	return a
+}
+
+// JudgeWeight is the weight of a recorded judge component in the reward the
+// reference trained on: its hybrid rubric is a RubricGroup of the executable
+// rubric and a judge rubric whose one function has weight 1.0, and its
+// llm_judge rubric is that judge rubric alone.
+const JudgeWeight = 1.0
+
+// keepJudge carries a recorded LLM-judge verdict into the re-scored row: a
+// judge cannot be re-asked deterministically, so its component is kept as
+// recorded and said so. A row whose only recorded component is the judge's
+// (reward_source=llm_judge) keeps the judge reward as its reward; a hybrid
+// row gets the executable re-score plus the recorded judge. Either way
+// Trainer.Executable keeps the executable verifier's own score.
+func keepJudge(res *artifact.Result, tr *artifact.Trainer, sc env.Score) {
+	j, ok := tr.Components[judgeutil.Component]
+	if !ok {
+		return
+	}
+	if _, scored := sc.Components[judgeutil.Component]; scored {
+		return
+	}
+	if len(tr.Components) == 1 {
+		res.Reward = JudgeWeight * j
+		res.Components = map[string]float64{judgeutil.Component: j}
+		res.Weights = map[string]float64{judgeutil.Component: JudgeWeight}
+		tr.Kept = "reward is the recorded LLM-judge verdict (reward_source llm_judge; a judge cannot be re-asked deterministically); executable_reward is svbench's executable re-score"
+		return
+	}
+	comps := make(map[string]float64, len(sc.Components)+1)
+	weights := make(map[string]float64, len(sc.Weights)+1)
+	maps.Copy(comps, sc.Components)
+	maps.Copy(weights, sc.Weights)
+	comps[judgeutil.Component], weights[judgeutil.Component] = j, JudgeWeight
+	res.Components, res.Weights = comps, weights
+	res.Reward = sc.Total + JudgeWeight*j
+	tr.Kept = "judge component kept as recorded (a judge cannot be re-asked deterministically); the other components re-scored"
 }

@@ -205,6 +205,11 @@ func parseRow(raw json.RawMessage) (Row, error) {
 	// A prompt written by this environment starts with "File path: <p>";
 	// the path line is not part of the configuration.
 	if p, body, ok := splitPathHeader(row.Content); ok {
+		// A reference row: the configuration is in the prompt's fence and
+		// the path is the reference's own, possibly absolute (trainer.go).
+		if cfg, isRef := referenceConfig(body); isRef {
+			p, body = relativeFixturePath(p), cfg
+		}
 		if row.Path == "" {
 			row.Path = p
 		}
@@ -242,7 +247,7 @@ func parseRow(raw json.RawMessage) (Row, error) {
 			row.FixtureType = ans.FixtureType
 		}
 		if row.Path == "" {
-			row.Path = ans.FixturePath
+			row.Path = relativeFixturePath(ans.FixturePath)
 		}
 	}
 	if row.Path == "" && r.Meta != nil {
@@ -317,6 +322,12 @@ func parseAnswer(raw json.RawMessage) (Answer, error) {
 }
 
 func readFixture(p string) ([]byte, error) {
+	// The path comes from the row: never follow it out of the working
+	// directory (a trainer's row names a file inside the reference's
+	// installed package; its configuration is in the prompt).
+	if path.IsAbs(p) || path.Clean(p) != p || p == ".." || strings.HasPrefix(p, "../") {
+		return nil, fmt.Errorf("%q is not a clean relative path; svbench opens no absolute or parent path a row names", p)
+	}
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the fixture: %w", err)

@@ -33,3 +33,15 @@ func Dir(t testing.TB) string {
 	}
 	return shared
 }
+
+// RealRun returns the folder of one of the reference's real training runs
+// (../shared/reference-data/real-runs/<name>: e1-hybrid, e1-llm_judge,
+// e2-hybrid), or skips the test saying it is absent.
+func RealRun(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(Dir(t), "reference-data", "real-runs", name)
+	if st, err := os.Stat(filepath.Join(dir, "results.jsonl")); err != nil || st.IsDir() {
+		t.Skipf("real run %s not found (%s): the reference's training runs are only available in the development checkout", name, dir)
+	}
+	return dir
+}
