@@ -24,6 +24,10 @@ import (
 type Parsed struct {
 	Text  string
 	Label string
+	// Fields, when the environment reads its prompts as structured records
+	// (env.FieldExtractor), are the record's fields: Validate looks for one
+	// or two of them that predict the label on their own.
+	Fields map[string]string
 }
 
 // ParseFunc reads one row; an error marks the row invalid.
@@ -150,6 +154,9 @@ type Report struct {
 	Warnings []Finding   `json:"warnings"`
 	// MaxNearLeak is the near-leakage share allowed (Options.MaxNearLeak).
 	MaxNearLeak float64 `json:"max_near_leak"`
+	// Shortcuts are the best one- and two-field rules over every file's
+	// rows, when the rows have fields (Parsed.Fields).
+	Shortcuts *Shortcuts `json:"shortcuts,omitempty"`
 }
 
 // OK is true when nothing must be fixed.
@@ -177,6 +184,7 @@ type fileHashes struct {
 	// rowNear is every valid row's normalised digest, so near leakage
 	// counts rows, not distinct forms.
 	rowNear []digest
+	fields  []FieldRow
 }
 
 // Expand turns a FILE or DIR argument into JSONL files (a directory's
@@ -278,6 +286,13 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 			}
 		}
 	}
+	// Label shortcuts over every file's rows together.
+	var fieldRows []FieldRow
+	for _, fh := range all {
+		fieldRows = append(fieldRows, fh.fields...)
+	}
+	rep.Shortcuts = FindShortcuts(fieldRows)
+	rep.Warnings = append(rep.Warnings, rep.Shortcuts.findings(strings.Join(paths, ","))...)
 	// Label balance over everything.
 	labels := map[string]int{}
 	total := 0
@@ -327,6 +342,9 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 			return nil
 		}
 		fh.stats.Labels[p.Label]++
+		if len(p.Fields) > 0 {
+			fh.fields = append(fh.fields, FieldRow{Fields: p.Fields, Label: p.Label})
+		}
 		d, n := hashText(p.Text), hashText(Normalise(p.Text))
 		fh.rowNear = append(fh.rowNear, n)
 		if first, ok := fh.exact[d]; ok {

@@ -10,7 +10,14 @@ import (
 
 // GeneratorVersion is recorded in every synthetic row's meta; bump it when
 // the generator's output for a given seed changes.
-const GeneratorVersion = "synth-1"
+//
+// synth-2 (issue #23) draws direction, address class and connection state
+// for both classes from overlapping distributions (benign inbound services,
+// benign failed and one-way connections, attacks that complete their
+// handshakes) and derives the Zeek history from the connection state, so
+// no single field or pair of fields gives the label away; synth-1 had
+// every inbound flow and every public source malicious.
+const GeneratorVersion = "synth-2"
 
 // Difficulty levels. "mixed" draws each row's level uniformly.
 const (
@@ -59,6 +66,11 @@ var scenarios = []scenario{
 	{name: "nightly_backup", family: "none", lookalike: true, gen: genBackup},
 	{name: "health_check_poller", family: "none", lookalike: true, gen: genHealthCheck},
 	{name: "it_vulnerability_scan", family: "none", lookalike: true, gen: genITScan},
+	{name: "public_web_server", family: "none", gen: genPublicWeb},
+	{name: "inbound_mail", family: "none", gen: genInboundMail},
+	{name: "remote_access", family: "none", gen: genRemoteAccess},
+	{name: "failed_connection", family: "none", gen: genFailedConn},
+	{name: "udp_one_way", family: "none", gen: genOneWayUDP},
 
 	{name: "port_scan", malicious: true, family: "reconnaissance", gen: genPortScan},
 	{name: "slow_port_scan", malicious: true, family: "reconnaissance", lookalike: true, gen: genSlowScan},
@@ -69,6 +81,8 @@ var scenarios = []scenario{
 	{name: "exfiltration", malicious: true, family: "exfiltration", gen: genExfil},
 	{name: "low_and_slow_exfiltration", malicious: true, family: "exfiltration", lookalike: true, gen: genSlowExfil},
 	{name: "iot_botnet_scan", malicious: true, family: "botnet", gen: genMirai},
+	{name: "credential_stuffing", malicious: true, family: "brute_force", gen: genCredStuffing},
+	{name: "lateral_movement", malicious: true, family: "lateral_movement", gen: genLateral},
 }
 
 // gen carries the random source and the row's difficulty.
@@ -121,6 +135,7 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 		for attempt := 0; ; attempt++ {
 			s := pick(r, pool, level)
 			f := s.gen(g)
+			f.History = g.history(f.Proto, f.ConnState)
 			degrade(g, &f)
 			h := f.Hash()
 			if seen[h] {
@@ -561,7 +576,7 @@ func genSSHBrute(g *gen) Flow {
 		Timestamp: g.anyTime(), DeviceType: oneOf(g, "server", "jump-host", "router", ""), Direction: dir,
 		Proto: "tcp", Service: "ssh", SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 22, 22, 22, 2222),
 		Duration: F64(g.round(g.uniform(0.8, 6), 6)), ConnState: oneOf(g, "SF", "RSTO", "RSTR", "S1"), History: oneOf(g, "ShAdDaFf", "ShAdDaR", "ShAdDar"),
-	}, g.bytesIn(900, 3_200), g.bytesIn(1_100, 4_500))
+	}, g.bytesIn(900, 3_200), g.bytesIn(800, byLevel(g, 4_500.0, 12_000, 60_000)))
 	fails := byLevel(g, g.intIn(40, 900), g.intIn(8, 120), g.intIn(2, 12))
 	conns := fails/byLevel(g, 3, 3, 2) + 1
 	f.Window = g.window(conns, 1, byLevel(g, 1, g.intIn(1, 3), g.intIn(1, 2)), fails, g.uniform(0, 0.2), 300/float64(conns), g.uniform(0.1, 0.9), *f.OrigBytes*int64(conns))
@@ -658,5 +673,170 @@ func genMirai(g *gen) Flow {
 	}
 	hosts := byLevel(g, g.intIn(500, 20_000), g.intIn(60, 2_000), g.intIn(10, 200))
 	f.Window = g.window(hosts+g.intIn(0, 50), g.intIn(1, 3), hosts, 0, g.uniform(0.85, 1), 300/float64(hosts), g.uniform(0.2, 1), int64(hosts)*60)
+	return f
+}
+
+// --- synth-2: shared connection-state and direction draws ------------------
+
+// history is the Zeek history string a connection state produces. It is
+// derived from the state (and protocol) alone, the same way for every
+// scenario, so it carries no label information the state does not.
+func (g *gen) history(proto, state string) string {
+	if proto == "udp" {
+		if state == "S0" {
+			return "D"
+		}
+		return "Dd"
+	}
+	switch state {
+	case "SF":
+		return oneOf(g, "ShADadFf", "ShADadfF", "ShAdDaFf", "ShADFf")
+	case "S0":
+		return "S"
+	case "REJ":
+		return "Sr"
+	case "RSTO":
+		return oneOf(g, "ShADadR", "ShAR")
+	case "RSTR":
+		return oneOf(g, "ShADadr", "ShAdDar")
+	case "RSTOS0":
+		return "SR"
+	case "S1":
+		return "ShADad"
+	case "SH":
+		return "SF"
+	case "OTH":
+		return "H"
+	}
+	return "-"
+}
+
+// failedState is how a connection that got no service ends: unanswered
+// or refused, sometimes reset.
+func (g *gen) failedState() string { return oneOf(g, "S0", "S0", "REJ", "REJ", "RSTR", "SH") }
+
+// genPublicWeb is an internet client visiting the organisation's public
+// web server: inbound, public source, mostly completed.
+func genPublicWeb(g *gen) Flow {
+	port := oneOf(g, 443, 443, 80)
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "web-server", "load-balancer", "server"), Direction: "inbound",
+		Proto: "tcp", Service: map[int]string{443: "ssl", 80: "http"}[port], SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
+		Duration: F64(g.round(g.logUniform(0.05, 90), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "SF", "RSTO", "RSTR", "S0", "S1"),
+	}, g.bytesIn(300, 9_000), g.bytesIn(200, 2_000_000))
+	if f.ConnState == "S0" { // a client that went away mid-handshake
+		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service = I64(0), I64(0), I64(int64(g.intIn(1, 3))), I64(0), ""
+	}
+	conns := g.intIn(1, 40)
+	f.Window = g.window(conns, 1, 1, byLevel(g, 0, g.intIn(0, 1), g.intIn(0, 3)), g.uniform(0, 0.25), 300/float64(conns+1), g.uniform(0.5, 2.5), *f.OrigBytes*int64(conns))
+	return f
+}
+
+// genInboundMail is another organisation's mail server delivering mail.
+func genInboundMail(g *gen) Flow {
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: "mail-server", Direction: "inbound",
+		Proto: "tcp", Service: "smtp", SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: 25,
+		Duration: F64(g.round(g.logUniform(0.3, 30), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "REJ"),
+	}, g.bytesIn(1_000, 15e6), g.bytesIn(300, 3_000))
+	if f.ConnState == "REJ" { // greylisting or a full queue
+		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service, f.Duration = I64(0), I64(0), I64(1), I64(1), "", nil
+	}
+	conns := g.intIn(1, 12)
+	f.Window = g.window(conns, 1, 1, 0, g.uniform(0, 0.3), 0, 0, *f.OrigBytes*int64(conns))
+	return f
+}
+
+// genRemoteAccess is staff reaching the VPN gateway or bastion from home.
+func genRemoteAccess(g *gen) Flow {
+	port := oneOf(g, 443, 22, 1194, 4500)
+	proto := "tcp"
+	if port == 1194 || port == 4500 {
+		proto = "udp"
+	}
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "vpn-gateway", "jump-host", "router"), Direction: "inbound",
+		Proto: proto, Service: map[int]string{443: "ssl", 22: "ssh", 1194: "", 4500: ""}[port], SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
+		Duration: F64(g.round(g.logUniform(5, 20_000), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "S1"),
+	}, g.bytesIn(5_000, 5e8), g.bytesIn(20_000, 2e9))
+	if proto == "udp" {
+		f.ConnState = oneOf(g, "SF", "SF", "SF", "S0")
+	}
+	f.Window = g.window(g.intIn(1, 6), 1, 1, byLevel(g, g.intIn(0, 1), g.intIn(0, 2), g.intIn(0, 4)), g.uniform(0, 0.2), 0, 0, *f.OrigBytes)
+	return f
+}
+
+// genFailedConn is an ordinary client failing to reach a service that is
+// down, moved or firewalled: refused or unanswered, but one host and one
+// port, a handful of retries.
+func genFailedConn(g *gen) Flow {
+	port := oneOf(g, 443, 80, 8080, 9100, 3389, 445, 5432, 22, 631, 8443)
+	dst, dir := g.internalIP(), "internal"
+	if g.chance(0.5) {
+		dst, dir = g.externalIP(), "outbound"
+	}
+	f := Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server", "printer", "smartphone"), Direction: dir,
+		Proto: "tcp", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: dst, DstPort: port, ConnState: g.failedState(),
+		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 3))), RespPkts: I64(int64(g.intIn(0, 1))),
+		Duration: F64(g.round(g.uniform(0, 9), 6)),
+	}
+	retries := g.intIn(1, 12)
+	f.Window = g.window(retries, 1, 1, 0, g.uniform(0.5, 1), byLevel(g, 8.0, 4, 2)*g.uniform(1, 4), g.uniform(0.1, 0.9), int64(retries*60))
+	return f
+}
+
+// genOneWayUDP is traffic that never gets an answer by design: syslog,
+// SNMP traps, NetFlow export, service discovery.
+func genOneWayUDP(g *gen) Flow {
+	port := oneOf(g, 514, 162, 2055, 1900, 5353, 137)
+	dst, dir := g.internalIP(), "internal"
+	if port == 514 && g.chance(0.3) {
+		dst, dir = g.externalIP(), "outbound" // a cloud log collector
+	}
+	f := Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "router", "server", "printer", "camera", "workstation", "smart-tv"), Direction: dir,
+		Proto: "udp", Service: map[int]string{514: "syslog", 162: "snmp", 2055: "", 1900: "", 5353: "dns", 137: "netbios"}[port],
+		SrcIP: g.internalIP(), SrcPort: oneOf(g, port, g.ephemeral()), DstIP: dst, DstPort: port, ConnState: "S0",
+		OrigBytes: I64(int64(g.intIn(60, 1_400))), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 20))), RespPkts: I64(0),
+		Duration: F64(g.round(g.uniform(0, 30), 6)),
+	}
+	conns := g.intIn(2, 300)
+	f.Window = g.window(conns, 1, g.intIn(1, 3), 0, g.uniform(0.9, 1), 300/float64(conns), g.uniform(0.05, 1.5), int64(conns)*int64(g.intIn(60, 400)))
+	return f
+}
+
+// genCredStuffing is password spraying against the public web login:
+// completed HTTPS connections, one at a time, each a failed login.
+func genCredStuffing(g *gen) Flow {
+	src, dir := g.externalIP(), "inbound"
+	if g.chance(0.2) {
+		src, dir = g.internalIP(), "internal"
+	}
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "web-server", "load-balancer", "server"), Direction: dir,
+		Proto: "tcp", Service: "ssl", SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: 443,
+		Duration: F64(g.round(g.uniform(0.1, 3), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO"),
+	}, g.bytesIn(600, 3_000), g.bytesIn(400, byLevel(g, 6_000.0, 40_000, 300_000)))
+	fails := byLevel(g, g.intIn(60, 800), g.intIn(12, 150), g.intIn(4, 25))
+	conns := fails + g.intIn(0, 5)
+	f.Window = g.window(conns, 1, 1, fails, g.uniform(0, 0.1), 300/float64(conns), g.uniform(0.1, 0.8), *f.OrigBytes*int64(conns))
+	return f
+}
+
+// genLateral is a compromised host spreading over SMB, RDP or SSH inside
+// the network: many hosts, some logins failing.
+func genLateral(g *gen) Flow {
+	port := oneOf(g, 445, 445, 3389, 22, 135)
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server"), Direction: "internal",
+		Proto: "tcp", Service: map[int]string{445: "smb", 3389: "rdp", 22: "ssh", 135: "dce_rpc"}[port], SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
+		Duration: F64(g.round(g.logUniform(0.2, 60), 6)), ConnState: oneOf(g, "SF", "SF", "REJ", "S0", "RSTO"),
+	}, g.bytesIn(400, 200_000), g.bytesIn(300, 100_000))
+	if f.ConnState == "REJ" || f.ConnState == "S0" {
+		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service = I64(0), I64(0), I64(int64(g.intIn(1, 3))), I64(0), ""
+	}
+	hosts := byLevel(g, g.intIn(40, 400), g.intIn(10, 80), g.intIn(4, 20))
+	f.Window = g.window(hosts+g.intIn(0, 20), g.intIn(1, 2), hosts, byLevel(g, g.intIn(10, 100), g.intIn(2, 30), g.intIn(0, 6)), g.uniform(0.2, 0.7), 300/float64(hosts), g.uniform(0.2, 1), int64(hosts)*int64(g.intIn(500, 5_000)))
 	return f
 }

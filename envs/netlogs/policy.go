@@ -129,6 +129,8 @@ var (
 	iotDevices    = map[string]bool{"camera": true, "dvr": true, "router": true, "smart-plug": true, "thermostat": true, "sensor-hub": true}
 	oddPorts      = map[int]bool{21: true, 4444: true, 1337: true, 6667: true, 9001: true, 8080: true, 8443: true, 23231: true, 37215: true, 52869: true}
 	telnetPorts   = map[int]bool{23: true, 2323: true, 23231: true, 37215: true, 52869: true}
+	adminPorts    = map[int]bool{22: true, 135: true, 445: true, 3389: true, 5985: true}
+	oneWayPorts   = map[int]bool{514: true, 162: true, 2055: true, 1900: true, 5353: true, 137: true}
 )
 
 // FeaturesDecide is a stronger analyst heuristic over the rich rendering:
@@ -181,9 +183,20 @@ func FeaturesDecide(text string) (string, float64, string) {
 			add(3, fmt.Sprintf("%.0f failed logins", fails))
 		case fails >= 5:
 			add(1.5, fmt.Sprintf("%.0f failed logins", fails))
-		case fails >= 2 && (port == 22 || telnetPorts[port]) && dir != "internal":
+		case fails >= 2 && (port == 22 || port == 443 || port == 80 || telnetPorts[port]) && dir != "internal":
 			add(0.7, "repeated failed logins")
+		case fails >= 2 && dir == "internal" && adminPorts[port]:
+			add(0.7, "failed logins to an admin protocol inside the network")
 		}
+	}
+	if hasHosts && hosts >= 10 && adminPorts[port] && dir == "internal" && !(hasPorts && ports >= 50) {
+		add(2, fmt.Sprintf("internal fan-out to %.0f hosts over an admin protocol", hosts))
+	}
+	if rec["proto"] == "udp" && state == "S0" && oneWayPorts[port] {
+		add(-1.5, "one-way UDP (logs, traps, discovery) never gets an answer")
+	}
+	if noHandshake && dir != "inbound" && hasPorts && ports <= 2 && hasHosts && hosts <= 2 && hasConns && conns <= 15 && (!hasFails || fails == 0) {
+		add(-1, "a client retrying one unreachable service")
 	}
 	if hasConns && conns >= 1000 && hasRej && rej >= 0.8 && !(hasHosts && hosts > 20) {
 		add(3, "connection flood")
@@ -202,7 +215,9 @@ func FeaturesDecide(text string) (string, float64, string) {
 	} else if hasCV && cv <= 0.1 && pollerDevices[dev] {
 		add(-1.5, "regular monitoring poll")
 	}
-	if hasOut && out >= 1e8 || hasOrig && origBytes >= 1e8 {
+	if (hasOut && out >= 1e8 || hasOrig && origBytes >= 1e8) && dir == "inbound" {
+		add(-0.5, "large transfer into the network")
+	} else if hasOut && out >= 1e8 || hasOrig && origBytes >= 1e8 {
 		h, hasHour := rec.hour()
 		night := hasHour && h < 5
 		switch {

@@ -199,7 +199,11 @@ func envParser(name string) (integrity.ParseFunc, string, error) {
 				parts = append(parts, m.Content)
 			}
 		}
-		return integrity.Parsed{Text: strings.Join(parts, "\n"), Label: string(dataset.Canonical(ex.Answer))}, nil
+		p := integrity.Parsed{Text: strings.Join(parts, "\n"), Label: string(dataset.Canonical(ex.Answer))}
+		if fx, ok := e.(env.FieldExtractor); ok {
+			p.Fields = fx.Fields(ex)
+		}
+		return p, nil
 	}, e.Info().ID, nil
 }
 
@@ -230,7 +234,10 @@ unparseable rows, duplicate prompts within a file, the same prompt with differen
 a held-out row whose prompt is also in another split, and near-duplicate leakage (prompts
 equal after lower-casing, collapsing digits and folding whitespace) above --max-near-leak.
 Warnings do not fail: near-duplicates within a file, near leakage under the limit (templated
-prompts, such as E1's flows, look alike once numbers are ignored), a label over 95% of rows.
+prompts, such as E1's flows, look alike once numbers are ignored), a label over 95% of rows,
+and, for environments whose prompts are records (E1), a label shortcut: one field or a pair
+whose values predict the label (leave-one-out) 25 points or more above the majority label.
+The best one- and two-field rules are tabulated for such environments either way.
 
 The report is a set of tables: files, label balance per split (labels over 60 characters, such
 as E2's answer objects, are summarised by shape), leakage per pair of splits with its verdict,
@@ -310,6 +317,7 @@ func printValidation(w io.Writer, rep *integrity.Report, envID string) {
 
 	printBalance(w, rep)
 	printLeakage(w, rep)
+	printShortcuts(w, rep.Shortcuts)
 
 	detail := func(s string) string {
 		if utf8.RuneCountInString(s) > 160 {
@@ -365,6 +373,21 @@ func printValidation(w io.Writer, rep *integrity.Report, envID string) {
 	default:
 		fmt.Fprintf(w, "result: ok, no problems; %d warning(s) above, which do not fail validation\n", len(rep.Warnings))
 	}
+}
+
+// printShortcuts tabulates the best one- and two-field label rules, when
+// the environment reads its rows as records.
+func printShortcuts(w io.Writer, s *integrity.Shortcuts) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nlabel shortcuts over %d rows (a rule answers each combination of field values with its majority label;\naccuracy leave-one-out; the majority label alone: %.1f%%)\n", s.Rows, 100*s.Majority)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FIELDS\tACCURACY\tIN-SAMPLE\tCELLS\tSTRONGEST CELL")
+	for _, r := range append(append([]integrity.Rule{}, s.Top1...), s.Top2...) {
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%d\t%s\n", strings.Join(r.Fields, " + "), 100*r.Accuracy, 100*r.InSample, r.Cells, r.Strongest)
+	}
+	tw.Flush()
 }
 
 func nearLimit(max float64) string {
