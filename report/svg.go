@@ -325,6 +325,8 @@ type Series struct {
 	Name         string
 	Mean, Lo, Hi []float64
 	Color        string
+	// Points draws Mean as dots (raw per-step values) instead of a line.
+	Points bool
 }
 
 // seriesColors cycle for multi-series charts.
@@ -388,11 +390,17 @@ func LineChart(title, xTitle, yTitle string, x []float64, series []Series, unit 
 		}
 		var pts []string
 		for j := range x {
-			if j < len(s.Mean) {
+			if j < len(s.Mean) && !math.IsNaN(s.Mean[j]) && !math.IsInf(s.Mean[j], 0) {
+				if s.Points {
+					fmt.Fprintf(&c.b, `<circle cx="%.1f" cy="%.1f" r="2.4" fill="%s" fill-opacity="0.75"/>`+"\n", p.X(sx(x[j])), p.Y(sy(s.Mean[j])), col)
+					continue
+				}
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", p.X(sx(x[j])), p.Y(sy(s.Mean[j]))))
 			}
 		}
-		fmt.Fprintf(&c.b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), col)
+		if !s.Points {
+			fmt.Fprintf(&c.b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), col)
+		}
 		items = append(items, legendItem{color: col, label: s.Name})
 	}
 	legend(c, p.x0, p.y0+p.h+62, items)

@@ -24,17 +24,31 @@ func newReportCmd() *cobra.Command {
 		seed                        uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "report",
+		Use:   "report [RUN_DIR]",
 		Short: "Compute summary.json, report.md and charts for a run",
 		Long: `Reads a run directory (results.jsonl + metadata.json) or a bare results file, in
 svbench's format or the reference harness's, and writes summary.json, report.md and
 SVG charts (default: next to the results). --env may be omitted when metadata.json
 names the environment. --strict fails (exit 1) when any row is an API error or
-could not be parsed, listing the lines.`,
+could not be parsed, listing the lines.
+
+A trainer's run (rows in the verifiers / prime-rl format, e.g. a hosted-training export) is
+re-scored on the text its environment saw, and when metrics_raw.json is beside
+the rows (one object per step: reward/<env>/mean|min|max,
+metrics/<env>/<component>, eval/<env>/avg@1, decode_len/…) its learning curves are drawn
+and summarised in summary.json "training". Rows with a step column (prime-rl, verifiers,
+svbench) get per-step curves from the rows themselves.`,
 		Example: "  svbench report --input outputs/evals/network-logs--gpt-5-mini/20250101-120000\n" +
+			"  svbench report ../shared/reference-data/real-runs/e1-hybrid --out /tmp/e1-hybrid   # a trainer's run: re-scored rows + curves from metrics_raw.json\n" +
 			"  svbench report --env e1 --input results.jsonl --strict --out /tmp/report",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if input != "" && input != args[0] {
+					return usagef("give the run either as an argument or with --input, not both")
+				}
+				input = args[0]
+			}
 			if input == "" {
 				return usagef("--input is required: a run directory or a results.jsonl file")
 			}

@@ -75,6 +75,13 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	rep, err := report.Build(info.ID, rows, meta, opts)
 	if rep != nil {
 		rep.Summary["trainer_agreement"] = agreement(rows)
+		rep.Markdown += trainerSection(rows)
+		if lab := labelCounts(rows); len(lab) > 0 {
+			rep.Summary["predicted_labels"] = lab
+		}
+		if serr := addTraining(rep, dir); serr != nil {
+			return nil, serr
+		}
 	}
 	if err != nil {
 		return &trainerRun{Report: rep, Meta: meta, Rows: rows, Lines: lines}, err
@@ -178,4 +185,98 @@ func eachTrainerRow(path string, fn func(*ingest.Row) bool) error {
 		}
 	}
 	return sc.Err()
+}
+
+// addTraining adds the trainer's own step metrics (metrics_raw.json beside
+// the rows) to the report: curves, and summary.json "training".
+func addTraining(rep *report.Report, dir string) error {
+	sm, err := ingest.ReadStepMetrics(dir)
+	if err != nil || sm == nil {
+		return err
+	}
+	sum, charts, md, ok := report.Training(sm)
+	if !ok {
+		return nil
+	}
+	rep.Summary["training"] = sum
+	rep.Charts = append(rep.Charts, charts...)
+	rep.Markdown += md
+	v := fmt.Sprintf("step %d %.4f → step %d %.4f (best %.4f at step %d)", sum.First.Step, sum.First.Reward, sum.Last.Step, sum.Last.Reward, sum.Best.Reward, sum.Best.Step)
+	rep.Headline = append(rep.Headline, report.Stat{Name: "training reward", Value: v})
+	if e := sum.Eval; e != nil {
+		rep.Headline = append(rep.Headline, report.Stat{Name: "trainer eval", Value: fmt.Sprintf("%.4f → %.4f (Δ %+.4f)", e.Before, e.After, e.Delta)})
+	}
+	return nil
+}
+
+// labelCounts counts the parsed labels of rows that have one (classification
+// environments), "" as "(none)".
+func labelCounts(rows []artifact.Result) map[string]int {
+	out := map[string]int{}
+	for i := range rows {
+		l, ok := rows[i].Parsed["predicted_label"].(string)
+		if !ok {
+			continue
+		}
+		if l == "" {
+			l = "(none)"
+		}
+		out[l]++
+	}
+	return out
+}
+
+// trainerSection says what re-scoring a trainer's rows did: the text
+// rebuilt, components kept, the executable re-score beside the recorded
+// reward, and the answers' label distribution.
+func trainerSection(rows []artifact.Result) string {
+	var rebuilt, kept, execN int
+	var execSum, recSum float64
+	firstRebuilt, firstKept := "", ""
+	for i := range rows {
+		tr := rows[i].Trainer
+		if tr == nil {
+			continue
+		}
+		if tr.Rebuilt != "" {
+			rebuilt++
+			firstRebuilt = cmpOr(firstRebuilt, tr.Rebuilt)
+		}
+		if tr.Kept != "" {
+			kept++
+			firstKept = cmpOr(firstKept, tr.Kept)
+		}
+		if tr.Executable != nil && tr.Reward != nil {
+			execN++
+			execSum += *tr.Executable
+			recSum += *tr.Reward
+		}
+	}
+	var b strings.Builder
+	b.WriteString("\n## Trainer rows\n\n")
+	fmt.Fprintf(&b, "- %s\n", agreement(rows))
+	if rebuilt > 0 {
+		fmt.Fprintf(&b, "- %d row(s) re-scored on the text the environment saw, rebuilt from the export (e.g. %s).\n", rebuilt, report.EscapeCell(firstRebuilt))
+	}
+	if kept > 0 {
+		fmt.Fprintf(&b, "- %d row(s) keep a recorded component: %s.\n", kept, report.EscapeCell(firstKept))
+	}
+	if execN > 0 {
+		fmt.Fprintf(&b, "- mean recorded reward %.4f; mean executable re-score %.4f (n=%d).\n", recSum/float64(execN), execSum/float64(execN), execN)
+	}
+	if lab := labelCounts(rows); len(lab) > 0 {
+		var parts []string
+		for _, k := range report.SortedKeys(lab) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, lab[k]))
+		}
+		fmt.Fprintf(&b, "- answers' labels: %s.\n", strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
