@@ -246,4 +246,3 @@ func MovingAverage(v []float64, w int) []float64 {
 	}
 	return out
 }
-
