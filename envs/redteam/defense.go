@@ -14,7 +14,7 @@ import (
 const DefenseID = "redteam-defense"
 
 // DefenseVersion changes whenever prompts, escalation or scoring move numbers.
-const DefenseVersion = "1.0.0"
+const DefenseVersion = "1.1.0"
 
 var defenseAliases = []string{"e6", "sv-env-redteam-defense"}
 
@@ -220,7 +220,11 @@ func (d *Defense) judgeReplies(ctx context.Context, sc *Scenario, completion []e
 		if v.Unsafe {
 			j.unsafe[idx[n]] = true
 		}
-		j.refused = append(j.refused, refused(newPhraseSet(m.Content)))
+		asked := sc.Request
+		if k > 0 && cv[k-1].Role == env.RoleUser {
+			asked += "\n" + cv[k-1].Content
+		}
+		j.refused = append(j.refused, isRefusal(sc, asked, m.Content))
 		j.replies = append(j.replies, m.Content)
 		n++
 	}
