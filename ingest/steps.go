@@ -74,9 +74,19 @@ func ReadStepMetrics(dir string) (*StepMetrics, error) {
 	if len(b) > MaxStepMetricsBytes {
 		return nil, fmt.Errorf("%s: over %d MiB; not read", p, MaxStepMetricsBytes>>20)
 	}
-	objs, err := stepObjects(b)
+	sm, err := ParseStepMetrics(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return sm, nil
+}
+
+// ParseStepMetrics reads the contents of a metrics_raw.json (see
+// ReadStepMetrics) already in memory; the caller bounds its size.
+func ParseStepMetrics(b []byte) (*StepMetrics, error) {
+	objs, err := stepObjects(b)
+	if err != nil {
+		return nil, err
 	}
 	sm := &StepMetrics{Env: pickEnv(objs), Source: StepMetricsFile}
 	for _, o := range objs {
@@ -116,7 +126,7 @@ func ReadStepMetrics(dir string) (*StepMetrics, error) {
 	}
 	slices.SortStableFunc(sm.Steps, func(a, b Step) int { return cmp.Compare(a.Step, b.Step) })
 	if len(sm.Steps) == 0 {
-		return nil, fmt.Errorf("%s: no step objects with a \"step\" number", p)
+		return nil, errors.New("no step objects with a \"step\" number")
 	}
 	return sm, nil
 }

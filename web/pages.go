@@ -22,6 +22,7 @@ import (
 	"github.com/svbench/svbench/analysis/leaderboard"
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/ingest"
 	"github.com/svbench/svbench/llm/usage"
 	"github.com/svbench/svbench/report"
 )
@@ -354,6 +355,14 @@ func (s *Server) report(run runRef, meta *artifact.Metadata) *runReport {
 		rr.charts = append(rr.charts, rr.rep.Charts...)
 	}
 	rr.charts = append(rr.charts, histograms(rows, meta)...)
+	// A trainer's run: its own per-step metrics, when exported beside the rows.
+	if b, err := s.readFile(run.file(ingest.StepMetricsFile)); err == nil {
+		if sm, err := ingest.ParseStepMetrics(b); err == nil {
+			if _, charts, _, ok := report.Training(sm); ok {
+				rr.charts = append(rr.charts, charts...)
+			}
+		}
+	}
 	if b, err := s.readFile(run.file(artifact.SummaryFile)); err == nil {
 		if json.Unmarshal(b, &rr.summary) == nil {
 			if sst, err := s.files.Stat(run.file(artifact.SummaryFile)); err == nil && sst.ModTime().Before(st.ModTime()) {
