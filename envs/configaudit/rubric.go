@@ -63,12 +63,15 @@ type evaluation struct {
 	// suppressions lists the scanner suppressions the patch added; they
 	// are removed before re-verification (suppress.go).
 	suppressions []string
-	fixScore     float64
-	penalty      float64
-	auditing     float64
-	toolObs      float64
-	patchDelta   float64 // reference: -1 when no patch was scored
-	scanError    string
+	// rewordings lists what the patched file was canonicalised to before
+	// re-verification (canonical.go): what it says, judged by what it means.
+	rewordings []string
+	fixScore   float64
+	penalty    float64
+	auditing   float64
+	toolObs    float64
+	patchDelta float64 // reference: -1 when no patch was scored
+	scanError  string
 	// unverifiable says why the reference reward cannot be recomputed here.
 	unverifiable string
 }
@@ -413,6 +416,26 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 		return
 	}
 	ev.structOK = true
+	var canonPatched []byte
+	canonPatched, ev.rewordings = canonicalise(fx.Type, fx.Content, patched)
+	if len(ev.rewordings) > 0 {
+		file = verify.File{Path: fx.Path, Content: canonPatched}
+		if fx.Type == FixtureK8s {
+			file.YAML = yamlsafe.Parse(fx.Path, canonPatched, yamlLimits)
+		}
+	}
+	// What the original already meant is not introduced by the patch: the
+	// original is canonicalised the same way and its findings are the
+	// baseline for "introduced".
+	if canonOrig, notes := canonicalise(fx.Type, fx.Content, fx.Content); len(notes) > 0 {
+		of := verify.File{Path: fx.Path, Content: canonOrig}
+		if fx.Type == FixtureK8s {
+			of.YAML = yamlsafe.Parse(fx.Path, canonOrig, yamlLimits)
+		}
+		if cv, err := reverify(of); err == nil {
+			origV = dedupViolations(append(append([]Violation(nil), origV...), cv...))
+		}
+	}
 	postV, err := reverify(file)
 	if err != nil {
 		ev.structOK = false
@@ -572,6 +595,9 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 	}
 	if len(ev.out.Problems) > 0 {
 		m["parse_problems"] = limitList(ev.out.Problems, 5)
+	}
+	if len(ev.rewordings) > 0 {
+		m["rewordings"] = limitList(ev.rewordings, 8)
 	}
 	if len(ev.suppressions) > 0 {
 		m["suppressions"] = limitList(ev.suppressions, 5)

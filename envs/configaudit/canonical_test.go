@@ -1,0 +1,227 @@
+package configaudit
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Corners of the semantic re-verification the mini set lacks: each case is
+// an original, the finding it carries, and patches that either rewrite the
+// meaning (fixed) or only the words (not fixed). Scored end to end through
+// the default rubric.
+func TestSemanticFixCorners(t *testing.T) {
+	e, _ := testEnv(t)
+	const deploy = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shell
+  namespace: ops
+spec:
+  selector:
+    matchLabels: {app: shell}
+  template:
+    metadata:
+      labels: {app: shell}
+    spec:
+      containers:
+        - name: shell
+          image: %s
+          ports:
+            - containerPort: 22
+          securityContext:
+            allowPrivilegeEscalation: false
+            readOnlyRootFilesystem: true
+            runAsNonRoot: true
+            capabilities: {drop: ["ALL"]}
+          resources:
+            requests: {cpu: 100m, memory: 128Mi}
+            limits: {cpu: 500m, memory: 256Mi}
+%s`
+	sshd := fmt.Sprintf(deploy, "registry.example.com/ops/openssh-server:9.7", "")
+	web := fmt.Sprintf(deploy, "registry.example.com/ops/web:1.2", "")
+	dropPort := func(s string) string {
+		return strings.Replace(s, "          ports:\n            - containerPort: 22\n", "", 1)
+	}
+
+	const sockPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: builder
+  namespace: ci
+spec:
+  containers:
+    - name: builder
+      image: registry.example.com/ci/builder:2.0
+      securityContext:
+        allowPrivilegeEscalation: false
+        readOnlyRootFilesystem: true
+        runAsNonRoot: true
+        capabilities: {drop: ["ALL"]}
+      resources:
+        requests: {cpu: 100m, memory: 128Mi}
+        limits: {cpu: 500m, memory: 256Mi}
+      volumeMounts:
+        - {name: sock, mountPath: /var/run/docker.sock}
+  volumes:
+    - name: sock
+      hostPath:
+        path: /var/run/docker.sock
+`
+	const secretPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: api
+  namespace: app
+spec:
+  containers:
+    - name: api
+      image: registry.example.com/app/api:4.1
+      env:
+        - name: DB_PASSWORD
+          value: hunter2hunter2
+      securityContext:
+        allowPrivilegeEscalation: false
+        readOnlyRootFilesystem: true
+        runAsNonRoot: true
+        capabilities: {drop: ["ALL"]}
+      resources:
+        requests: {cpu: 100m, memory: 128Mi}
+        limits: {cpu: 500m, memory: 256Mi}
+`
+	const binding = `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ops-admins
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+  - kind: Group
+    name: ops
+    apiGroup: rbac.authorization.k8s.io
+`
+	const tfSG = `resource "aws_security_group" "bastion" {
+  name = "bastion"
+  ingress {
+    from_port   = 22
+    to_port     = 22
+    protocol    = "tcp"
+    cidr_blocks = ["0.0.0.0/0"]
+  }
+}
+`
+	const tfIMDS = `variable "tokens" {
+  default = "optional"
+}
+
+resource "aws_instance" "app" {
+  ami           = "ami-12345678"
+  instance_type = "t3.micro"
+  metadata_options {
+    http_tokens = "optional"
+  }
+  root_block_device {
+    encrypted = true
+  }
+}
+`
+	type patchCase struct {
+		name    string
+		patched string
+		fixed   bool
+	}
+	cases := []struct {
+		name, ft, path, original, id string
+		patches                      []patchCase
+	}{
+		{"ssh server", FixtureK8s, "k8s/shell.yaml", sshd, "kube-linter/ssh-port", []patchCase{
+			{"drop the declaration, sshd still runs", dropPort(sshd), false},
+		}},
+		{"ssh port on a web server", FixtureK8s, "k8s/web.yaml", web, "kube-linter/ssh-port", []patchCase{
+			{"drop the stray declaration", dropPort(web), true},
+		}},
+		{"docker socket", FixtureK8s, "k8s/builder.yaml", sockPod, "kube-linter/docker-sock", []patchCase{
+			{"mount its directory", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /var/run", 1), false},
+			{"spell it through /run", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /run//docker.sock", 1), false},
+			{"hide the path behind an alias", strings.Replace(strings.Replace(sockPod, "path: /var/run/docker.sock", "path: *sock", 1), "  name: builder\n", "  name: builder\n  annotations:\n    note: &sock /var/run/docker.sock\n", 1), false},
+			{"remove the volume", strings.Replace(strings.Replace(sockPod, "      volumeMounts:\n        - {name: sock, mountPath: /var/run/docker.sock}\n", "", 1), "  volumes:\n    - name: sock\n      hostPath:\n        path: /var/run/docker.sock\n", "", 1), true},
+		}},
+		{"secret in env", FixtureK8s, "k8s/api.yaml", secretPod, "opa/K8S_SECRET_IN_ENV", []patchCase{
+			{"move it to a ConfigMap in the same file", strings.Replace(secretPod, "          value: hunter2hunter2\n", "          valueFrom:\n            configMapKeyRef: {name: api-config, key: pw}\n", 1) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api-config\n  namespace: app\ndata:\n  pw: hunter2hunter2\n", false},
+			{"read it from a Secret", strings.Replace(secretPod, "          value: hunter2hunter2\n", "          valueFrom:\n            secretKeyRef: {name: api-secrets, key: db_password}\n", 1), true},
+		}},
+		{"cluster-admin binding", FixtureK8s, "k8s/rbac.yaml", binding, "kube-linter/cluster-admin-role-binding", []patchCase{
+			{"aggregate every role with an empty selector", strings.Replace(binding, "name: cluster-admin", "name: everything", 1) + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: everything\naggregationRule:\n  clusterRoleSelectors:\n    - {}\nrules: []\n", false},
+			{"bind view instead", strings.Replace(binding, "name: cluster-admin", "name: view", 1), true},
+		}},
+		{"open SSH ingress", FixtureTF, "tf/sg.tf", tfSG, "trivy/AVD-AWS-0107", []patchCase{
+			{"three prefixes that cover everything", strings.Replace(tfSG, `["0.0.0.0/0"]`, `["0.0.0.0/2", "64.0.0.0/2", "128.0.0.0/1"]`, 1), false},
+			{"a local that evaluates to the open range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `[local.any]`, 1) + "\nlocals {\n  any = cidrsubnet(\"0.0.0.0/0\", 0, 0)\n}\n", false},
+			{"a data source", strings.Replace(tfSG, `["0.0.0.0/0"]`, `data.aws_ip_ranges.all.cidr_blocks`, 1), false},
+			{"the office range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `["203.0.113.0/24"]`, 1), true},
+		}},
+		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []patchCase{
+			{"a variable without a default", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.mode`, 1) + "\nvariable \"mode\" {}\n", false},
+			{"a random value", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = uuid()`, 1), false},
+			{"a variable whose default stays unsafe", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.tokens`, 1), false},
+			{"a variable defaulting to required", strings.Replace(strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.tokens`, 1), `default = "optional"`, `default = "required"`, 1), true},
+			{"a function that yields required", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = lower("REQUIRED")`, 1), true},
+		}},
+	}
+	ctx := context.Background()
+	for _, c := range cases {
+		ex := exampleFor(t, e, c.ft, c.path, c.original)
+		base, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}}), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if oracle, _ := base.Parsed["oracle_ids"].([]string); !slices.Contains(oracle, c.id) {
+			t.Fatalf("%s: the original does not carry %s (oracle %v): the case tests nothing", c.name, c.id, base.Parsed["oracle_ids"])
+		}
+		for _, p := range c.patches {
+			t.Run(c.name+"/"+p.name, func(t *testing.T) {
+				diff := unifiedDiff(c.path, []byte(c.original), []byte(p.patched))
+				s, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}, "patch": diff}), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				fixed, _ := s.Parsed["fixed_ids"].([]string)
+				if got := slices.Contains(fixed, c.id); got != p.fixed {
+					t.Errorf("%s fixed = %v, want %v (fixed %v, structure %v %v, rewordings %v)", c.id, got, p.fixed, fixed, s.Parsed["patch_structure_ok"], s.Parsed["structure_error"], s.Parsed["rewordings"])
+				}
+			})
+		}
+	}
+}
+
+// FuzzCanonicalise: a patched file is model output. Canonicalising it never
+// panics, is deterministic, and returns the input untouched when it says
+// nothing was rewritten.
+func FuzzCanonicalise(f *testing.F) {
+	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [cidrsubnet(\"0.0.0.0/0\", 0, 0), var.x, local.y]\n  }\n}\nlocals {\n  y = local.y\n}\n"))
+	f.Add(false, []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n    image: x\n"), []byte("kind: Pod\nmetadata: {name: a, annotations: {k: &v /etc}}\nspec:\n  volumes: [{name: v, hostPath: {path: *v}}]\n  containers:\n  - <<: {name: a}\n    image: x\n    env: [{name: T, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['k']\"}}}]\n---\nkind: ClusterRole\nmetadata: {name: r}\naggregationRule: {clusterRoleSelectors: [{matchExpressions: [{key: a, operator: Bogus}]}]}\n"))
+	f.Fuzz(func(t *testing.T, tf bool, original, patched []byte) {
+		ft := FixtureK8s
+		if tf {
+			ft = FixtureTF
+		}
+		if len(original) > 4096 || len(patched) > 4096 {
+			return
+		}
+		if checkNesting(ft, "f", original) != nil || checkNesting(ft, "f", patched) != nil {
+			return // refused before canonicalisation in the rubric
+		}
+		a, notesA := canonicalise(ft, original, patched)
+		b, notesB := canonicalise(ft, original, patched)
+		if string(a) != string(b) || strings.Join(notesA, "\n") != strings.Join(notesB, "\n") {
+			t.Fatalf("not deterministic")
+		}
+		if len(notesA) == 0 && string(a) != string(patched) {
+			t.Fatalf("rewrote the file without a note")
+		}
+	})
+}

@@ -1,0 +1,444 @@
+package configaudit
+
+import (
+	"fmt"
+	"math"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing/fstest"
+
+	"github.com/aquasecurity/trivy/pkg/iac/scanners/terraform/parser"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+)
+
+// Terraform's meaning is what its expressions evaluate to; trivy's checks
+// match literal values. Before a patched Terraform file is re-verified:
+//
+//   - an attribute the patch changed whose value svbench can evaluate
+//     (literals, variables with defaults, locals, a bounded set of Terraform's own functions)
+//     is written as that literal value, so `cidrsubnet("0.0.0.0/0", 0, 0)` is
+//     "0.0.0.0/0" and `format("public-%s", "read")` is "public-read";
+//   - an attribute whose value cannot be known here (a variable without a
+//     default, a data source, a module output, a function svbench does not
+//     evaluate or that reads files or the clock) is unsafe for the finding
+//     it would hide: it gets the original's value back, or is removed when
+//     the original did not set it. References to managed resources, `each`,
+//     `count` and `self` are left alone: they are how real fixes wire a KMS
+//     key or a log bucket in;
+//   - a set of network ranges that covers at least half of its address
+//     family (0.0.0.0/1 + 128.0.0.0/1, Azure's `Internet` or `Any`) is the
+//     open range trivy recognises ("0.0.0.0/0", "::/0", Azure's "*").
+
+// cidrAttributes hold network ranges in the providers the corpus uses.
+var cidrAttributes = map[string]bool{
+	"cidr_blocks": true, "ipv6_cidr_blocks": true, "cidr_block": true, "ipv6_cidr_block": true,
+	"cidr_ipv4": true, "cidr_ipv6": true, "public_access_cidrs": true,
+	"source_ranges": true, "destination_ranges": true,
+	"source_address_prefix": true, "source_address_prefixes": true,
+	"destination_address_prefix": true, "destination_address_prefixes": true,
+	"ip_rules": true, "ip_range_filter": true,
+}
+
+// evaluableFunctions are the Terraform functions svbench evaluates: their
+// output is no larger than a small multiple of their input. Anything else
+// (files, the clock, random values, and functions whose output a patch can
+// make huge: range, format widths, setproduct, replace chains) is unknown
+// here, so an attribute that calls one is judged by the original's value.
+var evaluableFunctions = []string{"lower", "upper", "title", "trimspace", "trim", "trimprefix",
+	"trimsuffix", "chomp", "tostring", "tonumber", "tobool", "tolist", "toset", "tomap",
+	"concat", "distinct", "flatten", "compact", "coalesce", "coalescelist", "element", "lookup",
+	"merge", "try", "can", "length", "contains", "join", "split", "keys", "values", "min", "max",
+	"abs", "ceil", "floor", "jsonencode", "jsondecode", "cidrsubnet", "cidrsubnets", "cidrhost",
+	"cidrnetmask", "one", "alltrue", "anytrue", "startswith", "endswith", "substr"}
+
+// maxEvaluatedBytes bounds a value svbench keeps from evaluating a patched
+// file (a variable default, a local, an attribute): locals that double one
+// another would otherwise grow exponentially.
+const maxEvaluatedBytes = 4096
+
+func tfFunctions() map[string]function.Function {
+	all := parser.Functions(fstest.MapFS{}, ".")
+	fns := make(map[string]function.Function, len(evaluableFunctions))
+	for _, n := range evaluableFunctions {
+		if fn, ok := all[n]; ok {
+			fns[n] = fn
+		}
+	}
+	return fns
+}
+
+// valueSize approximates a value's encoded size, stopping early past the
+// bound.
+func valueSize(v cty.Value) int {
+	if v.IsNull() || !v.IsKnown() {
+		return 4
+	}
+	ty := v.Type()
+	switch {
+	case ty == cty.String:
+		return len(v.AsString()) + 2
+	case ty.IsPrimitiveType():
+		return 8
+	case v.CanIterateElements():
+		n := 2
+		for it := v.ElementIterator(); it.Next() && n <= maxEvaluatedBytes; {
+			k, e := it.Element()
+			n += valueSize(e) + 1
+			if ty.IsMapType() || ty.IsObjectType() {
+				n += valueSize(k)
+			}
+		}
+		return n
+	}
+	return 8
+}
+
+// tfAttr is one attribute of a resource-like block, addressed by the
+// block path and the attribute name.
+type tfAttr struct {
+	body   *hclwrite.Body
+	name   string
+	text   string
+	value  cty.Value
+	status valueStatus
+}
+
+type valueStatus int
+
+const (
+	valueKnown      valueStatus = iota // evaluated to a wholly known value
+	valueReference                     // depends on managed resources, each, count or self
+	valueUnknowable                    // variables without defaults, data sources, unknown functions
+)
+
+// canonicaliseTF rewrites patched (see above) given the original; the notes
+// say what was rewritten. A file that does not parse is returned unchanged:
+// the structure check refuses it.
+func canonicaliseTF(original, patched []byte) ([]byte, []string) {
+	fns := tfFunctions()
+	origFile, diags := hclwrite.ParseConfig(original, "original.tf", hcl.InitialPos)
+	if diags.HasErrors() {
+		origFile = nil
+	}
+	pf, diags := hclwrite.ParseConfig(patched, "patched.tf", hcl.InitialPos)
+	if diags.HasErrors() {
+		return patched, nil
+	}
+	origAttrs := map[string]tfAttr{}
+	if origFile != nil {
+		octx := tfEvalContext(origFile, fns)
+		collectTFAttrs(origFile.Body(), "", octx, origAttrs, nil)
+	}
+	pctx := tfEvalContext(pf, fns)
+	var order []string
+	attrs := map[string]tfAttr{}
+	collectTFAttrs(pf.Body(), "", pctx, attrs, &order)
+	var notes []string
+	for _, path := range order {
+		a := attrs[path]
+		o, had := origAttrs[path]
+		changed := !had || o.text != a.text || (a.status == valueKnown && o.status == valueKnown && !o.value.RawEquals(a.value)) || o.status != a.status
+		switch {
+		case changed && a.status == valueUnknowable:
+			if had && o.status == valueKnown {
+				a.body.SetAttributeValue(a.name, o.value)
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original value stands", path, shorten(a.text)))
+			} else if had {
+				a.body.SetAttributeRaw(a.name, rawTokens(o.text))
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original expression stands", path, shorten(a.text)))
+			} else {
+				a.body.RemoveAttribute(a.name)
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: treated as unset", path, shorten(a.text)))
+			}
+			continue
+		case a.status != valueKnown:
+			continue
+		}
+		v := a.value
+		lit := func(v cty.Value) string { return shorten(string(hclwrite.TokensForValue(v).Bytes())) }
+		if open, ok := openRange(a.name, v); ok && cidrAttributes[a.name] && !v.RawEquals(open) {
+			notes = append(notes, fmt.Sprintf("%s = %s covers half an address family or more: %s", path, shorten(a.text), lit(open)))
+			a.body.SetAttributeValue(a.name, open)
+			continue
+		}
+		if changed && !isLiteral(a.text) {
+			notes = append(notes, fmt.Sprintf("%s = %s evaluates to %s", path, shorten(a.text), lit(v)))
+			a.body.SetAttributeValue(a.name, v)
+		}
+	}
+	if len(notes) == 0 {
+		return patched, nil
+	}
+	return pf.Bytes(), notes
+}
+
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:79]) + "…"
+	}
+	return s
+}
+
+func rawTokens(text string) hclwrite.Tokens {
+	f, diags := hclwrite.ParseConfig([]byte("x = "+text+"\n"), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return hclwrite.TokensForValue(cty.NullVal(cty.DynamicPseudoType))
+	}
+	return f.Body().GetAttribute("x").Expr().BuildTokens(nil)
+}
+
+// isLiteral reports whether an expression is a plain literal (no
+// references, no calls, no templates).
+func isLiteral(text string) bool {
+	expr, diags := hclsyntax.ParseExpression([]byte(text), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return false
+	}
+	if len(expr.Variables()) > 0 {
+		return false
+	}
+	lit := true
+	hclsyntax.VisitAll(expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		switch n.(type) {
+		case *hclsyntax.FunctionCallExpr, *hclsyntax.ConditionalExpr, *hclsyntax.ForExpr, *hclsyntax.BinaryOpExpr, *hclsyntax.UnaryOpExpr, *hclsyntax.SplatExpr, *hclsyntax.IndexExpr:
+			lit = false
+		case *hclsyntax.TemplateExpr:
+			if !n.(*hclsyntax.TemplateExpr).IsStringLiteral() {
+				lit = false
+			}
+		}
+		return nil
+	})
+	return lit
+}
+
+// collectTFAttrs records the attributes of resource, data and module blocks
+// (and the blocks nested in them) by path.
+func collectTFAttrs(body *hclwrite.Body, prefix string, ctx *hcl.EvalContext, out map[string]tfAttr, order *[]string) {
+	seen := map[string]int{}
+	for _, b := range body.Blocks() {
+		if prefix == "" && b.Type() != "resource" && b.Type() != "data" && b.Type() != "module" {
+			continue
+		}
+		key := b.Type()
+		if prefix == "" {
+			key += "." + strings.Join(b.Labels(), ".")
+		} else {
+			key = fmt.Sprintf("%s.%s[%d]", prefix, b.Type(), seen[b.Type()])
+			seen[b.Type()]++
+		}
+		names := make([]string, 0, len(b.Body().Attributes()))
+		for n := range b.Body().Attributes() {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			a := b.Body().GetAttribute(n)
+			text := strings.TrimSpace(string(a.Expr().BuildTokens(nil).Bytes()))
+			v, st := evalTF(text, ctx)
+			p := key + "." + n
+			out[p] = tfAttr{body: b.Body(), name: n, text: text, value: v, status: st}
+			if order != nil {
+				*order = append(*order, p)
+			}
+		}
+		collectTFAttrs(b.Body(), key, ctx, out, order)
+	}
+}
+
+// evalTF evaluates an expression's text in ctx.
+func evalTF(text string, ctx *hcl.EvalContext) (cty.Value, valueStatus) {
+	expr, diags := hclsyntax.ParseExpression([]byte(text), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return cty.NilVal, valueUnknowable
+	}
+	reference := false
+	for _, tr := range expr.Variables() {
+		switch root := tr.RootName(); root {
+		case "var", "local":
+			if !resolvable(tr, ctx) {
+				return cty.NilVal, valueUnknowable
+			}
+		case "data", "module", "terraform", "path":
+			return cty.NilVal, valueUnknowable
+		default:
+			// a managed resource, each, count or self
+			reference = true
+		}
+	}
+	if reference {
+		return cty.NilVal, valueReference
+	}
+	loops := false
+	hclsyntax.VisitAll(expr, func(n hclsyntax.Node) hcl.Diagnostics {
+		if _, ok := n.(*hclsyntax.ForExpr); ok {
+			loops = true
+		}
+		return nil
+	})
+	if loops {
+		// A for expression over a for expression multiplies sizes: not
+		// evaluated here.
+		return cty.NilVal, valueUnknowable
+	}
+	v, diags := expr.Value(ctx)
+	if diags.HasErrors() || !v.IsWhollyKnown() || valueSize(v) > maxEvaluatedBytes {
+		return cty.NilVal, valueUnknowable
+	}
+	return v, valueKnown
+}
+
+func resolvable(tr hcl.Traversal, ctx *hcl.EvalContext) bool {
+	v, diags := tr.TraverseAbs(ctx)
+	return !diags.HasErrors() && v.IsWhollyKnown()
+}
+
+// tfEvalContext holds the file's variables that have defaults and the
+// locals that evaluate from them.
+func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.EvalContext {
+	vars := map[string]cty.Value{}
+	var localExprs = map[string]string{}
+	for _, b := range f.Body().Blocks() {
+		switch b.Type() {
+		case "variable":
+			if len(b.Labels()) != 1 {
+				continue
+			}
+			def := b.Body().GetAttribute("default")
+			if def == nil {
+				continue
+			}
+			expr, diags := hclsyntax.ParseExpression(def.Expr().BuildTokens(nil).Bytes(), "", hcl.InitialPos)
+			if diags.HasErrors() {
+				continue
+			}
+			if v, diags := expr.Value(&hcl.EvalContext{Functions: fns}); !diags.HasErrors() && v.IsWhollyKnown() && valueSize(v) <= maxEvaluatedBytes {
+				vars[b.Labels()[0]] = v
+			}
+		case "locals":
+			for n, a := range b.Body().Attributes() {
+				localExprs[n] = string(a.Expr().BuildTokens(nil).Bytes())
+			}
+		}
+	}
+	ctx := &hcl.EvalContext{Functions: fns, Variables: map[string]cty.Value{
+		"var": cty.ObjectVal(vars), "local": cty.EmptyObjectVal,
+	}}
+	locals := map[string]cty.Value{}
+	// Locals may read each other in any order; a pass per local settles
+	// every chain that has an end.
+	for range len(localExprs) + 1 {
+		progress := false
+		for n, text := range localExprs {
+			if _, done := locals[n]; done {
+				continue
+			}
+			if v, st := evalTF(text, ctx); st == valueKnown {
+				locals[n] = v
+				progress = true
+			}
+		}
+		ctx.Variables["local"] = cty.ObjectVal(locals)
+		if !progress {
+			break
+		}
+	}
+	return ctx
+}
+
+// openRange returns the open range trivy recognises when v (a string or a
+// list of strings) covers at least half of an address family.
+func openRange(attr string, v cty.Value) (cty.Value, bool) {
+	var items []string
+	switch {
+	case v.IsNull():
+		return v, false
+	case v.Type() == cty.String:
+		items = []string{v.AsString()}
+	case v.CanIterateElements():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsNull() || e.Type() != cty.String {
+				return v, false
+			}
+			items = append(items, e.AsString())
+		}
+	default:
+		return v, false
+	}
+	azure := strings.Contains(attr, "address_prefix")
+	var v4, v6 []netip.Prefix
+	open4, open6 := false, false
+	for _, s := range items {
+		s = strings.TrimSpace(s)
+		switch strings.ToLower(s) {
+		case "*", "internet", "any", "0.0.0.0":
+			if azure || s == "*" {
+				open4 = true
+				continue
+			}
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			if a, err := netip.ParseAddr(s); err == nil {
+				p = netip.PrefixFrom(a, a.BitLen())
+			} else {
+				continue
+			}
+		}
+		p = p.Masked()
+		if p.Addr().Is4() || p.Addr().Is4In6() {
+			v4 = append(v4, p)
+		} else {
+			v6 = append(v6, p)
+		}
+	}
+	open4 = open4 || coverage(v4) >= 0.5
+	open6 = open6 || coverage(v6) >= 0.5
+	if !open4 && !open6 {
+		return v, false
+	}
+	canon := "0.0.0.0/0"
+	switch {
+	case azure:
+		canon = canonicalOpenAzure
+	case !open4:
+		canon = "::/0"
+	}
+	if v.Type() == cty.String {
+		return cty.StringVal(canon), true
+	}
+	if v.Type().IsSetType() {
+		return cty.SetVal([]cty.Value{cty.StringVal(canon)}), true
+	}
+	return cty.TupleVal([]cty.Value{cty.StringVal(canon)}), true
+}
+
+// coverage is the fraction of an address family the prefixes cover
+// together (overlaps counted once).
+func coverage(ps []netip.Prefix) float64 {
+	slices.SortFunc(ps, func(a, b netip.Prefix) int {
+		if c := a.Addr().Compare(b.Addr()); c != 0 {
+			return c
+		}
+		return a.Bits() - b.Bits()
+	})
+	var kept []netip.Prefix
+	for _, p := range ps {
+		if n := len(kept); n > 0 && kept[n-1].Contains(p.Addr()) && kept[n-1].Bits() <= p.Bits() {
+			continue // inside the previous prefix
+		}
+		kept = append(kept, p)
+	}
+	total := 0.0
+	for _, p := range kept {
+		total += math.Ldexp(1, -p.Bits())
+	}
+	return total
+}
