@@ -29,14 +29,36 @@ type Judge interface {
 	Ask(ctx context.Context, system, prompt string) (string, error)
 }
 
-// Spec is how an environment joins the registry.
+// Spec is how an environment joins the registry: everything the rest of
+// svbench needs to know about an environment besides what its instances
+// implement. It is declared once, in the environment package's init:
+//
+//	func init() {
+//		env.Register(env.Spec{ID: ID, Aliases: []string{"e1"}, New: New, Params: Params,
+//			Breakdown: []string{"scenario"}})
+//		report.Register(report.Spec{ID: ID, Build: BuildReport}) // only with a report of its own
+//	}
+//
+// Optional capabilities are interfaces an instance implements:
+// PolicyProvider (built-in baselines), Prober (exploit strategies),
+// FieldExtractor (label-shortcut checks), DemoConditioner and DataProvider
+// (dataset import, build and generate pipelines). An environment with no
+// report builder of its own gets report.Generic.
 type Spec struct {
-	ID      string
+	ID string
+	// Aliases are the other accepted names ("e1"); the only declaration of
+	// them: Info, reports and the CLI all read them from the registry
+	// (Registry.Aliases). The reference's "sv-env-" prefix, any case and
+	// "_" for "-" are accepted without aliases of their own.
 	Aliases []string
 	New     func(Options) (Environment, error)
 	// Params declares every parameter New accepts; the registry refuses
 	// others (with a suggestion) and invalid values before New runs.
 	Params []ParamSpec
+	// Breakdown names Example.Meta fields worth breaking results down by
+	// ("scenario", "cwe"); the generic report adds a table for each, and
+	// compare keeps them from the dataset's rows.
+	Breakdown []string
 }
 
 // Registry maps ids and aliases to environment constructors.
@@ -115,6 +137,29 @@ func (r *Registry) Params(name string) ([]ParamSpec, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.specs[id].Params, nil
+}
+
+// Lookup returns the registration of the named environment.
+func (r *Registry) Lookup(name string) (Spec, error) {
+	id, err := r.Resolve(name)
+	if err != nil {
+		return Spec{}, err
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.specs[id], nil
+}
+
+// Aliases returns the aliases the environment registered (nil for an
+// unknown id), for its Info.
+func (r *Registry) Aliases(id string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	s, ok := r.specs[id]
+	if !ok {
+		return nil
+	}
+	return append([]string(nil), s.Aliases...)
 }
 
 // IDs lists canonical ids, sorted.

@@ -28,6 +28,7 @@ import (
 	"sync"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/metrics"
 )
 
@@ -167,15 +168,17 @@ type Builder func(rows []artifact.Result, meta *artifact.Metadata, opts Options)
 // environment package's init:
 //
 //	func init() {
-//		report.Register(report.Spec{ID: ID, Aliases: []string{"e1"}, Build: BuildReport})
+//		report.Register(report.Spec{ID: ID, Build: BuildReport})
 //	}
 //
 // Names resolve as environment names do: any case, surrounding space
 // ignored, "_" read as "-", and the reference's "sv-env-" prefix optional,
 // so "sv-env-network-logs" needs no alias of its own.
 type Spec struct {
-	ID      string   // canonical environment id, e.g. "network-logs"
-	Aliases []string // other accepted names, e.g. "e1"
+	ID string // canonical environment id, e.g. "network-logs"
+	// Aliases are needed only by builders of ids outside the env registry
+	// (tests); a registered environment's aliases come from env.Spec.
+	Aliases []string
 	Build   Builder
 }
 
@@ -223,14 +226,45 @@ func EnvIDs() []string {
 
 // Resolve maps any registered name of an environment (e1, network-logs,
 // sv-env-network-logs, any case) to its canonical id.
+//
+// Every environment in the env registry has a report: its own builder when
+// it registered one, Generic otherwise; names resolve through the env
+// registry, where aliases are declared once.
 func Resolve(name string) (string, error) {
+	if id, err := env.Default.Resolve(name); err == nil {
+		return id, nil
+	}
 	mu.RLock()
 	id, ok := names[normalise(name)]
 	mu.RUnlock()
 	if !ok {
-		return "", fmt.Errorf("no report for environment %q (reports exist for: %s)", name, strings.Join(EnvIDs(), ", "))
+		return "", fmt.Errorf("no report for environment %q (known: %s)", name, strings.Join(knownIDs(), ", "))
 	}
 	return id, nil
+}
+
+// knownIDs lists every environment with a report: the registered
+// environments and builders registered without one (tests).
+func knownIDs() []string {
+	ids := append(env.Default.IDs(), EnvIDs()...)
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// builderFor returns id's builder: its own, or Generic over the Meta
+// fields its registration names for a breakdown.
+func builderFor(id string) Builder {
+	mu.RLock()
+	b := builders[id]
+	mu.RUnlock()
+	if b != nil {
+		return b
+	}
+	spec, err := env.Default.Lookup(id)
+	if err != nil {
+		return Generic(nil)
+	}
+	return Generic(spec.Breakdown)
 }
 
 // normalise is the name folding env.Registry applies, so both registries
@@ -273,9 +307,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	if err != nil {
 		return nil, err
 	}
-	mu.RLock()
-	b := builders[id]
-	mu.RUnlock()
+	b := builderFor(id)
 	// The builder sees the rows in canonical (example, rollout) order:
 	// statistics, bootstrap resamples above all, follow row order, and rows
 	// are appended as rollouts finish, so without it the same run would

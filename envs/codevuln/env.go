@@ -35,7 +35,7 @@ const ID = "code-vuln-repair"
 // Version changes whenever prompts, parsing or scoring change numbers.
 const Version = "0.1.0"
 
-var aliases = []string{"e3", "sv-env-code-vulnerability"}
+var aliases = []string{"e3", "code-vulnerability"}
 
 // Rubric names.
 const (
@@ -64,7 +64,7 @@ var Params = []env.ParamSpec{
 func init() {
 	// The registry strips "sv-env-", so the reference's name resolves
 	// through "code-vulnerability".
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e3", "code-vulnerability"}, Params: Params,
+	env.Register(env.Spec{ID: ID, Aliases: aliases, Params: Params,
 		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
 }
 
@@ -170,7 +170,7 @@ var outputSchema = json.RawMessage(`{"type":"object","properties":{"diff":{"type
 // Info describes E3.
 func (e *Env) Info() env.Info {
 	return env.Info{
-		ID: ID, Aliases: aliases, Version: Version,
+		ID: ID, Aliases: env.Default.Aliases(ID), Version: Version,
 		Description:   "Code-vulnerability repair: patch a vulnerable Python or Go module; verified by running its behavioural tests and hidden security tests in a sandbox, static analysis, an API check and the patch size.",
 		Rubrics:       []string{RubricDefault, RubricReference},
 		DefaultRubric: RubricDefault,

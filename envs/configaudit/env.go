@@ -144,7 +144,7 @@ func (e *Env) verifiers(ctx context.Context) (*verifiers, error) {
 // Info describes the environment.
 func (e *Env) Info() env.Info {
 	info := env.Info{
-		ID: ID, Aliases: []string{"e2", "sv-env-config-verification"}, Version: Version,
+		ID: ID, Aliases: env.Default.Aliases(ID), Version: Version,
 		Description:   "Audit a Kubernetes manifest or Terraform file with kube-linter, trivy and OPA; report violations and a minimal patch, scored by re-running the verifiers.",
 		Rubrics:       []string{RubricDefault, RubricReference},
 		DefaultRubric: RubricDefault,

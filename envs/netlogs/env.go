@@ -86,7 +86,7 @@ func NewWithOptions(opts env.Options) (*Environment, error) {
 func (e *Environment) Info() env.Info {
 	return env.Info{
 		ID:            ID,
-		Aliases:       []string{"e1", "sv-env-network-logs"},
+		Aliases:       env.Default.Aliases(ID),
 		Version:       Version,
 		Description:   "Network-log anomaly detection: classify one Zeek conn-style flow as Malicious, Benign or Abstain with a calibrated confidence.",
 		Rubrics:       []string{RubricDefault, RubricReference},

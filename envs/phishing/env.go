@@ -25,9 +25,9 @@ const ID = "phishing-detection"
 // moves numbers.
 const Version = "1.1.0"
 
-// aliases are the names Info reports; the registry strips the "sv-env-"
-// prefix itself, so only "e4" is registered as an extra name.
-var aliases = []string{"e4", "sv-env-phishing-detection"}
+// aliases are registered once; Info reads them back from the registry,
+// which accepts the reference's "sv-env-" prefix by itself.
+var aliases = []string{"e4"}
 
 // SystemPrompt asks for the reference's answer shape with typed evidence.
 var SystemPrompt = `You are an email security analyst. Review the message and respond with only a JSON object:
@@ -68,7 +68,7 @@ var Params = judgeutil.Params()
 func init() {
 	env.Register(env.Spec{
 		ID:      ID,
-		Aliases: []string{"e4"},
+		Aliases: aliases,
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
 		Params:  Params,
 	})
@@ -96,7 +96,7 @@ func NewWithOptions(opts env.Options) (*Environment, error) {
 func (e *Environment) Info() env.Info {
 	return env.Info{
 		ID:            ID,
-		Aliases:       aliases,
+		Aliases:       env.Default.Aliases(ID),
 		Version:       Version,
 		Description:   "Phishing detection: classify one raw email as Phishing, Legitimate or Abstain with a calibrated confidence and evidence quoted from the message.",
 		Rubrics:       []string{RubricDefault, RubricReference},

@@ -1,0 +1,131 @@
+// Package toyparity is a seventh environment kept as a test fixture: one
+// package and one blank import must make it work in every svbench command
+// (eval, score, serve, report, compare, scoreboard, leaderboard, view, data,
+// probe) with no code outside this package. The task: does a bit string hold
+// an odd number of ones? It answers yes or no.
+package toyparity
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
+)
+
+// ID is the environment's canonical id.
+const ID = "toy-parity"
+
+//go:embed mini.jsonl
+var mini []byte
+
+func init() {
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e7"}, New: func(env.Options) (env.Environment, error) { return Env{}, nil },
+		Breakdown: []string{"length"}})
+}
+
+// Env is the environment; it holds nothing.
+type Env struct{}
+
+type row struct {
+	ID     string            `json:"id"`
+	Bits   string            `json:"bits"`
+	Answer string            `json:"answer"`
+	Meta   map[string]string `json:"meta"`
+}
+
+// Info describes the task.
+func (Env) Info() env.Info {
+	return env.Info{ID: ID, Aliases: env.Default.Aliases(ID), Version: "0.1.0", Description: "parity of a bit string (test fixture)",
+		Rubrics: []string{"default"}, DefaultRubric: "default", SystemPrompt: "Answer yes or no.", MaxTurns: 1,
+		Policies: []string{"count"}, SolvedWhen: "the answer is the gold yes/no", CoreMetrics: []string{"reward"}}
+}
+
+// Load reads the embedded set or a JSONL file.
+func (e Env) Load(ctx context.Context, path string) (*env.Dataset, error) {
+	return dataset.Load(ctx, path, dataset.Embedded{Name: "embedded:toy-parity", Data: mini}, func(raw []byte) (env.Example, error) { return e.ParseExample(raw) })
+}
+
+// ParseExample reads one row.
+func (Env) ParseExample(raw json.RawMessage) (env.Example, error) {
+	var r row
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return env.Example{}, err
+	}
+	if r.Answer != "yes" && r.Answer != "no" {
+		return env.Example{}, dataset.FieldError("answer", "want yes or no, got %q", r.Answer)
+	}
+	meta := map[string]any{}
+	for k, v := range r.Meta {
+		meta[k] = v
+	}
+	ans, _ := json.Marshal(r.Answer)
+	return env.Example{ID: r.ID, Answer: ans, Meta: meta,
+		Prompt: env.NewSingleTurn("Answer yes or no.", "Does "+r.Bits+" hold an odd number of ones?").Messages}, nil
+}
+
+// Start opens a single-turn episode.
+func (Env) Start(_ context.Context, ex env.Example) (env.Episode, error) {
+	return &env.SingleTurn{Messages: ex.Prompt}, nil
+}
+
+// Parse reads the model's answer: the first word, yes or no.
+func Parse(text string) (string, bool) {
+	f := strings.Fields(strings.ToLower(text))
+	if len(f) == 0 {
+		return "", false
+	}
+	w := strings.Trim(f[0], ".!,")
+	return w, w == "yes" || w == "no"
+}
+
+// Score pays 1 for the gold answer, 0.1 for a readable wrong one.
+func (Env) Score(_ context.Context, ex env.Example, r *env.Rollout, _ string) (env.Score, error) {
+	var gold string
+	if err := json.Unmarshal(ex.Answer, &gold); err != nil {
+		return env.Score{}, fmt.Errorf("answer: %w", err)
+	}
+	got, ok := Parse(r.FinalText())
+	s := env.Score{Components: map[string]float64{"correct": 0, "format": 0}, Rubric: "default", Parsed: map[string]any{"answer": got, "valid": ok}}
+	if ok {
+		s.Components["format"] = 1
+	}
+	if got == gold {
+		s.Components["correct"], s.Solved = 1, true
+	}
+	s.Total = s.Components["correct"] + 0.1*s.Components["format"]
+	return s, nil
+}
+
+// Policy "count" counts the ones.
+func (Env) Policy(name string) (env.Policy, bool) {
+	if name != "count" {
+		return nil, false
+	}
+	return env.PolicyFunc(func(_ context.Context, conv []env.Message, _ []env.Tool) (env.Message, error) {
+		ans, user := "no", ""
+		for _, m := range conv {
+			if m.Role == env.RoleUser {
+				user = m.Content
+			}
+		}
+		if strings.Count(user, "1")%2 == 1 {
+			ans = "yes"
+		}
+		return env.Message{Role: env.RoleAssistant, Content: ans}, nil
+	}), true
+}
+
+// Exploits: always yes.
+func (e Env) Exploits() []env.Exploit {
+	yes := env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) {
+		return env.Message{Role: env.RoleAssistant, Content: "yes"}, nil
+	})
+	return []env.Exploit{{Name: "always-yes", Family: "label shortcut", Description: "answers yes to everything", Policy: yes}}
+}
+
+// HonestPolicy is the counting baseline.
+func (Env) HonestPolicy() string { return "count" }
