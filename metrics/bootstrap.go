@@ -36,11 +36,69 @@ func Bootstrap(n int, stat func(idx []int) float64, reps int, seed uint64) CI {
 // depend only on the seed, not on how many workers ran. Workers each own
 // one index buffer, so a resample allocates nothing.
 func BootstrapMulti(n int, stats []Stat, reps int, seed uint64) []CI {
-	out := make([]CI, len(stats))
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
+	return ClusterBootstrapMulti(Singletons(n), stats, reps, seed)
+}
+
+// ClusterMethod is the method text of every per-run interval that
+// ClusterBootstrapMulti computes: reports, the scoreboard and the
+// leaderboard say it next to their intervals.
+const ClusterMethod = "percentile, cluster bootstrap over examples (each resample draws examples with replacement and keeps all rollouts of each)"
+
+// Singletons returns n clusters of one row each: [[0] [1] … [n-1]].
+func Singletons(n int) [][]int {
+	flat := make([]int, n)
+	out := make([][]int, n)
+	for i := range flat {
+		flat[i] = i
+		out[i] = flat[i : i+1 : i+1]
 	}
+	return out
+}
+
+// Clusters groups row positions by key, clusters in order of first
+// appearance and rows in their order: the clusters of
+// ClusterBootstrapMulti for rows whose key is their example.
+func Clusters[K comparable](n int, key func(i int) K) [][]int {
+	at := make(map[K]int, n)
+	var out [][]int
+	for i := range n {
+		k := key(i)
+		c, ok := at[k]
+		if !ok {
+			c = len(out)
+			at[k] = c
+			out = append(out, nil)
+		}
+		out[c] = append(out[c], i)
+	}
+	return out
+}
+
+// Bootstrap statistics see row indices; ClusterBootstrapMulti resamples
+// clusters of rows instead of rows. Rollouts of one example are not
+// independent evidence — a deterministic policy repeats one answer — so
+// per-run intervals resample examples and take every rollout of each
+// drawn example (a cluster bootstrap). The statistic sees the drawn
+// clusters' rows concatenated, so an index may repeat as in the plain
+// bootstrap.
+//
+// Resample r draws len(clusters) cluster numbers from a PCG generator
+// seeded with (seed, r), exactly as the row bootstrap draws row numbers:
+// with one row per cluster (Singletons) the resamples, and so the
+// intervals, are those of BootstrapMulti bit for bit. Results depend only
+// on the seed, not on how many workers ran.
+func ClusterBootstrapMulti(clusters [][]int, stats []Stat, reps int, seed uint64) []CI {
+	n := len(clusters)
+	out := make([]CI, len(stats))
+	rows := 0
+	for _, c := range clusters {
+		rows += len(c)
+	}
+	all := make([]int, 0, rows)
+	for _, c := range clusters {
+		all = append(all, c...)
+	}
+	slices.Sort(all) // the point estimate sees the rows in their order
 	for s, f := range stats {
 		out[s].Point = f(all)
 		out[s].Lo, out[s].Hi = out[s].Point, out[s].Point
@@ -58,15 +116,16 @@ func BootstrapMulti(n int, stats []Stat, reps int, seed uint64) []CI {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			idx := make([]int, n)
+			idx := make([]int, 0, rows)
 			src := rand.NewPCG(0, 0)
 			for r := w; r < reps; r += workers {
 				src.Seed(seed, uint64(r)^0x9e3779b97f4a7c15)
-				for i := range idx {
+				idx = idx[:0]
+				for range n {
 					// Multiply-shift maps a 64-bit draw onto [0, n) with
 					// a bias below n/2^64, far beneath bootstrap noise.
 					hi, _ := bits.Mul64(src.Uint64(), uint64(n))
-					idx[i] = int(hi)
+					idx = append(idx, clusters[hi]...)
 				}
 				for s, f := range stats {
 					vals[s][r] = f(idx)

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -305,5 +306,73 @@ func TestRanks(t *testing.T) {
 	}
 	if len(Ranks(nil)) != 0 {
 		t.Error("Ranks(nil) not empty")
+	}
+}
+
+// rowBootstrap is the row bootstrap as it was before intervals resampled
+// examples, kept here so the test can prove one rollout per example still
+// gives the same intervals bit for bit.
+func rowBootstrap(n int, stat Stat, reps int, seed uint64) CI {
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	out := CI{Point: stat(all)}
+	vals := make([]float64, reps)
+	idx := make([]int, n)
+	src := rand.NewPCG(0, 0)
+	for r := range reps {
+		src.Seed(seed, uint64(r)^0x9e3779b97f4a7c15)
+		for i := range idx {
+			hi, _ := bits.Mul64(src.Uint64(), uint64(n))
+			idx[i] = int(hi)
+		}
+		vals[r] = stat(idx)
+	}
+	slices.Sort(vals)
+	out.Lo, out.Hi = Percentile(vals, 2.5), Percentile(vals, 97.5)
+	return out
+}
+
+func TestClusterBootstrap(t *testing.T) {
+	// 50 examples, a deterministic policy right on 30 of them.
+	one := make([]float64, 50)
+	for i := range one {
+		if i%5 < 3 {
+			one[i] = 1
+		}
+	}
+	r1 := BootstrapMulti(len(one), []Stat{mean(one)}, 1000, 42)[0]
+	if old := rowBootstrap(len(one), mean(one), 1000, 42); r1 != old {
+		t.Fatalf("one rollout per example: %+v, the row bootstrap gave %+v (must be identical)", r1, old)
+	}
+	// The same answers four times (-r 4), rollout-major as a runner may
+	// write them: example e's rollout k is row k·50+e.
+	four := make([]float64, 0, 4*len(one))
+	ex := make([]int, 0, 4*len(one))
+	for range 4 {
+		for e, v := range one {
+			four, ex = append(four, v), append(ex, e)
+		}
+	}
+	cl := Clusters(len(four), func(i int) int { return ex[i] })
+	if len(cl) != len(one) {
+		t.Fatalf("%d clusters, want %d", len(cl), len(one))
+	}
+	r4 := ClusterBootstrapMulti(cl, []Stat{mean(four)}, 1000, 42)[0]
+	if r4 != r1 {
+		t.Errorf("four identical rollouts per example: %+v, one rollout: %+v; identical answers carry no more evidence", r4, r1)
+	}
+	// The row bootstrap's interval is about half as wide: what the
+	// cluster bootstrap exists to avoid.
+	rows4 := BootstrapMulti(len(four), []Stat{mean(four)}, 1000, 42)[0]
+	if w1, w4 := r1.Hi-r1.Lo, rows4.Hi-rows4.Lo; w4 > 0.7*w1 {
+		t.Errorf("row bootstrap width %v vs %v: expected the row bootstrap to understate", w4, w1)
+	}
+	if c := ClusterBootstrapMulti(nil, []Stat{mean(nil)}, 10, 1)[0]; c != (CI{}) {
+		t.Errorf("no clusters: %+v", c)
+	}
+	if got := Singletons(3); len(got) != 3 || got[2][0] != 2 || cap(got[0]) != 1 {
+		t.Errorf("Singletons(3) = %v", got)
 	}
 }

@@ -96,6 +96,7 @@ type BinaryRun struct {
 	Task     BinaryTask
 	Obs      []BinaryObs
 	Pos      []int // row position of each observation
+	Example  []int // example index of each observation (the bootstrap's cluster)
 	Problems []Problem
 	All      BinaryAcc // every observation
 
@@ -113,7 +114,7 @@ type BinaryRun struct {
 // as an abstention and is also a problem, so --strict can refuse it. An
 // unreadable gold answer is an error naming the row.
 func ScanBinary(rows []artifact.Result, task BinaryTask) (*BinaryRun, error) {
-	b := &BinaryRun{Task: task, Obs: make([]BinaryObs, 0, len(rows)), Pos: make([]int, 0, len(rows))}
+	b := &BinaryRun{Task: task, Obs: make([]BinaryObs, 0, len(rows)), Pos: make([]int, 0, len(rows)), Example: make([]int, 0, len(rows))}
 	for i := range rows {
 		r := &rows[i]
 		if prob, excluded := ExcludedRow(i, r); excluded {
@@ -160,6 +161,7 @@ func ScanBinary(rows []artifact.Result, task BinaryTask) (*BinaryRun, error) {
 		b.All.Add(o)
 		b.Obs = append(b.Obs, o)
 		b.Pos = append(b.Pos, i)
+		b.Example = append(b.Example, r.Index)
 	}
 	b.obsOf = make(map[int]int, len(b.Pos))
 	for k, p := range b.Pos {
@@ -218,9 +220,10 @@ func (b *BinaryRun) ECEStat(idx []int) float64 {
 }
 
 // Bootstrap computes named percentile CIs in one pass of resamples over the
-// observations, seeded as opts says.
+// observations' examples (a cluster bootstrap: all rollouts of a drawn
+// example come with it), seeded as opts says.
 func (b *BinaryRun) Bootstrap(names []string, stats []metrics.Stat, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
-	cis := metrics.BootstrapMulti(len(b.Obs), stats, opts.Reps(), opts.BootstrapSeed(meta))
+	cis := metrics.ClusterBootstrapMulti(metrics.Clusters(len(b.Example), func(k int) int { return b.Example[k] }), stats, opts.Reps(), opts.BootstrapSeed(meta))
 	out := make(map[string]metrics.CI, len(names))
 	for i, n := range names {
 		out[n] = cis[i]
@@ -285,7 +288,7 @@ func (b *BinaryRun) Summary(block any, ci map[string]metrics.CI, counts map[stri
 		"metrics":        block,
 		"ci95":           ci,
 		"counts":         counts,
-		"bootstrap":      map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": "percentile, resampling scored rows"},
+		"bootstrap":      map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": BootstrapMethod},
 		"reward":         map[string]any{"mean": meanReward, "components": comps},
 		"breakdown":      breakdown,
 		"reliability":    b.All.Calibration.Bins(),

@@ -138,6 +138,19 @@ type Options struct {
 	Seed uint64
 }
 
+// BootstrapMethod is summary.json's bootstrap.method for per-run
+// intervals: every builder resamples examples, not rows (see
+// ExampleClusters).
+const BootstrapMethod = metrics.ClusterMethod
+
+// ExampleClusters groups the rows at positions pos (indices into rows)
+// by example, for metrics.ClusterBootstrapMulti: cluster members are
+// indices into pos, so statistics index the caller's per-observation
+// slices. Rollouts of one example travel together in every resample.
+func ExampleClusters(rows []artifact.Result, pos []int) [][]int {
+	return metrics.Clusters(len(pos), func(k int) int { return rows[pos[k]].Index })
+}
+
 // Reps resolves BootstrapReps.
 func (o Options) Reps() int {
 	switch {

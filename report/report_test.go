@@ -345,3 +345,71 @@ func FuzzDecodeRow(f *testing.F) {
 		_, _ = Build(testEnv, []artifact.Result{r}, nil, Options{BootstrapReps: 3})
 	})
 }
+
+// TestIntervalsResampleExamples: a deterministic policy run with -r 4 has
+// four identical answers per example, which carry no more evidence than
+// one, so its intervals must be those of the -r 1 run (issue #24, item 1;
+// the row bootstrap made them about half as wide).
+func TestIntervalsResampleExamples(t *testing.T) {
+	var r1, r4 []artifact.Result
+	for k := range 4 {
+		for i := range 40 {
+			label := "Benign"
+			if i%5 < 3 {
+				label = "Malicious"
+			}
+			row := e1Row(i, label, 0.8, `"Malicious"`, nil)
+			row.Rollout = k
+			if k == 0 {
+				r1 = append(r1, row)
+			}
+			r4 = append(r4, row)
+		}
+	}
+	build := func(rows []artifact.Result) (metrics.CI, map[string]any) {
+		t.Helper()
+		rep, err := Build(testEnv, rows, &artifact.Metadata{Seed: 42}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Summary["ci95"].(map[string]metrics.CI)["accuracy"], rep.Summary["bootstrap"].(map[string]any)
+	}
+	c1, boot := build(r1)
+	c4, _ := build(r4)
+	if c1 != c4 {
+		t.Errorf("accuracy interval with -r 4 %+v (width %.4f), with -r 1 %+v (width %.4f): identical rollouts must not narrow it",
+			c4, c4.Hi-c4.Lo, c1, c1.Hi-c1.Lo)
+	}
+	if m, _ := boot["method"].(string); !strings.Contains(m, "cluster bootstrap over examples") {
+		t.Errorf("bootstrap method %q does not say it resamples examples", m)
+	}
+}
+
+// TestScoreboardDropsRowBootstrapIntervals: a summary.json written by the
+// row bootstrap keeps its numbers on the scoreboard but not its intervals.
+func TestScoreboardDropsRowBootstrapIntervals(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "old")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, artifact.ResultsFile, "")
+	meta := artifact.Metadata{RunID: "old", Environment: testEnv, Model: "m", Status: artifact.StatusCompleted}
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method string
+		ci     bool
+	}{{"percentile, resampling scored rows", false}, {BootstrapMethod, true}} {
+		writeFile(t, dir, artifact.SummaryFile, `{"n_rows": 10, "key_metrics": [{"name": "accuracy", "value": 0.6, "higher_is_better": true, "ci_lo": 0.5, "ci_hi": 0.7}],
+			"bootstrap": {"method": "`+tc.method+`"}}`)
+		sb, err := CollectScoreboard(root, ScoreboardOptions{})
+		if err != nil || len(sb.Runs) != 1 {
+			t.Fatalf("%v %+v", err, sb)
+		}
+		if got := sb.Runs[0].CI != nil; got != tc.ci || sb.Runs[0].Metrics["accuracy"] != 0.6 {
+			t.Errorf("method %q: CI %v, metrics %v", tc.method, sb.Runs[0].CI, sb.Runs[0].Metrics)
+		}
+	}
+}

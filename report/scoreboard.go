@@ -205,6 +205,9 @@ func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 		Counts struct {
 			Scored *int `json:"scored"`
 		} `json:"counts"`
+		Bootstrap struct {
+			Method string `json:"method"`
+		} `json:"bootstrap"`
 	}
 	if err := json.Unmarshal(summary, &keys); err != nil {
 		return fmt.Errorf("summary.json: %w", err)
@@ -214,6 +217,13 @@ func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 		row.N = *keys.Counts.Scored
 	}
 	row.Order = keys.Key
+	// A summary.json written before intervals resampled examples carries
+	// row-bootstrap intervals, too narrow with several rollouts per
+	// example: they are left out rather than shown beside current ones.
+	stale := keys.Bootstrap.Method != "" && keys.Bootstrap.Method != BootstrapMethod
+	if stale {
+		row.SummaryNote = strings.TrimPrefix(row.SummaryNote+"; intervals left out: summary.json resampled rows, not examples (run svbench report on it)", "; ")
+	}
 	if len(keys.Key) > 0 {
 		row.MainMetric = keys.Key[0].Name
 	}
@@ -223,7 +233,7 @@ func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 			continue
 		}
 		row.Metrics[k.Name] = k.Value
-		if k.Lo != nil && k.Hi != nil {
+		if k.Lo != nil && k.Hi != nil && !stale {
 			if row.CI == nil {
 				row.CI = map[string][2]float64{}
 			}
@@ -403,7 +413,7 @@ func (sb *Scoreboard) Markdown() string {
 		fmt.Fprintf(&b, "## %s\n\n%s\n", env, Table(header, rows))
 		i = j
 	}
-	b.WriteString("Metrics marked ↓ are better when lower; [lo, hi] is a 95% bootstrap interval; n/a marks a metric the run cannot define (e.g. no positives). Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
+	b.WriteString("Metrics marked ↓ are better when lower; [lo, hi] is a 95% interval (percentile cluster bootstrap over examples: rollouts of one example count once); n/a marks a metric the run cannot define (e.g. no positives). Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
 	if len(sb.Unranked) > 0 {
 		b.WriteString("\n## Not ranked (incomplete runs)\n\n")
 		var rows [][]string

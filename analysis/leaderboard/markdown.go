@@ -71,7 +71,7 @@ func (lb *Leaderboard) Markdown() string {
 		b.WriteString(report.Table(header, rows) + "\n")
 		i = j
 	}
-	b.WriteString("Evidence grades — " + GradeRule + " [lo, hi] is a 95% bootstrap interval (— when the run's summary has none); ↓ marks metrics better when lower; n/a marks a metric the run cannot define. One entry per (model, environment, condition): the run with the most scored rows, then the newest.\n")
+	b.WriteString("Evidence grades — " + GradeRule + " [lo, hi] is a 95% interval, a percentile cluster bootstrap over examples (all rollouts of a drawn example together; — when the run's summary has none); ↓ marks metrics better when lower; n/a marks a metric the run cannot define. One entry per (model, environment, condition): the run with the most scored rows, then the newest.\n")
 	if len(lb.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n")
 		for _, s := range lb.Skipped {

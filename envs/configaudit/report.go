@@ -512,7 +512,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	m, obs := ownMetrics(scored)
 	meanReward, comps := report.RewardStats(rows, rr.pos)
 	hasRows := len(scored) > 0
-	ci := bootstrap(obs, meta, opts)
+	ci := bootstrap(obs, report.ExampleClusters(rows, rr.pos), meta, opts)
 	for name, v := range map[string]*float64{"f1_weighted": m.Weighted.F1, "patch_fix_rate": m.PatchFixRate, "mean_reward": report.Opt(meanReward, hasRows)} {
 		if v == nil {
 			delete(ci, name)
@@ -529,7 +529,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		"mean_reward": report.Opt(meanReward, hasRows),
 		"components":  comps,
 		"ci95":        ci,
-		"bootstrap":   map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": "percentile, resampling scored rows"},
+		"bootstrap":   map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": report.BootstrapMethod},
 		"counts": map[string]int{
 			"scored": len(scored), "errors": rr.errRows, "score_errors": rr.scoreErrRows, "unparsed": rr.unparsed,
 			"positive": nPos, "clean": m.CleanRows,
@@ -618,8 +618,9 @@ func reportCharts(m ReportMetrics, n int) []report.Chart {
 }
 
 // bootstrap gives percentile CIs for the micro weighted F1, the patch fix
-// rate and the mean reward, resampling scored rows.
-func bootstrap(obs []obs, meta *artifact.Metadata, opts report.Options) map[string]metrics.CI {
+// rate and the mean reward, resampling examples (clusters of obs indices:
+// all rollouts of a drawn example).
+func bootstrap(obs []obs, clusters [][]int, meta *artifact.Metadata, opts report.Options) map[string]metrics.CI {
 	f1 := func(idx []int) float64 {
 		var p metrics.PRF
 		for _, k := range idx {
@@ -641,7 +642,7 @@ func bootstrap(obs []obs, meta *artifact.Metadata, opts report.Options) map[stri
 		}
 		return metrics.Div(sum, float64(len(idx)))
 	}
-	cis := metrics.BootstrapMulti(len(obs), []metrics.Stat{f1, fix, reward}, opts.Reps(), opts.BootstrapSeed(meta))
+	cis := metrics.ClusterBootstrapMulti(clusters, []metrics.Stat{f1, fix, reward}, opts.Reps(), opts.BootstrapSeed(meta))
 	return map[string]metrics.CI{"f1_weighted": cis[0], "patch_fix_rate": cis[1], "mean_reward": cis[2]}
 }
 
@@ -667,7 +668,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 		{"patch fix rate", report.FOpt(m.PatchFixRate), ciCell("patch_fix_rate")},
 		{"mean reward", report.FOpt(report.Opt(meanReward, hasRows)), ciCell("mean_reward")},
 	}))
-	b.WriteString("\nCIs: percentile bootstrap over scored rows, seeded, so reports are reproducible.\n\n")
+	b.WriteString("\nCIs: percentile cluster bootstrap over examples (all rollouts of a drawn example together), seeded, so reports are reproducible.\n\n")
 	b.WriteString("## Detection\n\n")
 	b.WriteString(report.Table([]string{"", "precision", "recall", "F1"}, [][]string{
 		{"severity-weighted (micro)", report.FOpt(m.Weighted.Precision), report.FOpt(m.Weighted.Recall), report.FOpt(m.Weighted.F1)},

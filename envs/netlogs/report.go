@@ -278,7 +278,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
   rate among them; a threshold nobody reaches counts as coverage 0, risk 0; trapezoid rule over coverage.
 - n/a marks a value with nothing to compute it from (precision when nothing was called Malicious, anything
   over decided rows when every row abstained); summary.json writes it as null. F1 = 2·TP / (2·TP + FP + FN).
-- 95% CIs: percentile bootstrap over scored rows (abstentions included), seeded, so reports are reproducible.
+- 95% CIs: percentile cluster bootstrap over examples (every rollout of a drawn example comes with it; abstentions included), seeded, so reports are reproducible.
 `)
 	return b.String()
 }

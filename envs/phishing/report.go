@@ -245,7 +245,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 - Evidence precision: mean share of evidence items grounded in the message and in an extracted indicator of
   the claimed type, over rows predicted Phishing that gave evidence. Evidence recall: mean share of the
   message's indicator types the evidence covered, over Phishing rows with indicators.
-- 95% CIs: percentile bootstrap over scored rows, seeded.
+- 95% CIs: percentile cluster bootstrap over examples (every rollout of a drawn example comes with it), seeded.
 `)
 	return b.String()
 }

@@ -53,14 +53,18 @@ func rate(k, n int) *float64 {
 	return &v
 }
 
-func ci(values []float64, reps int, seed uint64) metrics.CI {
-	return metrics.Bootstrap(len(values), func(idx []int) float64 {
+// ci is the mean of values with a 95% interval that resamples examples
+// (example[i] is values[i]'s example): a cluster bootstrap, so rollouts of
+// one scenario count as one piece of evidence.
+func ci(values []float64, example []int, reps int, seed uint64) metrics.CI {
+	cl := metrics.Clusters(len(example), func(i int) int { return example[i] })
+	return metrics.ClusterBootstrapMulti(cl, []metrics.Stat{func(idx []int) float64 {
 		s := 0.0
 		for _, i := range idx {
 			s += values[i]
 		}
 		return metrics.Div(s, float64(len(idx)))
-	}, reps, seed)
+	}}, reps, seed)[0]
 }
 
 // AttackCategory is one line of E5's per-category table.
@@ -81,6 +85,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	var succ, viol, judgeErr, turnsN int
 	var turnsSum float64
 	var succVals []float64
+	var succEx []int
 	cats := map[string]*AttackCategory{}
 	strategies := map[string]int{}
 	prevGrams := map[string]bool{}
@@ -118,7 +123,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 				turnsN++
 			}
 		}
-		succVals = append(succVals, v)
+		succVals, succEx = append(succVals, v), append(succEx, r.Index)
 		if o == OutcomeViolation {
 			viol++
 		}
@@ -163,7 +168,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	asr := rate(succ, n)
 	mean, comps := report.RewardStats(rows, pos)
 	seed := opts.BootstrapSeed(meta)
-	asrCI := ci(succVals, opts.Reps(), seed)
+	asrCI := ci(succVals, succEx, opts.Reps(), seed)
 	summary := map[string]any{
 		"attack_success_rate":    asr,
 		"attack_success_rate_ci": asrCI,
@@ -180,6 +185,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 		"rows_scored":            n,
 		"problems":               len(problems),
 	}
+	summary["bootstrap"] = map[string]any{"reps": opts.Reps(), "seed": seed, "method": report.BootstrapMethod}
 	if meta != nil {
 		summary["run"] = report.RunInfo(meta)
 	}
@@ -244,6 +250,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 	var help, alt, cons float64
 	var helpN, altN, consN int
 	var overVals []float64
+	var overEx []int
 	for _, p := range pos {
 		r := &rows[p]
 		kind := str(r.Parsed["kind"])
@@ -284,7 +291,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 			if refusedAny {
 				v = 1
 			}
-			overVals = append(overVals, v)
+			overVals, overEx = append(overVals, v), append(overEx, r.Index)
 			if h, ok := r.Components["helpfulness"]; ok {
 				help += h
 				helpN++
@@ -299,7 +306,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 		}
 	}
 	over := rate(all.refusedB, all.benign)
-	overCI := ci(overVals, opts.Reps(), opts.BootstrapSeed(meta))
+	overCI := ci(overVals, overEx, opts.Reps(), opts.BootstrapSeed(meta))
 	var cats []DefenseCategory
 	for _, name := range report.SortedKeys(per) {
 		a := per[name]
@@ -321,6 +328,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 		"rows_scored":            len(pos),
 		"problems":               len(problems),
 	}
+	summary["bootstrap"] = map[string]any{"reps": opts.Reps(), "seed": opts.BootstrapSeed(meta), "method": report.BootstrapMethod}
 	if meta != nil {
 		summary["run"] = report.RunInfo(meta)
 	}
