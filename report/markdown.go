@@ -93,8 +93,15 @@ func Clip(s string, n int) string {
 // Pct formats a share as a percentage with one decimal.
 func Pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-// FCI formats a point with its interval: "0.5610 [0.4512, 0.6650]".
-func FCI(c metrics.CI) string {
+// FCI formats a point with its 95% interval, or the point alone when the
+// bootstrap was off (reps ≤ 0): a CI computed without resamples has
+// Lo = Hi = Point, and printing it as "[x, x]" would claim a zero-width
+// interval nobody measured (the dashboard builds reports that way and takes
+// intervals from summary.json).
+func FCI(c metrics.CI, reps int) string {
+	if reps <= 0 {
+		return F(c.Point)
+	}
 	return fmt.Sprintf("%s [%s, %s]", F(c.Point), F(c.Lo), F(c.Hi))
 }
 

@@ -351,6 +351,14 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 			r.Problems[i].Row = pos[p]
 		}
 	}
+	if opts.Reps() == 0 {
+		// Without resamples a builder's CI is the point three times: not
+		// an interval, so no key metric may carry one (the dashboard and
+		// the scoreboard would print it as "[x, x]").
+		for i := range r.Key {
+			r.Key[i].Lo, r.Key[i].Hi = nil, nil
+		}
+	}
 	r.EnvID = id
 	if r.Summary == nil {
 		r.Summary = map[string]any{}

@@ -413,3 +413,29 @@ func TestScoreboardDropsRowBootstrapIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestNoIntervalWithoutResamples: a report built with the bootstrap off
+// (the dashboard, a scoreboard of runs without summary.json) carries no
+// interval, since its CIs are the point three times (issue #24, item 2).
+func TestNoIntervalWithoutResamples(t *testing.T) {
+	var rows []artifact.Result
+	for i := range 10 {
+		label := "Benign"
+		if i < 6 {
+			label = "Malicious"
+		}
+		rows = append(rows, e1Row(i, label, 0.8, `"Malicious"`, nil))
+	}
+	rep, err := Build(testEnv, rows, nil, Options{BootstrapReps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range rep.Key {
+		if k.Lo != nil || k.Hi != nil {
+			t.Errorf("key metric %s has an interval [%v, %v] though nothing was resampled", k.Name, *k.Lo, *k.Hi)
+		}
+	}
+	if got := FCI(metrics.CI{Point: 0.5, Lo: 0.5, Hi: 0.5}, 0); got != "0.5000" {
+		t.Errorf("FCI without resamples = %q", got)
+	}
+}

@@ -80,6 +80,7 @@ func buildTestDetect(rows []artifact.Result, meta *artifact.Metadata, opts Optio
 		Charts:   b.Charts(),
 		Problems: b.Problems,
 	}
+	AttachCIs(r.Key, ci)
 	var md bytes.Buffer
 	WriteTitle(&md, "test detection", meta, counts, "")
 	WriteConfusionAndCharts(&md, CountsOf(b.All.Confusion), r.Charts)

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -304,5 +305,26 @@ func TestTranscriptSelectionFollowsAppends(t *testing.T) {
 	}
 	if _, body, _ := get(t, ts, "/transcripts?id="+url.QueryEscape(fx.live)+"&filter=bogus&sort=%3Cx%3E"); !strings.Contains(body, `<span id="matched">6</span>`) {
 		t.Fatal("an unknown filter must show everything")
+	}
+}
+
+// TestRunPageHasOneSourceOfIntervals: the run page's bullets come from a
+// report built without resamples, so they must not print its degenerate
+// "[x, x]" beside the real intervals of summary.json (issue #24, item 2).
+func TestRunPageHasOneSourceOfIntervals(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	_, body, _ := get(t, ts, "/run?id="+url.QueryEscape(fx.runA))
+	withCI := regexp.MustCompile(`(-?\d+\.\d{4}) \[(-?\d+\.\d{4}), (-?\d+\.\d{4})\]`)
+	for _, m := range withCI.FindAllStringSubmatch(body, -1) {
+		if m[1] == m[2] && m[2] == m[3] {
+			t.Errorf("run page shows a zero-width interval nobody measured: %q", m[0])
+		}
+	}
+	table := body[strings.Index(body, `id="key-metrics"`):]
+	table = table[:strings.Index(table, "</table>")]
+	iv := regexp.MustCompile(`\[(\d+\.\d{4}), (\d+\.\d{4})\]`).FindStringSubmatch(table)
+	if iv == nil || iv[1] == iv[2] {
+		t.Errorf("headline table lost summary.json's intervals: %s", table)
 	}
 }

@@ -560,7 +560,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		if v == nil {
 			return "n/a"
 		}
-		return report.FCI(ci[name])
+		return report.FCI(ci[name], opts.Reps())
 	}
 	headline := []report.Stat{
 		{Name: "rows", Value: fmt.Sprintf("%d scored, %d API errors, %d score errors, %d unparsed", len(scored), rr.errRows, rr.scoreErrRows, rr.unparsed)},

@@ -196,7 +196,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		if v == nil {
 			return "n/a"
 		}
-		return report.FCI(ci[name])
+		return report.FCI(ci[name], opts.Reps())
 	}
 	headline := []report.Stat{
 		b.RowsStat(),

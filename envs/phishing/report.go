@@ -170,11 +170,11 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	}
 	headline := []report.Stat{
 		b.RowsStat(),
-		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"])},
-		{Name: "accuracy (decided)", Value: report.FCI(ci["accuracy"])},
-		{Name: "FNR (missed phish)", Value: report.FCI(ci["fnr"])},
+		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"], opts.Reps())},
+		{Name: "accuracy (decided)", Value: report.FCI(ci["accuracy"], opts.Reps())},
+		{Name: "FNR (missed phish)", Value: report.FCI(ci["fnr"], opts.Reps())},
 		{Name: "FPR", Value: report.F(block.Detection.FPR)},
-		{Name: "ECE", Value: report.FCI(ci["ece"])},
+		{Name: "ECE", Value: report.FCI(ci["ece"], opts.Reps())},
 		{Name: "AURC", Value: report.F(block.Abstention.AURC)},
 		{Name: "evidence precision / recall", Value: report.F(block.Evidence.Precision) + " / " + report.F(block.Evidence.Recall)},
 		{Name: "abstain rate", Value: report.Pct(block.Abstention.AbstainRate)},
