@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/svbench/svbench/env"
 )
 
@@ -14,123 +12,6 @@ import (
 // quiet without making the configuration safer (issue #11). Each rewrites
 // the fixture (or tool-autofix's patched file) and answers with the ids the
 // tools reported plus the rewrite as a patch.
-
-// k8sEachDoc applies edit to every document of a Kubernetes file.
-func k8sEachDoc(content []byte, edit func(doc *yaml.Node)) []byte {
-	docs, err := parseYAMLDocs(content)
-	if err != nil {
-		return content
-	}
-	for _, d := range docs {
-		edit(d)
-	}
-	out, err := renderYAML(docs)
-	if err != nil {
-		return content
-	}
-	return out
-}
-
-func annotate(kv map[string]string) func(*yaml.Node) {
-	return func(d *yaml.Node) {
-		ann := ensureMap(ensureMap(d, "metadata"), "annotations")
-		for k, v := range kv {
-			mset(ann, k, strNode(v))
-		}
-	}
-}
-
-// tfBeforeResources inserts line before every resource block header.
-func tfBeforeResources(content []byte, line string) []byte {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(content), "\n") {
-		if strings.HasPrefix(l, "resource \"") {
-			b.WriteString(line + "\n")
-		}
-		b.WriteString(l)
-	}
-	return []byte(b.String())
-}
-
-// tfInResources inserts line as the first attribute of every resource block.
-func tfInResources(content []byte, line string) []byte {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(content), "\n") {
-		b.WriteString(l)
-		if strings.HasPrefix(l, "resource \"") && strings.HasSuffix(strings.TrimSpace(l), "{") {
-			b.WriteString("  " + line + "\n")
-		}
-	}
-	return []byte(b.String())
-}
-
-func commentOut(content []byte) []byte {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(string(content), "\n") {
-		if l != "" {
-			b.WriteString("# " + l)
-		}
-	}
-	return []byte(b.String())
-}
-
-func idsOf(vs []Violation, tool string) []string {
-	var out []string
-	for _, v := range vs {
-		if t, rule, ok := strings.Cut(v.ID, "/"); ok && t == tool {
-			out = append(out, rule)
-		}
-	}
-	return out
-}
-
-// ignoreAll silences every check on every object or resource.
-func ignoreAll(fx *fixture, content []byte) []byte {
-	if fx.Type == FixtureTF {
-		return tfBeforeResources(content, "#trivy:ignore:*")
-	}
-	return k8sEachDoc(content, annotate(map[string]string{kubeLinterIgnoreAll: "probe"}))
-}
-
-// ignoreEach silences exactly the reported checks.
-func ignoreEach(fx *fixture, content []byte, found []Violation) []byte {
-	if fx.Type == FixtureTF {
-		out := content
-		for _, id := range idsOf(found, ToolTrivy) {
-			out = tfBeforeResources(out, "#tfsec:ignore:"+strings.ToLower(id))
-		}
-		return out
-	}
-	kv := map[string]string{}
-	for _, id := range idsOf(found, ToolKubeLinter) {
-		kv[kubeLinterIgnorePrefix+id] = "probe"
-	}
-	if len(kv) == 0 {
-		return content
-	}
-	return k8sEachDoc(content, annotate(kv))
-}
-
-// disableAll switches every resource off (count = 0) or moves every
-// Kubernetes object to an apiVersion no verifier knows.
-func disableAll(fx *fixture, content []byte) []byte {
-	if fx.Type == FixtureTF {
-		return tfInResources(content, "count = 0")
-	}
-	return k8sEachDoc(content, func(d *yaml.Node) { mset(d, "apiVersion", strNode("svbench.example/v1")) })
-}
-
-// breakDecoding makes every Kubernetes document fail typed decoding (a
-// number where a string belongs, like containerPort: "5432" the other way
-// round); Terraform gets for_each = {} instead.
-func breakDecoding(fx *fixture, content []byte) []byte {
-	if fx.Type == FixtureTF {
-		return tfInResources(content, "for_each = {}")
-	}
-	return k8sEachDoc(content, func(d *yaml.Node) {
-		mset(ensureMap(ensureMap(d, "metadata"), "labels"), "svbench-probe", intNode(5))
-	})
-}
 
 // patchedContent is the file tool-autofix's patch produces.
 func patchedContent(t testing.TB, fx *fixture, ro *env.Rollout) []byte {
@@ -170,12 +51,12 @@ func TestSilencingProbes(t *testing.T) {
 		build func(fx *fixture, found []Violation, autofixed []byte) []byte
 	}
 	probes := []probe{
-		{"ignore-all", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return ignoreAll(fx, fx.Content) }},
-		{"ignore-each-check", true, func(fx *fixture, found []Violation, _ []byte) []byte { return ignoreEach(fx, fx.Content, found) }},
-		{"disable-resources", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return disableAll(fx, fx.Content) }},
-		{"break-decoding", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return breakDecoding(fx, fx.Content) }},
+		{"ignore-all", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return ignoreAll(fx.Type, fx.Content) }},
+		{"ignore-each-check", true, func(fx *fixture, found []Violation, _ []byte) []byte { return ignoreEach(fx.Type, fx.Content, found) }},
+		{"disable-resources", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return disableAll(fx.Type, fx.Content) }},
+		{"break-decoding", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return breakDecoding(fx.Type, fx.Content) }},
 		{"comment-out-file", true, func(fx *fixture, _ []Violation, _ []byte) []byte { return commentOut(fx.Content) }},
-		{"autofix+ignore-rest", false, func(fx *fixture, _ []Violation, fixed []byte) []byte { return ignoreAll(fx, fixed) }},
+		{"autofix+ignore-rest", false, func(fx *fixture, _ []Violation, fixed []byte) []byte { return ignoreAll(fx.Type, fixed) }},
 	}
 	var honest, copyOut, honestRef float64
 	res := make([]probeResult, len(probes))
@@ -335,7 +216,7 @@ func TestProbeHelpersChangeSomething(t *testing.T) {
 	_, ds := testEnv(t)
 	for _, ex := range ds.Examples[:10] {
 		fx := ex.Payload.(*fixture)
-		for name, out := range map[string][]byte{"ignore-all": ignoreAll(fx, fx.Content), "disable": disableAll(fx, fx.Content), "break": breakDecoding(fx, fx.Content)} {
+		for name, out := range map[string][]byte{"ignore-all": ignoreAll(fx.Type, fx.Content), "disable": disableAll(fx.Type, fx.Content), "break": breakDecoding(fx.Type, fx.Content)} {
 			if string(out) == string(fx.Content) {
 				t.Errorf("%s: probe %s left %s unchanged", ex.ID, name, fx.Path)
 			}

@@ -85,7 +85,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newEnvsCmd(),
 		newDataCmd(),
 		newEvalCmd(), newScoreCmd(), newMergeCmd(), newDemoCmd(),
-		newReportCmd(), newScoreboardCmd(), newStudyCmd(),
+		newReportCmd(), newScoreboardCmd(), newStudyCmd(), newProbeCmd(),
 		newServeCmd(),
 		newVerifyCmd(),
 		newVersionCmd(),
