@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/llm/usage"
 )
 
 // Merge joins the run directories of a sharded evaluation into one run in
@@ -106,14 +108,21 @@ func Merge(shardDirs []string, outDir string) (*artifact.Metadata, error) {
 		agg.add(&rows[i])
 	}
 	for _, m := range metas {
-		merged.DurationS += m.DurationS
 		if m.Started.Before(merged.Started) {
 			merged.Started = m.Started
 		}
 	}
+	merged.DurationS = wallSeconds(metas)
 	merged.Status = artifact.StatusCompleted
 	merged.StatusDetail = fmt.Sprintf("merged from %d shards", count)
 	agg.fill(&merged)
+	// What was spent is the sum of what every shard spent: metadata.json of
+	// the first shard alone would under-count calls, tokens and cost.
+	var costNote string
+	merged.UsageByModel, merged.Cost, costNote = mergeUsage(metas)
+	if costNote != "" {
+		merged.StatusDetail += "; " + costNote
+	}
 	if err := artifact.WriteFileAtomic(filepath.Join(outDir, artifact.ResultsFile), []byte(sb.String())); err != nil {
 		return nil, err
 	}
@@ -146,4 +155,89 @@ func configDiff(a, b *artifact.Metadata) string {
 		}
 	}
 	return ""
+}
+
+// mergeUsage adds the shards' usage by (role, model) and their costs. The
+// cost is the sum of the shards' when every shard that used tokens was
+// priced in one currency; otherwise it is left out and note says why.
+func mergeUsage(metas []*artifact.Metadata) ([]artifact.ModelUsage, *artifact.Cost, string) {
+	rec := usage.New()
+	type key struct{ role, model string }
+	costs := map[key]float64{}
+	priced := map[key]bool{}
+	var cost *artifact.Cost
+	note := ""
+	for _, m := range metas {
+		rec.Accumulate(m.UsageByModel)
+		for _, u := range m.UsageByModel {
+			if u.Cost != nil {
+				k := key{u.Role, u.Model}
+				costs[k] += *u.Cost
+				priced[k] = true
+			}
+		}
+		switch c := m.Cost; {
+		case c == nil && len(m.UsageByModel) > 0:
+			note = "cost left out: a shard ran without --prices"
+		case c == nil:
+		case cost == nil:
+			cc := *c
+			cc.Unpriced = slices.Clone(c.Unpriced)
+			cost = &cc
+		case c.Currency != cost.Currency:
+			note = fmt.Sprintf("cost left out: shards priced in %s and %s", cost.Currency, c.Currency)
+		default:
+			cost.Total += c.Total
+			cost.Unpriced = append(cost.Unpriced, c.Unpriced...)
+			if c.PricesDate != cost.PricesDate || c.PricesFile != cost.PricesFile {
+				cost.PricesDate = strings.Join(slices.Compact(slices.Sorted(slices.Values(strings.Split(cost.PricesDate+", "+c.PricesDate, ", ")))), ", ")
+			}
+		}
+	}
+	us := rec.Snapshot()
+	if note != "" {
+		return us, nil, note
+	}
+	for i := range us {
+		if k := (key{us[i].Role, us[i].Model}); priced[k] {
+			v := costs[k]
+			us[i].Cost = &v
+		}
+	}
+	if cost != nil {
+		slices.Sort(cost.Unpriced)
+		cost.Unpriced = slices.Compact(cost.Unpriced)
+	}
+	return us, cost, ""
+}
+
+// wallSeconds is the time the shards ran, counting once the time several
+// ran at together: the union of each shard's [finished − duration,
+// finished]. Shards run one after another add up; shards run side by side
+// (an Indexed Job) take as long as the longest. A shard without a finish
+// time counts its duration alone.
+func wallSeconds(metas []*artifact.Metadata) float64 {
+	type span struct{ lo, hi float64 }
+	var spans []span
+	loose := 0.0
+	for _, m := range metas {
+		if m.Finished == nil {
+			loose += m.DurationS
+			continue
+		}
+		hi := float64(m.Finished.UnixNano()) / 1e9
+		spans = append(spans, span{hi - m.DurationS, hi})
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
+	total := loose
+	for i := 0; i < len(spans); {
+		lo, hi := spans[i].lo, spans[i].hi
+		j := i + 1
+		for ; j < len(spans) && spans[j].lo <= hi; j++ {
+			hi = max(hi, spans[j].hi)
+		}
+		total += hi - lo
+		i = j
+	}
+	return total
 }

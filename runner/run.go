@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -186,11 +187,16 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 
-	var prevUsage []artifact.ModelUsage
-	if cfg.ResumeDir != "" {
-		prevUsage = meta.UsageByModel
+	journal, err := openUsageJournal(dir, meta, cfg)
+	if err != nil {
+		return nil, err
 	}
-	cfg.Usage.Restore(prevUsage)
+	if journal != nil {
+		defer func() {
+			cfg.Usage.SetJournal(nil)
+			journal.Close()
+		}()
+	}
 
 	agg := newAggregate()
 	done, err := compactResults(filepath.Join(dir, artifact.ResultsFile), agg)
@@ -246,6 +252,81 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	return &Outcome{Dir: dir, Metadata: meta}, runErr
+}
+
+// UsageJournal is the file, beside results.jsonl, where every model call is
+// recorded as it is counted (llm/usage's journal). metadata.json's
+// usage_by_model is a checkpoint; after kill -9 the journal still holds
+// every call that was paid for, so a resumed run adds up from it.
+const UsageJournal = "usage.jsonl"
+
+// openUsageJournal restores the recorder for this session — from the
+// journal when the run has one, else from metadata.json (runs older than
+// the journal, whose first journal line then carries those counts) — and
+// starts journaling into it. nil when the run records no usage.
+func openUsageJournal(dir string, meta *artifact.Metadata, cfg Config) (*os.File, error) {
+	if cfg.Usage == nil {
+		return nil, nil
+	}
+	path := filepath.Join(dir, UsageJournal)
+	var prev []artifact.ModelUsage
+	fromJournal := false
+	if cfg.ResumeDir != "" {
+		prev = meta.UsageByModel
+		if f, err := os.Open(path); err == nil {
+			counts, err := usage.ReadJournal(f)
+			f.Close()
+			if err != nil {
+				return nil, fmt.Errorf("resume: %s: %w", path, err)
+			}
+			prev, fromJournal = counts, true
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("resume: %w", err)
+		}
+	}
+	cfg.Usage.Restore(prev)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open usage journal: %w", err)
+	}
+	// A killed process may have left half a line: cut it, so the next
+	// event starts a line of its own (ReadJournal skipped it as the last).
+	if err := cutPartialLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("usage journal: %w", err)
+	}
+	cfg.Usage.SetJournal(f)
+	if !fromJournal {
+		cfg.Usage.WriteBase()
+	}
+	return f, nil
+}
+
+// cutPartialLine truncates f after its last newline.
+func cutPartialLine(f *os.File) error {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return err
+	}
+	const chunk = 64 << 10
+	buf := make([]byte, chunk)
+	end := st.Size()
+	for end > 0 {
+		off := max(0, end-chunk)
+		n, err := f.ReadAt(buf[:end-off], off)
+		if err != nil && n < int(end-off) {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			end = off + int64(i) + 1
+			break
+		}
+		end = off
+	}
+	if end == st.Size() {
+		return nil
+	}
+	return f.Truncate(end)
 }
 
 // fillUsage copies the recorder's split and its cost into the metadata.
