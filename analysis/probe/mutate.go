@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -162,6 +163,8 @@ func jsonNumbers(to func(float64) float64) func(string, []env.Message) (string, 
 	})
 }
 
+var enumeration = regexp.MustCompile(`[A-Za-z][A-Za-z_-]*(?:\s*[|/]\s*[A-Za-z][A-Za-z_-]*)+`)
+
 var quoted = regexp.MustCompile(`"([A-Za-z][A-Za-z _-]{1,30})"|\b([A-Z][a-z]{2,20})\b`)
 
 // alternatives are the values the system prompt names that could stand in
@@ -175,6 +178,20 @@ func alternatives(conv []env.Message, cur string) []string {
 	}
 	seen := map[string]bool{cur: true}
 	var out []string
+	// Siblings in an enumeration that names cur ("Benign|Malicious|Abstain")
+	// come first: they are the values a label field takes.
+	for _, enum := range enumeration.FindAllString(sys, -1) {
+		parts := strings.FieldsFunc(enum, func(r rune) bool { return r == '|' || r == '/' || r == ' ' })
+		if cur == "" || !slices.Contains(parts, cur) {
+			continue
+		}
+		for _, v := range parts {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
 	for _, g := range quoted.FindAllStringSubmatch(sys, -1) {
 		v := g[1] + g[2]
 		if seen[v] || (cur != "" && (strings.ToUpper(cur[:1]) == cur[:1]) != (strings.ToUpper(v[:1]) == v[:1])) {
