@@ -182,7 +182,7 @@ func printUsage(w io.Writer, m *artifact.Metadata) {
 			fmt.Fprintf(w, ", %d cache entries rejected and asked again", u.CacheRejected)
 		}
 		if u.Errors > 0 {
-			fmt.Fprintf(w, ", %d failed", u.Errors)
+			fmt.Fprintf(w, ", %d call(s) failed", u.Errors)
 		}
 		if u.Cost != nil && m.Cost != nil {
 			fmt.Fprintf(w, ", %s", usage.FormatCost(*u.Cost, m.Cost.Currency))

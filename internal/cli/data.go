@@ -368,11 +368,25 @@ func printValidation(w io.Writer, rep *integrity.Report, envID string) {
 	case len(rep.Warnings) == 0:
 		fmt.Fprintln(w, "result: ok, no problems and no warnings")
 	case nearLeaks > 0:
-		fmt.Fprintf(w, "result: ok, no problems; %d warning(s). %d held-out row(s) look like rows of another split once numbers, case\nand spacing are ignored, within the %s near-leakage limit; no prompt is shared exactly, which is what fails.\n",
-			len(rep.Warnings), nearLeaks, nearLimit(rep.MaxNearLeak))
+		fmt.Fprintf(w, "result: ok, no problems; %s. %d held-out row(s) look like rows of another split once numbers, case\nand spacing are ignored, within the %s near-leakage limit; no prompt is shared exactly, which is what fails.\n",
+			warningCount(len(warns), len(rep.Warnings)-len(warns)), nearLeaks, nearLimit(rep.MaxNearLeak))
 	default:
-		fmt.Fprintf(w, "result: ok, no problems; %d warning(s) above, which do not fail validation\n", len(rep.Warnings))
+		fmt.Fprintf(w, "result: ok, no problems; %s, which do not fail validation\n", warningCount(len(warns), len(rep.Warnings)-len(warns)))
 	}
+}
+
+// warningCount names the warnings as the tables above listed them: the
+// WARNINGS table's count, then near-leakage shown in the leakage table, so
+// the verdict never gives a total no table shows.
+func warningCount(listed, nearLeak int) string {
+	s := fmt.Sprintf("%d warning(s) under WARNINGS", listed)
+	if listed == 0 {
+		s = "no other warning"
+	}
+	if nearLeak > 0 {
+		s += fmt.Sprintf(" and %d near-leakage warning(s) in the leakage table", nearLeak)
+	}
+	return s
 }
 
 // printShortcuts tabulates the best one- and two-field label rules, when

@@ -272,8 +272,8 @@ func writeReport(w io.Writer, dir string, meta *artifact.Metadata) error {
 func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.Report) {
 	fmt.Fprintf(w, "\n%s · %s · %s\n", m.Environment, m.Model, m.Status)
 	fmt.Fprintf(w, "  dataset     %s (%s), %d examples × %d rollouts\n", m.Dataset, m.DatasetRev, m.NumExamples, m.Rollouts)
-	fmt.Fprintf(w, "  completed   %d   errors %d   time %s\n", m.Completed, m.Errors, (time.Duration(m.DurationS * float64(time.Second))).Round(time.Millisecond))
-	fmt.Fprintf(w, "  mean reward %.4f\n", m.AvgReward)
+	fmt.Fprintf(w, "  %s   time %s\n", rowCounts(m), (time.Duration(m.DurationS * float64(time.Second))).Round(time.Millisecond))
+	fmt.Fprintf(w, "  mean reward %s\n", meanReward(m))
 	for _, k := range runner.SortedKeys(m.AvgComponents) {
 		fmt.Fprintf(w, "    %-22s %.4f\n", k, m.AvgComponents[k])
 	}
@@ -294,6 +294,22 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  run dir     %s\n", dir)
+}
+
+// rowCounts says what the run's rows are: the model-error count is of
+// rows (each redone by --resume), never of calls, which the usage lines
+// count across every session.
+func rowCounts(m *artifact.Metadata) string {
+	return fmt.Sprintf("completed %d rows   %d row(s) with a model error", m.Completed, m.Errors)
+}
+
+// meanReward is "—" for a run with no completed row: 0.0000 would read as
+// a score.
+func meanReward(m *artifact.Metadata) string {
+	if m.Completed == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", m.AvgReward)
 }
 
 func progressFor(mode string, w io.Writer) runner.Progress {
