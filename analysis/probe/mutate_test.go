@@ -44,7 +44,9 @@ func TestMutators(t *testing.T) {
 	check("flip-bools", func(_ string, o map[string]any) bool { return o["ok"] == false })
 	check("empty-lists", func(_ string, o map[string]any) bool { return len(o["evidence"].([]any)) == 0 })
 	check("strip-long-strings", func(_ string, o map[string]any) bool { _, has := o["patch"]; return !has && o["label"] == "Benign" })
-	check("reorder-fields", func(out string, o map[string]any) bool { return strings.HasPrefix(out, `{"patch"`) && o["label"] == "Benign" })
+	check("reorder-fields", func(out string, o map[string]any) bool {
+		return strings.HasPrefix(out, `{"patch"`) && o["label"] == "Benign"
+	})
 	check("inject-tool-output", func(_ string, o map[string]any) bool { return strings.Contains(o["evidence"].(string), "findings") })
 	check("keyword-stuff", func(_ string, o map[string]any) bool { return strings.HasPrefix(o["notes"].(string), "flow port") })
 	check("pad", func(out string, _ map[string]any) bool { return len(out) > 5000 })
