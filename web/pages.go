@@ -505,11 +505,20 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 	if rr.rep != nil {
 		headline = rr.rep.Headline
 	}
+	// Rows are counted in results.jsonl, as the report below counts them:
+	// metadata.json is only a checkpoint while a run is going.
+	nRows := 0
+	if meta != nil {
+		nRows = meta.Completed + meta.Errors
+	}
+	if rows, err := s.index(dir).update(); err == nil {
+		nRows = len(rows)
+	}
 	if rr.err != nil {
 		reportErr = rr.err.Error()
 	}
 	s.render(w, "run", "run "+id, map[string]any{
-		"ID": id, "Meta": meta, "Keys": keys, "Stale": rr.stale, "HasSummary": rr.summary != nil,
+		"ID": id, "Meta": meta, "Rows": nRows, "Keys": keys, "Stale": rr.stale, "HasSummary": rr.summary != nil,
 		"Charts": rr.charts, "Headline": headline, "ReportErr": reportErr, "Manifest": manifest,
 		"TooLarge": rr.tooLarge, "MaxRowBytes": s.opts.MaxRowBytes,
 	})

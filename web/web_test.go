@@ -328,3 +328,27 @@ func TestRunPageHasOneSourceOfIntervals(t *testing.T) {
 		t.Errorf("headline table lost summary.json's intervals: %s", table)
 	}
 }
+
+// TestLiveRunPageCountsRowsOnDisk: metadata.json of a running run is a
+// checkpoint (here 0 rows); the run page counts results.jsonl, as the
+// report under it does, and never says "0 rows" above "3 scored" (issue
+// #24, item 4). The runs table names each run and shows "—", not 0.0000,
+// for a run with no completed row.
+func TestLiveRunPageCountsRowsOnDisk(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	_, body, _ := get(t, ts, "/run?id="+url.QueryEscape(fx.live))
+	if !strings.Contains(body, `<span class="live-rows">4</span> rows`) {
+		i := strings.Index(body, "live-rows")
+		t.Errorf("run page row count is not the 4 rows on disk: %s", body[i:min(len(body), i+80)])
+	}
+	_, body, _ = get(t, ts, "/")
+	if !strings.Contains(body, "<th>run</th>") || !strings.Contains(body, `<td class="run-id"><a href="/run?id=`+url.QueryEscape(fx.live)+`">live</a></td>`) {
+		t.Errorf("runs table has no run-id column")
+	}
+	row := body[strings.Index(body, `data-live-id="`+fx.live+`"`):]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, `<td class="num live-reward">—</td>`) {
+		t.Errorf("a run with no completed row shows a mean reward: %s", row)
+	}
+}

@@ -41,7 +41,7 @@
           var set = function (sel, v) { var c = el.querySelector(sel); if (c) c.textContent = v; };
           set(".live-rows", String(r.rows));
           set(".live-status", r.status);
-          set(".live-reward", r.avg_reward.toFixed(4));
+          set(".live-reward", r.completed ? r.avg_reward.toFixed(4) : "\u2014");
           el.dataset.liveStatus = r.status;
         });
         var known = document.querySelectorAll("#runs tbody tr").length;
