@@ -1,12 +1,8 @@
 package artifact
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -29,50 +25,23 @@ func ResultsPath(p string) string {
 	return p
 }
 
-// EachResult streams the rows of a results file. A final line without its
-// newline is the trace of a killed writer and is ignored (it will be redone
-// on resume); a malformed line anywhere else is an error naming the line.
+// EachResult streams the rows of a results file under EachRow's policy
+// (a torn last line is dropped, a complete one kept; a malformed line
+// anywhere else is an error naming the line).
 func EachResult(path string, fn func(r *Result) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open results: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	line := 0
-	for {
-		b, err := br.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			// Unterminated tail: a partial write from a killed run.
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, line+1, err)
-		}
-		line++
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			continue
-		}
-		var r Result
-		if err := json.Unmarshal(b, &r); err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, line, err)
-		}
-		if err := fn(&r); err != nil {
-			return err
-		}
-	}
+	return EachRow(f, path, ReadOptions{}, DecodeResult, func(_ int, r Result) error { return fn(&r) })
 }
 
 // ReadResults loads every row (reports need them all; runs are at most a
 // few hundred thousand rows).
 func ReadResults(path string) ([]Result, error) {
-	var out []Result
-	err := EachResult(path, func(r *Result) error {
-		out = append(out, *r)
-		return nil
-	})
-	return out, err
+	rows, _, err := LoadResults(path)
+	return rows, err
 }
 
 // ReadMetadata loads metadata.json from a run directory.

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -100,39 +99,27 @@ func LoadRun(ctx context.Context, path string, e env.Environment, rubric string)
 		return nil, nil, fmt.Errorf("open results: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	for line := 1; ; line++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		b, rerr := readLine(br)
-		tail := errors.Is(rerr, io.EOF)
-		if rerr != nil && !tail {
-			if errors.Is(rerr, errLongLine) {
-				rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %v", path, line, rerr)})
-				lines = append(lines, line)
-				continue
-			}
-			return nil, nil, fmt.Errorf("%s: line %d: %w", path, line, rerr)
-		}
-		b = bytes.TrimSpace(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")))
-		if len(b) > 0 {
-			row, derr := Decode(b)
-			switch {
-			case derr != nil && tail:
-				// A torn last line of a killed writer.
-			case derr != nil:
-				rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %v", path, line, derr)})
-				lines = append(lines, line)
-			default:
-				rows = append(rows, Rescore(ctx, e, rubric, row, len(rows)))
-				lines = append(lines, line)
-			}
-		}
-		if tail {
-			return rows, lines, nil
-		}
+	bad := func(line int, msg string) {
+		rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %s", path, line, msg)})
+		lines = append(lines, line)
 	}
+	opts := artifact.ReadOptions{
+		MaxRowBytes: maxLine,
+		TooLarge:    func(line int, _ int64) { bad(line, errLongLine.Error()) },
+		BadRow:      func(line int, err error) error { bad(line, err.Error()); return nil },
+	}
+	err = artifact.EachRow(f, path, opts, Decode, func(line int, row *Row) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rows = append(rows, Rescore(ctx, e, rubric, row, len(rows)))
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, lines, nil
 }
 
 var errLongLine = fmt.Errorf("row longer than %d MiB; skipped", maxLine>>20)

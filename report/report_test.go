@@ -337,7 +337,7 @@ func FuzzDecodeRow(f *testing.F) {
 	f.Add([]byte(`{"final_text":"x","parsed":{"predicted_label":3,"confidence":"high"},"answer":1}`))
 	f.Add([]byte(`{"predicted_label":null,"confidence":1e999}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := decodeRow(b)
+		r, err := artifact.DecodeResult(b)
 		if err != nil {
 			return
 		}

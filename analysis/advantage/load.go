@@ -1,12 +1,9 @@
 package advantage
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"os"
@@ -202,23 +199,10 @@ func eachTrainerRow(path string, fn func(line int, r *ingest.Row)) error {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			if r, derr := ingest.Decode(t); derr == nil {
-				fn(line, r)
-			} else if !errors.Is(err, io.EOF) {
-				return fmt.Errorf("%s: line %d: %w", path, line, derr)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: line %d: %w", path, line, err)
-		}
-	}
+	return artifact.EachRow(f, path, artifact.ReadOptions{}, ingest.Decode, func(line int, r *ingest.Row) error {
+		fn(line, r)
+		return nil
+	})
 }
 
 // ParseWeights reads "accuracy=1,format=0.1".

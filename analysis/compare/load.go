@@ -1,12 +1,8 @@
 package compare
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"os"
@@ -15,11 +11,23 @@ import (
 	"strconv"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 )
 
-// SliceFields are the row metadata fields breakdowns use when present.
-var SliceFields = []string{"difficulty", "scenario", "attack_family", "cwe", "language", "fixture_type", "campaign", "category", "source"}
+// breakdownFields are the row metadata fields the run's environment
+// declares for breakdowns (env.Spec.Breakdown); none when the run names no
+// registered environment.
+func breakdownFields(meta *artifact.Metadata) []string {
+	if meta == nil {
+		return nil
+	}
+	spec, err := env.Default.Lookup(meta.Environment)
+	if err != nil {
+		return nil
+	}
+	return spec.Breakdown
+}
 
 // Run is one run's rows, ready to pair.
 type Run struct {
@@ -31,6 +39,9 @@ type Run struct {
 	// Skipped counts rows without a score (model errors, scoring errors,
 	// unverifiable rows).
 	Skipped int
+	// Fields are the breakdown fields of the run's environment, in the
+	// order its registration declares them.
+	Fields []string
 }
 
 // Load reads an svbench run directory, or a trainer's run directory
@@ -54,8 +65,7 @@ func Load(path string) (*Run, error) {
 		if man != nil {
 			run.Meta = ingest.ManifestMetadata(man, man.EnvironmentID, "recorded")
 		}
-		err = eachLine(res, func(b []byte) {
-			r, err := ingest.Decode(b)
+		err = eachTrainerRow(res, func(r *ingest.Row, err error) {
 			if err != nil || r.Trainer.Reward == nil {
 				run.Skipped++
 				return
@@ -81,6 +91,7 @@ func Load(path string) (*Run, error) {
 		if m, err := artifact.ReadMetadata(run.Dir); err == nil {
 			run.Meta = m
 		}
+		run.Fields = breakdownFields(run.Meta)
 		err = artifact.EachResult(res, func(r *artifact.Result) error {
 			if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" {
 				run.Skipped++
@@ -98,7 +109,7 @@ func Load(path string) (*Run, error) {
 				row.Values["solved"] = b2f(*r.Solved)
 			}
 			row.Label = labelled(r)
-			for _, f := range SliceFields {
+			for _, f := range run.Fields {
 				if v, ok := r.Meta[f]; ok {
 					if row.Slices == nil {
 						row.Slices = map[string]string{}
@@ -217,29 +228,16 @@ func maxTurns(m *artifact.Metadata) string {
 	return "(environment default)"
 }
 
-func eachLine(path string, fn func([]byte)) error {
+// eachTrainerRow reads a trainer's rows under artifact.EachRow's policy;
+// a row that does not decode reaches fn with its error.
+func eachTrainerRow(path string, fn func(*ingest.Row, error)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return scanLines(f, fn)
-}
-
-func scanLines(r io.Reader, fn func([]byte)) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		b, err := br.ReadBytes('\n')
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			fn(t)
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return artifact.EachRow(f, path, artifact.ReadOptions{BadRow: func(_ int, err error) error { fn(nil, err); return nil }},
+		ingest.Decode, func(_ int, r *ingest.Row) error { fn(r, nil); return nil })
 }
 
 // labelled reads a classification row: a gold answer that is a JSON string

@@ -54,7 +54,7 @@ func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparis
 	names := intersect(a.Names, b.Names)
 	c.Quantities = Quantities(p, names, opts)
 	c.Metrics = RunMetrics(p, opts)
-	c.Slices = Slices(p, SliceFields, names, opts)
+	c.Slices = Slices(p, a.Fields, names, opts)
 	return c, nil
 }
 

@@ -61,6 +61,9 @@ func init() {
 		Aliases: []string{"e1"},
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
 		Params:  Params,
+		// Breakdown: the meta fields compare (and any generic report)
+		// slice results by.
+		Breakdown: []string{"difficulty", "scenario", "attack_family", "source"},
 	})
 }
 

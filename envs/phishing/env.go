@@ -71,6 +71,8 @@ func init() {
 		Aliases: aliases,
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
 		Params:  Params,
+		// Breakdown: the meta fields compare slices results by.
+		Breakdown: []string{"difficulty", "language", "campaign", "source"},
 	})
 }
 

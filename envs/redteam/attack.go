@@ -38,7 +38,7 @@ func attackParams() []env.ParamSpec {
 }
 
 func init() {
-	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(),
+	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(), Breakdown: []string{"category", "source"},
 		New: func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
 	report.Register(report.Spec{ID: AttackID, Aliases: attackAliases, Build: BuildAttackReport})
 }

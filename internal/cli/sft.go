@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -144,19 +142,7 @@ func loadCandidates(path string) ([]sft.Candidate, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), dataset.MaxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		r, err := ingest.Decode(b)
-		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", res, line, err)
-		}
+	err = artifact.EachRow(f, res, artifact.ReadOptions{MaxRowBytes: dataset.MaxLine}, ingest.Decode, func(line int, r *ingest.Row) error {
 		tr := r.Trainer
 		ar := &artifact.Result{Index: line - 1, Prompt: r.Prompt, Completion: r.Completion, Components: tr.Components, RunID: tr.RunID, Trainer: &tr, Rubric: "recorded"}
 		if tr.Reward != nil {
@@ -169,8 +155,9 @@ func loadCandidates(path string) ([]sft.Candidate, error) {
 		}
 		ar.ExampleID = tr.ProblemID
 		out = append(out, sft.Candidate{Result: ar, Meta: meta, Source: res})
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // evalPromptKeys reads evaluation datasets with the environment's parser.

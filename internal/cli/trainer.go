@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -170,21 +170,18 @@ func eachTrainerRow(path string, fn func(*ingest.Row) bool) error {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), dataset.MaxLine)
-	for sc.Scan() {
-		if len(strings.TrimSpace(sc.Text())) == 0 {
-			continue
-		}
-		r, err := ingest.Decode(sc.Bytes())
-		if err != nil {
-			continue
-		}
-		if !fn(r) {
+	errStop := errors.New("stop")
+	err = artifact.EachRow(f, path, artifact.ReadOptions{MaxRowBytes: dataset.MaxLine, TooLarge: func(int, int64) {}, BadRow: func(int, error) error { return nil }},
+		ingest.Decode, func(_ int, r *ingest.Row) error {
+			if !fn(r) {
+				return errStop
+			}
 			return nil
-		}
+		})
+	if errors.Is(err, errStop) {
+		return nil
 	}
-	return sc.Err()
+	return err
 }
 
 // addTraining adds the trainer's own step metrics (metrics_raw.json beside

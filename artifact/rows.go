@@ -1,0 +1,210 @@
+package artifact
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// DefaultMaxRowBytes bounds one results row unless ReadOptions says
+// otherwise; a longer row is never held in memory whole.
+const DefaultMaxRowBytes = 64 << 20
+
+// ReadOptions bound how EachRow reads. The zero value is the policy every
+// reader of results files shares.
+type ReadOptions struct {
+	// MaxRowBytes bounds one row (DefaultMaxRowBytes when 0).
+	MaxRowBytes int64
+	// TooLarge, when set, receives each row longer than MaxRowBytes (its
+	// 1-based line and size), which is then left out; when nil such a row
+	// is an error naming its line.
+	TooLarge func(line int, size int64)
+	// BadRow, when set, receives each row (other than a torn last line)
+	// that does not decode; a nil return skips it and reading goes on. When
+	// BadRow is nil such a row is an error naming the line.
+	BadRow func(line int, err error) error
+}
+
+// EachRow streams the rows of a JSON Lines stream under the one policy
+// svbench's readers of run artifacts share (report, compare, scoreboard,
+// leaderboard, the dashboard, ingest, merge, resume, sft):
+//
+//   - lines are numbered from 1; a UTF-8 byte-order mark, surrounding
+//     white space (a CRLF line's carriage return included) and blank lines
+//     are ignored;
+//   - a row longer than MaxRowBytes is never buffered whole: it is an error,
+//     or reported to TooLarge and skipped;
+//   - the last line, when it has no newline, is kept if it decodes (a
+//     hand-written file) and dropped silently if it does not (the partial
+//     row of a killed writer, which a resumed run redoes);
+//   - any other row that does not decode is an error naming name and the
+//     line, or goes to BadRow.
+//
+// Errors fn returns stop the read and come back unchanged.
+func EachRow[T any](r io.Reader, name string, opts ReadOptions, decode func([]byte) (T, error), fn func(line int, v T) error) error {
+	max := opts.MaxRowBytes
+	if max <= 0 {
+		max = DefaultMaxRowBytes
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	for line := 1; ; line++ {
+		b, size, err := readRowLine(br, max, opts.TooLarge != nil)
+		tail := errors.Is(err, io.EOF)
+		if err != nil && !tail {
+			return fmt.Errorf("%s: line %d: %w", name, line, err)
+		}
+		if size > max {
+			if !tail {
+				opts.TooLarge(line, size)
+			}
+			b = nil
+		}
+		b = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(b), []byte("\xef\xbb\xbf")))
+		if len(b) > 0 {
+			v, derr := decode(b)
+			switch {
+			case derr != nil && tail:
+				// The partial row of a killed writer.
+			case derr != nil && opts.BadRow != nil:
+				if err := opts.BadRow(line, derr); err != nil {
+					return err
+				}
+			case derr != nil:
+				return fmt.Errorf("%s: line %d: %w", name, line, derr)
+			default:
+				if err := fn(line, v); err != nil {
+					return err
+				}
+			}
+		}
+		if tail {
+			return nil
+		}
+	}
+}
+
+// readRowLine returns the next line and its size. A line over max is an
+// error, or with skip read to its end but not kept: only its size comes
+// back.
+func readRowLine(br *bufio.Reader, max int64, skip bool) ([]byte, int64, error) {
+	var buf []byte
+	var size int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
+		switch {
+		case size <= max:
+			buf = append(buf, chunk...)
+		case !skip:
+			return nil, size, fmt.Errorf("row longer than %d MiB", max>>20)
+		default:
+			buf = nil
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, size, err
+	}
+}
+
+// DecodeResults reads every row of r (either format DecodeResult knows)
+// with the line of each; name labels errors.
+func DecodeResults(r io.Reader, name string, opts ReadOptions) ([]Result, []int, error) {
+	var (
+		rows  []Result
+		lines []int
+	)
+	err := EachRow(r, name, opts, DecodeResult, func(line int, v Result) error {
+		rows = append(rows, v)
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, lines, nil
+}
+
+// LoadResults reads a results file: its rows and the 1-based line of each.
+func LoadResults(path string) ([]Result, []int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	return DecodeResults(f, path, ReadOptions{})
+}
+
+// DecodeResult decodes one results row in either format: svbench's Result,
+// or the reference harness's rows ({index, predicted_label, confidence,
+// answer, …}, recognised by the absence of svbench's always-present
+// final_text field).
+func DecodeResult(b []byte) (Result, error) {
+	var probe struct {
+		FinalText json.RawMessage `json:"final_text"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return Result{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	var r Result
+	if probe.FinalText != nil {
+		if err := json.Unmarshal(b, &r); err != nil {
+			return r, err
+		}
+		return r, nil
+	}
+	return decodeReferenceRow(b)
+}
+
+// decodeReferenceRow maps a reference harness row onto a Result: index,
+// answer, meta, completion_error and reward keep their meaning; every other
+// field the reference wrote at top level (predicted_label, confidence,
+// predicted violations, …) lands in Parsed, where svbench keeps parsed
+// output.
+func decodeReferenceRow(b []byte) (Result, error) {
+	var m map[string]json.RawMessage
+	var r Result
+	if err := json.Unmarshal(b, &m); err != nil {
+		return r, err
+	}
+	r.Parsed = map[string]any{}
+	for k, v := range m {
+		var err error
+		switch k {
+		case "index":
+			err = json.Unmarshal(v, &r.Index)
+		case "answer":
+			r.Answer = v
+		case "meta":
+			err = json.Unmarshal(v, &r.Meta)
+		case "model":
+			_ = json.Unmarshal(v, &r.Model) // informative only
+		case "completion_error", "error":
+			var s any
+			if json.Unmarshal(v, &s) == nil && s != nil && s != "" {
+				r.Error = fmt.Sprint(s)
+			}
+		case "completion":
+			_ = json.Unmarshal(v, &r.FinalText) // a string in the reference; anything else is not needed
+		case "reward":
+			var f float64
+			if json.Unmarshal(v, &f) == nil {
+				r.Reward = f
+			}
+		case "prompt":
+		default:
+			var x any
+			if err := json.Unmarshal(v, &x); err == nil {
+				r.Parsed[k] = x
+			}
+		}
+		if err != nil {
+			return r, fmt.Errorf("field %q: %w", k, err)
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,91 @@
+package artifact
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func row(i int) string {
+	b, _ := json.Marshal(Result{Index: i, FinalText: "x", Reward: float64(i)})
+	return string(b)
+}
+
+// TestEachRowPolicy pins the one policy every results reader shares.
+func TestEachRowPolicy(t *testing.T) {
+	big := `{"index":9,"final_text":"` + strings.Repeat("a", 2048) + `"}`
+	for _, tc := range []struct {
+		name      string
+		in        string
+		opts      ReadOptions
+		wantLines []int
+		wantErr   string
+		tooLarge  []int
+		bad       []int
+	}{
+		{name: "terminated", in: row(0) + "\n" + row(1) + "\n", wantLines: []int{1, 2}},
+		{name: "complete unterminated tail kept", in: row(0) + "\n" + row(1), wantLines: []int{1, 2}},
+		{name: "torn tail dropped", in: row(0) + "\n" + row(1)[:10], wantLines: []int{1}},
+		{name: "BOM and CRLF", in: "\xef\xbb\xbf" + row(0) + "\r\n" + row(1) + "\r\n", wantLines: []int{1, 2}},
+		{name: "blank lines", in: "\n" + row(0) + "\n  \n" + row(1) + "\n", wantLines: []int{2, 4}},
+		{name: "bad middle row is an error", in: row(0) + "\n{oops\n" + row(1) + "\n", wantErr: "r.jsonl: line 2:"},
+		{name: "bad middle row to BadRow", in: row(0) + "\n{oops\n" + row(1) + "\n", opts: ReadOptions{BadRow: func(int, error) error { return nil }}, wantLines: []int{1, 3}, bad: []int{2}},
+		{name: "oversized row is an error", in: row(0) + "\n" + big + "\n", opts: ReadOptions{MaxRowBytes: 1024}, wantErr: "r.jsonl: line 2: row longer than"},
+		{name: "oversized row skipped", in: row(0) + "\n" + big + "\n" + row(1) + "\n", opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: []int{1, 3}, tooLarge: []int{2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var tooLarge, bad []int
+			if tc.opts.TooLarge != nil {
+				tc.opts.TooLarge = func(line int, _ int64) { tooLarge = append(tooLarge, line) }
+			}
+			if tc.opts.BadRow != nil {
+				tc.opts.BadRow = func(line int, _ error) error { bad = append(bad, line); return nil }
+			}
+			_, lines, err := DecodeResults(strings.NewReader(tc.in), "r.jsonl", tc.opts)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(lines, tc.wantLines) || !slices.Equal(tooLarge, tc.tooLarge) || !slices.Equal(bad, tc.bad) {
+				t.Errorf("lines %v tooLarge %v bad %v; want %v %v %v", lines, tooLarge, bad, tc.wantLines, tc.tooLarge, tc.bad)
+			}
+		})
+	}
+}
+
+// TestEachResultAgreesWithLoadResults: the streaming and the loading
+// readers count the same rows (the issue: 6 rows in report, 5 in compare).
+func TestEachResultAgreesWithLoadResults(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ResultsFile)
+	var lines []string
+	for i := range 6 {
+		lines = append(lines, row(i))
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := EachResult(p, func(*Result) error { n++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := LoadResults(p)
+	if err != nil || n != 6 || len(rows) != 6 {
+		t.Errorf("EachResult %d, LoadResults %d (%v); want 6", n, len(rows), err)
+	}
+}
+
+func FuzzDecodeResult(f *testing.F) {
+	f.Add([]byte(`{"index":1,"predicted_label":"Malicious","confidence":0.9,"answer":"Benign"}`))
+	f.Add([]byte(row(3)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = DecodeResult(b)
+	})
+}
