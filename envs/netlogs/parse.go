@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/svbench/svbench/extract"
 )
@@ -75,12 +74,12 @@ func Parse(text string) Output {
 	}
 
 	if conf, ok := obj["confidence"]; ok {
-		if f, ok := pyFloat(conf); ok && f >= 0 && f <= 1 {
+		if f, ok := extract.PyFloat(conf); ok && f >= 0 && f <= 1 {
 			out.RefConfidence = f
 		}
 		switch v := conf.(type) {
 		case json.Number:
-			if f, ok := numberValue(v); ok && f >= 0 && f <= 1 {
+			if f, ok := extract.PyFloat(v); ok && f >= 0 && f <= 1 {
 				out.Confidence, out.ConfidenceOK = f, true
 				out.RefFormat = out.RefLabel != ""
 				out.StrictFormat = out.RefLabel != ""
@@ -107,105 +106,6 @@ func canonicalLabel(s string) string {
 		}
 	}
 	return ""
-}
-
-// numberValue converts a JSON number the way Python's float() does; values
-// beyond float64 become ±Inf (Python: inf, or OverflowError for huge
-// integers, which the reference does not catch) and so fall out of range.
-func numberValue(n json.Number) (float64, bool) {
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if ok := asNumError(err, &ne); ok && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-func asNumError(err error, target **strconv.NumError) bool {
-	ne, ok := err.(*strconv.NumError)
-	if ok {
-		*target = ne
-	}
-	return ok
-}
-
-// pyFloat mirrors Python's float(x) on a decoded JSON value: numbers, the
-// NaN/Infinity constants and bools convert, strings convert when Python's
-// float literal grammar accepts them, everything else (None, lists,
-// objects) raises and the reference maps that to 0.
-func pyFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		return numberValue(x)
-	case extract.NonFinite:
-		return float64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case string:
-		return pyFloatString(x)
-	}
-	return 0, false
-}
-
-// pyFloatString implements Python's float(str): surrounding Unicode
-// whitespace is ignored, underscores are allowed only between digits,
-// "nan"/"inf"/"infinity" in any case with an optional sign are accepted,
-// hexadecimal is not.
-func pyFloatString(s string) (float64, bool) {
-	s = strings.TrimFunc(s, unicode.IsSpace)
-	if s == "" || len(s) > 512 {
-		return 0, false
-	}
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 {
-		return 0, false
-	}
-	switch strings.ToLower(body) {
-	case "nan", "inf", "infinity":
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil
-	}
-	if strings.ContainsAny(body, "xXpP") {
-		return 0, false
-	}
-	if strings.Contains(body, "_") {
-		var b strings.Builder
-		for i := 0; i < len(body); i++ {
-			if body[i] == '_' {
-				if i == 0 || i == len(body)-1 || !isDigit(body[i-1]) || !isDigit(body[i+1]) {
-					return 0, false
-				}
-				continue
-			}
-			b.WriteByte(body[i])
-		}
-		s = s[:len(s)-len(body)] + b.String()
-		body = b.String()
-	}
-	// Go also accepts "inf"-like words and hex handled above; what remains
-	// is the shared decimal grammar, with one difference: Python needs a
-	// digit, Go too, so ParseFloat decides.
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if !isDigit(c) && c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if asNumError(err, &ne) && ne.Err == strconv.ErrRange {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
 }
 
 // decimalString is svbench's lenient reading of a quoted confidence: a plain

@@ -55,28 +55,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-func TestPyFloatString(t *testing.T) {
-	tests := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{"0.8", 0.8, true}, {" .5\n", 0.5, true}, {"5.", 5, true}, {"+1e-1", 0.1, true},
-		{"1_0", 10, true}, {"1__0", 0, false}, {"_1", 0, false}, {"1_", 0, false},
-		{"0x1p-2", 0, false}, {"", 0, false}, {"1.0.0", 0, false}, {"--1", 0, false},
-		{"inf", math.Inf(1), true}, {"-Infinity", math.Inf(-1), true},
-	}
-	for _, tt := range tests {
-		got, ok := pyFloatString(tt.in)
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("pyFloatString(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-	if f, ok := pyFloatString("nan"); !ok || !math.IsNaN(f) {
-		t.Errorf("nan: %v %v", f, ok)
-	}
-}
-
 func TestParseBoundsInput(t *testing.T) {
 	big := `{"label": "Benign", "confidence": 0.5, "rationale": "` + strings.Repeat("a", MaxCompletion) + `"}`
 	if o := Parse(big); o.Object {

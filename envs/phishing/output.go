@@ -3,9 +3,7 @@ package phishing
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/svbench/svbench/extract"
 )
@@ -93,7 +91,7 @@ func ParseOutput(text string) Output {
 	if c, ok := obj["confidence"]; ok {
 		// NaN fails both comparisons, as it does in Python; finite says so
 		// explicitly.
-		if f, ok := pyFloat(c); ok && finite(f) && f >= 0 && f <= 1 {
+		if f, ok := extract.PyFloat(c); ok && finite(f) && f >= 0 && f <= 1 {
 			o.RefConfidence, o.RefConfOK = f, true
 		}
 		if n, ok := c.(json.Number); ok {
@@ -154,46 +152,6 @@ func ParseOutput(text string) Output {
 		}
 	}
 	return o
-}
-
-// pyFloat is Python's float() on a decoded JSON value.
-func pyFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil || isRangeErr(err)
-	case extract.NonFinite:
-		return float64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case string:
-		s := strings.TrimFunc(x, unicode.IsSpace)
-		if s == "" || len(s) > 512 || strings.ContainsAny(s, "xXpP_") && !isSpecial(s) {
-			return 0, false
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil && !isRangeErr(err) {
-			return 0, false
-		}
-		return f, true
-	}
-	return 0, false
-}
-
-func isSpecial(s string) bool {
-	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-	case "inf", "infinity", "nan":
-		return true
-	}
-	return false
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // finite reports whether f is a number: not NaN, not ±Inf.
