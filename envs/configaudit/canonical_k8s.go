@@ -439,8 +439,14 @@ func (c *k8sCanon) hostPaths(obj string, spec, origSpec *yaml.Node) bool {
 	return changed
 }
 
+// procRoot is the host's root seen through a process's /proc entry.
+var procRoot = regexp.MustCompile(`^/proc/(\d+|self|thread-self)/root(/|$)`)
+
 func canonicalHostPath(p string) string {
 	p = path.Clean("/" + strings.TrimSpace(p))
+	for procRoot.MatchString(p) {
+		p = path.Clean("/" + procRoot.ReplaceAllString(p, ""))
+	}
 	if p == "/run" || strings.HasPrefix(p, "/run/") {
 		p = "/var" + p
 	}

@@ -129,6 +129,40 @@ resource "aws_instance" "app" {
   }
 }
 `
+	const tfTwoRules = `resource "aws_security_group" "edge" {
+  name = "edge"
+  ingress {
+    from_port   = 443
+    to_port     = 443
+    protocol    = "tcp"
+    cidr_blocks = ["10.0.0.0/8"]
+  }
+  ingress {
+    from_port   = 22
+    to_port     = 22
+    protocol    = "tcp"
+    cidr_blocks = ["0.0.0.0/0"]
+  }
+}
+`
+	swapped := `resource "aws_security_group" "edge" {
+  name = "edge"
+  ingress {
+    from_port   = 22
+    to_port     = 22
+    protocol    = "tcp"
+    cidr_blocks = var.ssh_from
+  }
+  ingress {
+    from_port   = 443
+    to_port     = 443
+    protocol    = "tcp"
+    cidr_blocks = ["10.0.0.0/8"]
+  }
+}
+
+variable "ssh_from" {}
+`
 	type patchCase struct {
 		name    string
 		patched string
@@ -146,6 +180,7 @@ resource "aws_instance" "app" {
 		}},
 		{"docker socket", FixtureK8s, "k8s/builder.yaml", sockPod, "kube-linter/docker-sock", []patchCase{
 			{"mount its directory", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /var/run", 1), false},
+			{"reach it through /proc/1/root", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /proc/1/root/var/run/docker.sock", 1), false},
 			{"spell it through /run", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /run//docker.sock", 1), false},
 			{"hide the path behind an alias", strings.Replace(strings.Replace(sockPod, "path: /var/run/docker.sock", "path: *sock", 1), "  name: builder\n", "  name: builder\n  annotations:\n    note: &sock /var/run/docker.sock\n", 1), false},
 			{"remove the volume", strings.Replace(strings.Replace(sockPod, "      volumeMounts:\n        - {name: sock, mountPath: /var/run/docker.sock}\n", "", 1), "  volumes:\n    - name: sock\n      hostPath:\n        path: /var/run/docker.sock\n", "", 1), true},
@@ -163,6 +198,10 @@ resource "aws_instance" "app" {
 			{"a local that evaluates to the open range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `[local.any]`, 1) + "\nlocals {\n  any = cidrsubnet(\"0.0.0.0/0\", 0, 0)\n}\n", false},
 			{"a data source", strings.Replace(tfSG, `["0.0.0.0/0"]`, `data.aws_ip_ranges.all.cidr_blocks`, 1), false},
 			{"the office range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `["203.0.113.0/24"]`, 1), true},
+		}},
+		{"open SSH beside a closed rule", FixtureTF, "tf/edge.tf", tfTwoRules, "trivy/AVD-AWS-0107", []patchCase{
+			{"swap the blocks, then make the open range unknown", swapped, false},
+			{"close it", strings.Replace(tfTwoRules, `["0.0.0.0/0"]`, `["10.20.0.0/16"]`, 1), true},
 		}},
 		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []patchCase{
 			{"a variable without a default", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.mode`, 1) + "\nvariable \"mode\" {}\n", false},

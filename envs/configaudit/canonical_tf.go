@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strings"
 	"testing/fstest"
@@ -101,11 +102,16 @@ func valueSize(v cty.Value) int {
 // tfAttr is one attribute of a resource-like block, addressed by the
 // block path and the attribute name.
 type tfAttr struct {
-	body   *hclwrite.Body
-	name   string
-	text   string
-	value  cty.Value
-	status valueStatus
+	body *hclwrite.Body
+	// chain is the path without sibling indices; siblings holds the text
+	// of the other attributes of the same block. Together they match a
+	// patched attribute with its original when the patch reorders blocks.
+	chain    string
+	siblings map[string]string
+	name     string
+	text     string
+	value    cty.Value
+	status   valueStatus
 }
 
 type valueStatus int
@@ -141,7 +147,7 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 	var notes []string
 	for _, path := range order {
 		a := attrs[path]
-		o, had := origAttrs[path]
+		o, had := matchOriginal(origAttrs, path, a)
 		changed := !had || o.text != a.text || (a.status == valueKnown && o.status == valueKnown && !o.value.RawEquals(a.value)) || o.status != a.status
 		switch {
 		case changed && a.status == valueUnknowable:
@@ -238,18 +244,54 @@ func collectTFAttrs(body *hclwrite.Body, prefix string, ctx *hcl.EvalContext, ou
 			names = append(names, n)
 		}
 		slices.Sort(names)
+		texts := map[string]string{}
+		for _, n := range names {
+			texts[n] = strings.TrimSpace(string(b.Body().GetAttribute(n).Expr().BuildTokens(nil).Bytes()))
+		}
 		for _, n := range names {
 			a := b.Body().GetAttribute(n)
 			text := strings.TrimSpace(string(a.Expr().BuildTokens(nil).Bytes()))
 			v, st := evalTF(text, ctx)
 			p := key + "." + n
-			out[p] = tfAttr{body: b.Body(), name: n, text: text, value: v, status: st}
+			out[p] = tfAttr{body: b.Body(), chain: blockIndex.ReplaceAllString(key, "") + "." + n, siblings: texts, name: n, text: text, value: v, status: st}
 			if order != nil {
 				*order = append(*order, p)
 			}
 		}
 		collectTFAttrs(b.Body(), key, ctx, out, order)
 	}
+}
+
+var blockIndex = regexp.MustCompile(`\[\d+\]`)
+
+// matchOriginal finds the original attribute a patched one stands for: the
+// one at the same place in the same kind of block whose block agrees with
+// the patched block on the most other attributes (the same index wins a
+// tie). A patch that reorders ingress blocks and then makes one port's
+// range unknown gets that port's original range back, not its neighbour's.
+func matchOriginal(orig map[string]tfAttr, path string, a tfAttr) (tfAttr, bool) {
+	best, bestPath, bestScore, found := tfAttr{}, "", -1, false
+	for p, o := range orig {
+		if o.chain != a.chain {
+			continue
+		}
+		score := 0
+		for k, v := range a.siblings {
+			if k != a.name && o.siblings[k] == v {
+				score += 2
+			}
+		}
+		if o.text == a.text {
+			score += 2
+		}
+		if p == path {
+			score++
+		}
+		if score > bestScore || (score == bestScore && p < bestPath) {
+			best, bestPath, bestScore, found = o, p, score, true
+		}
+	}
+	return best, found
 }
 
 // evalTF evaluates an expression's text in ctx.
