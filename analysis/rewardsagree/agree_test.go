@@ -312,3 +312,72 @@ func TestCacheTornTailAndConcurrency(t *testing.T) {
 	}
 	c.Close()
 }
+
+// replyJudge answers every question with reply.
+type replyJudge struct {
+	mu    sync.Mutex
+	reply string
+	calls int
+}
+
+func (j *replyJudge) Ask(context.Context, string, string) (string, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.calls++
+	return j.reply, nil
+}
+
+// TestCacheKeepsOnlyVerdicts: a misconfigured judge's non-answers are not
+// replayed once it is fixed (issue #24, item 5: the re-run sent no call
+// and reported the same 100 "no verdict" rows).
+func TestCacheKeepsOnlyVerdicts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), CacheFile)
+	j := &replyJudge{reply: ""} // e.g. a reasoning parser that swallowed the answer
+	c, err := OpenCache(path, "m", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := c.Ask(context.Background(), "s", "q"); r != "" {
+		t.Fatalf("reply %q", r)
+	}
+	c.Close()
+	j.reply = "Yes" // the judge is fixed
+	c, err = OpenCache(path, "m", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r, _ := c.Ask(context.Background(), "s", "q"); r != "Yes" || j.calls != 2 {
+		t.Errorf("after fixing the judge: reply %q after %d calls; the non-answer was replayed from the cache", r, j.calls)
+	}
+	if r, _ := c.Ask(context.Background(), "s", "q"); r != "Yes" || j.calls != 2 {
+		t.Errorf("a verdict was not cached: %q, %d calls", r, j.calls)
+	}
+	// A cache file an older svbench wrote with a non-answer in it.
+	old := filepath.Join(t.TempDir(), CacheFile)
+	line, _ := json.Marshal(cacheEntry{Key: Key("m", "s", "q"), Model: "m", Reply: "I cannot judge this."})
+	if err := os.WriteFile(old, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := OpenCache(old, "m", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if r, _ := c2.Ask(context.Background(), "s", "q"); r != "Yes" {
+		t.Errorf("an old cached non-answer was replayed: %q", r)
+	}
+}
+
+// TestBudgetSaysServerDefault: "max_tokens not sent" is stored in the
+// manifest as 2147483647; rewards_agree.md says what it means (issue #24,
+// item 4).
+func TestBudgetSaysServerDefault(t *testing.T) {
+	b := budget(&Run{Manifest: &artifact.Manifest{MaxTokens: artifact.UnboundedTokens}})
+	if got := b.Fields["max_tokens"]; got != "server default" {
+		t.Errorf("max_tokens shown as %q", got)
+	}
+	if got := budget(&Run{Manifest: &artifact.Manifest{MaxTokens: 1024}}).Fields["max_tokens"]; got != "1024" {
+		t.Errorf("max_tokens 1024 shown as %q", got)
+	}
+}

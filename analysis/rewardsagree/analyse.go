@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/metrics"
 )
@@ -321,6 +322,16 @@ func orNone(s string) string {
 	return s
 }
 
+// maxTokens reads the manifest's max_tokens: its schema needs a number, so
+// "not sent" is stored as artifact.UnboundedTokens, which a reader is
+// told as the server's default, never as 2147483647 tokens.
+func maxTokens(n int) string {
+	if n == artifact.UnboundedTokens {
+		return "server default"
+	}
+	return strconv.Itoa(n)
+}
+
 func budget(run *Run) Budget {
 	m := run.Manifest
 	b := Budget{Fields: map[string]string{}, Note: "the executable, llm_judge and hybrid scores come from the same rollouts, so every budget field is equal across the three sources by construction"}
@@ -328,7 +339,7 @@ func budget(run *Run) Budget {
 		return b
 	}
 	vals := []string{m.EnvironmentID, m.DatasetID, m.DatasetRevision, m.Split, m.ModelID, m.ModelRevision,
-		strconv.Itoa(m.MaxSteps), strconv.Itoa(m.RolloutsPerExample), strconv.Itoa(m.MaxTokens), strconv.Itoa(m.MaxTurns), strconv.Itoa(m.ToolBudget), m.Trainer}
+		strconv.Itoa(m.MaxSteps), strconv.Itoa(m.RolloutsPerExample), maxTokens(m.MaxTokens), strconv.Itoa(m.MaxTurns), strconv.Itoa(m.ToolBudget), m.Trainer}
 	for i, f := range BudgetFields {
 		b.Fields[f] = vals[i]
 	}

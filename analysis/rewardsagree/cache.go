@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 )
 
 // UsageAsker is a judge that also reports the tokens each answer cost
@@ -46,12 +47,22 @@ type CacheStats struct {
 	Usage  env.Usage `json:"usage"`
 	// Loaded counts the answers the cache file held when opened.
 	Loaded int `json:"loaded"`
+	// NonVerdicts counts replies that were neither yes nor no: returned,
+	// never cached.
+	NonVerdicts int `json:"non_verdicts,omitempty"`
+}
+
+// isVerdict reports whether a reply reads as the judge's yes or no, the
+// only replies the cache keeps.
+func isVerdict(reply string) bool {
+	_, err := judgeutil.ParseVerdict(reply)
+	return err == nil
 }
 
 // Cache is an env.Judge that answers a question it has seen (same judge
 // model, system and prompt) from memory and the run's cache file, so
-// re-running a study costs nothing. Only replies are cached: a failed call
-// is retried next time. Identical questions in flight at once are asked
+// re-running a study costs nothing. Only verdicts are cached: a failed
+// call, or a reply that is neither yes nor no, is asked again next time. Identical questions in flight at once are asked
 // once. It is safe for concurrent use.
 type Cache struct {
 	judge env.Judge
@@ -102,7 +113,10 @@ func OpenCache(path, model string, j env.Judge) (*Cache, error) {
 			f.Close()
 			return nil, fmt.Errorf("judge cache %s: line %d is not a cache entry (delete the file to start afresh): %v", path, line, jerr)
 		}
-		if e.Model == model {
+		// Only verdicts answer again: a non-answer a cache of an older
+		// svbench kept (a misconfigured judge's empty or evasive reply)
+		// is asked anew.
+		if e.Model == model && isVerdict(e.Reply) {
 			c.entries[e.Key] = e
 		}
 	}
@@ -201,6 +215,13 @@ func (c *Cache) Ask(ctx context.Context, system, prompt string) (string, error) 
 		return "", fl.err
 	}
 	c.stats.Usage.Add(usage)
+	if !isVerdict(fl.reply) {
+		// A reply that is no verdict (empty, evasive, an error page
+		// served as 200) is returned, so the row says "no verdict", but
+		// never kept: once the judge is fixed, the re-run asks again.
+		c.stats.NonVerdicts++
+		return fl.reply, nil
+	}
 	e := cacheEntry{Key: k, Model: c.model, Reply: fl.reply, Usage: usage}
 	c.entries[k] = e
 	b, err := json.Marshal(e)
