@@ -52,6 +52,9 @@ type Result struct {
 	Time         time.Time `json:"time"`
 	// Trainer carries what a training pipeline recorded with the rollout.
 	Trainer *Trainer `json:"trainer,omitempty"`
+	// Segment is the session of the run that wrote the row (an index into
+	// Metadata.Segments: 0 the first, then one per --resume).
+	Segment int `json:"segment,omitempty"`
 }
 
 // Trainer is a training pipeline's bookkeeping for one rollout (verifiers,
@@ -147,6 +150,20 @@ type Metadata struct {
 	// judge, target) and model; Cost prices it when --prices was given.
 	UsageByModel []ModelUsage `json:"usage_by_model,omitempty"`
 	Cost         *Cost        `json:"cost,omitempty"`
+
+	// Segments are the sessions of the run, the first and one per
+	// --resume, each with where its model was served: a resumed run may
+	// move to another endpoint (a restarted server), which changes nothing
+	// the numbers mean. Rows name their segment (Result.Segment).
+	Segments []Segment `json:"segments,omitempty"`
+}
+
+// Segment is one session of a run and the endpoint that served it.
+type Segment struct {
+	Started       time.Time `json:"started"`
+	BaseURL       string    `json:"base_url,omitempty"`
+	APIKeyEnv     string    `json:"api_key_env,omitempty"`
+	EndpointsFile string    `json:"endpoints_file,omitempty"`
 }
 
 // Launch holds the settings `svbench eval` was started with that the runner
@@ -166,6 +183,10 @@ type Launch struct {
 	// PricesFile prices the run's token usage (`--prices`); resumed runs
 	// price with it again.
 	PricesFile string `json:"prices_file,omitempty"`
+	// BaseURLFromEnv says the base URL came from $OPENAI_BASE_URL, not
+	// --base-url: a resumed run reads the variable again, so a corrected
+	// value moves the run to the server's new address.
+	BaseURLFromEnv bool `json:"base_url_from_env,omitempty"`
 }
 
 // Run statuses.
