@@ -9,6 +9,8 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/metrics"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Table renders a Markdown table. Cells are escaped so model-controlled
@@ -84,10 +86,7 @@ func CICell(c metrics.CI, reps int) string {
 
 // Clip shortens s to n runes, marking the cut with "…".
 func Clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return clip.Runes(s, n, clip.Ellipsis)
 }
 
 // Pct formats a share as a percentage with one decimal.

@@ -15,6 +15,8 @@ import (
 
 	"github.com/svbench/svbench/analysis/advantage"
 	"github.com/svbench/svbench/env"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // ScoreRequest is the body of POST /v1/score. Items stay raw until each is
@@ -465,10 +467,7 @@ func exampleIDString(raw json.RawMessage) (string, error) {
 }
 
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }
 
 // safeScore calls the environment's Score with panic recovery: a verifier bug

@@ -17,6 +17,8 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/runner"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // Config is one probe run.
@@ -298,11 +300,5 @@ func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // clip shortens s to at most n bytes without cutting a UTF-8 sequence.
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return textclip.Bytes(s, n, textclip.Ellipsis)
 }

@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/svbench/svbench/dataset"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Parsed is what integrity checks need from a row: the text a model sees
@@ -466,14 +468,7 @@ func AbbrevLabel(label string) string {
 }
 
 func truncateRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
+	return clip.Runes(s, n, "")
 }
 
 func sortedKinds(m map[string]int) []string {

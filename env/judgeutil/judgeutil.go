@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/svbench/svbench/env"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Reward sources (the values of the reward_source parameter).
@@ -157,14 +158,7 @@ func ParseVerdict(reply string) (float64, error) {
 
 // Truncate cuts s to at most n bytes on a rune boundary, marking the cut.
 func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "\n[truncated]"
+	return clip.Bytes(s, n, "\n[truncated]")
 }
 
 // Fence puts untrusted text (a model's answer, an email) between named

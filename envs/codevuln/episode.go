@@ -10,6 +10,8 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/codevuln/taskset"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // Tool names.
@@ -197,8 +199,5 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 }
 
 func clipMiddle(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n/2] + "\n…\n" + s[len(s)-n/2:]
+	return textclip.Middle(s, n, "\n…\n")
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 	"github.com/svbench/svbench/verify/sandbox"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // Versions of svbench's own analysers; bump when a rule changes.
@@ -226,10 +228,7 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 }
 
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return textclip.Bytes(s, n, textclip.Ellipsis)
 }
 
 // StaticDelta compares a candidate's findings with the original's and the

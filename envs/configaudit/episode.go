@@ -10,6 +10,8 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/verify"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Tool names offered to the model.
@@ -214,10 +216,7 @@ func toolPath(args string) (string, error) {
 }
 
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }
 
 // observedIDs collects the finding ids that appeared in tool results of a

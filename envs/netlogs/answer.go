@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // parseAnswer reads a gold answer: "Malicious"/"Benign" in any case, or the
@@ -45,8 +47,5 @@ func answerString(s string) (string, error) {
 }
 
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }

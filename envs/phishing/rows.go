@@ -10,6 +10,8 @@ import (
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/phishing/mail"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Row is svbench's E4 dataset row. Email is the raw RFC 5322 message, so the
@@ -303,10 +305,7 @@ func goldLabel(s string) (string, bool) {
 }
 
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }
 
 // payloadOf returns the example's payload, rebuilding it from the prompt

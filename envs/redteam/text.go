@@ -3,7 +3,8 @@ package redteam
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // maxText bounds how much of any one message the rules read: model output
@@ -11,14 +12,7 @@ import (
 const maxText = 64 << 10
 
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for !utf8.ValidString(s) && len(s) > 0 {
-		s = s[:len(s)-1]
-	}
-	return s
+	return textclip.Prefix(s, n)
 }
 
 // words splits lower-cased text into letter/digit runs (apostrophes kept

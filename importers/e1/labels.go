@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // Answers an E1 row can carry.
@@ -128,9 +130,5 @@ func normBinary(label, category string) (Label, error) {
 }
 
 func clip(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
+	return textclip.Bytes(strings.ToValidUTF8(s, "\uFFFD"), 40, textclip.Ellipsis)
 }

@@ -43,6 +43,8 @@ import (
 
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/yamlsafe"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // ToolName is the Finding.Tool of every finding this package reports.
@@ -376,8 +378,5 @@ func toFinding(item any) (verify.Finding, error) {
 }
 
 func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	textclip "github.com/svbench/svbench/internal/clip"
 )
 
 // Bounds on policy.md.
@@ -129,11 +131,5 @@ func ParseDocument(name, text string) (Document, error) {
 // clip shortens s to at most n bytes for an error message, on a rune
 // boundary.
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textclip.Bytes(s, n, textclip.Ellipsis)
 }

@@ -22,6 +22,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/htmlindex"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // Limits bound the work one message may cost.
@@ -522,8 +524,5 @@ func (s *skipSpace) Read(b []byte) (int, error) {
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
 
 func trunc(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	return clip.Bytes(s, n, clip.Ellipsis)
 }
