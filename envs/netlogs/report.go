@@ -85,13 +85,10 @@ var reportTask = report.BinaryTask{Positive: LabelMalicious, Negative: LabelBeni
 func ownMetrics(a *report.BinaryAcc) ReportMetrics {
 	var m ReportMetrics
 	c, w := a.Confusion, metrics.ReferenceCost
-	decided, positives, negatives := c.Decided() > 0, c.TP+c.FN > 0, c.FP+c.TN > 0
-	m.Detection.TPR = report.Opt(c.TPR(), positives)
-	m.Detection.FPR = report.Opt(c.FPR(), negatives)
-	m.Detection.FNR = report.Opt(c.FNR(), positives)
-	m.Detection.Precision = report.Opt(c.Precision(), c.TP+c.FP > 0)
-	m.Detection.F1 = report.Opt(c.F1(), c.TP+c.FP+c.FN > 0)
-	m.Detection.Accuracy = report.Opt(c.Accuracy(), decided)
+	decided := c.Decided() > 0
+	d := report.Rates(c)
+	m.Detection.TPR, m.Detection.FPR, m.Detection.FNR = d.TPR, d.FPR, d.FNR
+	m.Detection.Precision, m.Detection.F1, m.Detection.Accuracy = d.Precision, d.F1, d.Accuracy
 	m.Calibration.ECE = report.Opt(a.Calibration.ECE(), decided)
 	m.Calibration.Brier = report.Opt(a.Calibration.Brier(), decided)
 	m.Cost.FNWeight, m.Cost.FPWeight, m.Cost.TotalCost = w.FNWeight, w.FPWeight, w.Total(c)

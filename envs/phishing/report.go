@@ -19,13 +19,15 @@ func init() {
 // recall, F1, FNR, FPR, ECE, Brier, abstention, risk-coverage, evidence
 // precision) computed the way its E1 report does, plus evidence recall.
 type ReportMetrics struct {
+	// Detection and Evidence follow report.Rates' rule: an undefined
+	// metric (precision with no Phishing call) is null, never 0.
 	Detection struct {
-		Precision float64 `json:"precision"`
-		Recall    float64 `json:"recall"`
-		F1        float64 `json:"f1"`
-		FNR       float64 `json:"fnr"`
-		FPR       float64 `json:"fpr"`
-		Accuracy  float64 `json:"accuracy"`
+		Precision *float64 `json:"precision"`
+		Recall    *float64 `json:"recall"`
+		F1        *float64 `json:"f1"`
+		FNR       *float64 `json:"fnr"`
+		FPR       *float64 `json:"fpr"`
+		Accuracy  *float64 `json:"accuracy"`
 	} `json:"detection"`
 	Calibration report.CalibrationBlock `json:"calibration"`
 	Cost        report.CostBlock        `json:"cost"`
@@ -33,10 +35,10 @@ type ReportMetrics struct {
 	Evidence    struct {
 		// Precision is the mean grounded share over rows predicted
 		// Phishing that gave evidence.
-		Precision float64 `json:"precision"`
+		Precision *float64 `json:"precision"`
 		// Recall is the mean share of indicator types covered over
 		// Phishing rows with extracted indicators.
-		Recall        float64 `json:"recall"`
+		Recall        *float64 `json:"recall"`
 		RowsPrecision int     `json:"rows_precision"`
 		RowsRecall    int     `json:"rows_recall"`
 		MeanItems     float64 `json:"mean_items"`
@@ -88,11 +90,12 @@ func (a *reportAcc) add(o report.BinaryObs, r *artifact.Result) {
 func (a *reportAcc) block() ReportMetrics {
 	var m ReportMetrics
 	c := a.Confusion
-	m.Detection.Precision, m.Detection.Recall, m.Detection.F1 = c.Precision(), c.TPR(), c.F1()
-	m.Detection.FNR, m.Detection.FPR, m.Detection.Accuracy = c.FNR(), c.FPR(), c.Accuracy()
+	d := report.Rates(c)
+	m.Detection.Precision, m.Detection.Recall, m.Detection.F1 = d.Precision, d.TPR, d.F1
+	m.Detection.FNR, m.Detection.FPR, m.Detection.Accuracy = d.FNR, d.FPR, d.Accuracy
 	m.Calibration, m.Cost, m.Abstention = a.Blocks()
-	m.Evidence.Precision = metrics.Div(a.precSum, float64(a.precN))
-	m.Evidence.Recall = metrics.Div(a.recSum, float64(a.recN))
+	m.Evidence.Precision = report.Mean(a.precSum, a.precN)
+	m.Evidence.Recall = report.Mean(a.recSum, a.recN)
 	m.Evidence.RowsPrecision, m.Evidence.RowsRecall = a.precN, a.recN
 	m.Evidence.MeanItems = metrics.Div(a.its, float64(a.n))
 	m.Confusion = report.CountsOf(c)
@@ -105,12 +108,12 @@ var breakdownFields = []string{"campaign", "difficulty", "language"}
 // ReportGroup is one line of a breakdown table.
 type ReportGroup struct {
 	report.GroupHead
-	Accuracy    float64 `json:"accuracy"`
-	Recall      float64 `json:"recall"`
-	FPR         float64 `json:"fpr"`
+	Accuracy    *float64 `json:"accuracy"`
+	Recall      *float64 `json:"recall"`
+	FPR         *float64 `json:"fpr"`
 	AbstainRate float64 `json:"abstain_rate"`
 	ECE         float64 `json:"ece"`
-	EvidencePr  float64 `json:"evidence_precision"`
+	EvidencePr  *float64 `json:"evidence_precision"`
 	MeanReward  float64 `json:"mean_reward"`
 	// Positives and EvidenceRows say whether Recall and EvidencePr are
 	// defined for the group (a legitimate-only group has no positives).
@@ -149,12 +152,12 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	counts["gold_abstain_rows"] = b.Skipped
 	summary := b.Summary(block, ci, counts, meanReward, comps, groups, meta, opts)
 	key := []report.KeyMetric{
-		{Name: "f1", Value: block.Detection.F1, HigherIsBetter: true},
-		{Name: "accuracy", Value: block.Detection.Accuracy, HigherIsBetter: true},
-		{Name: "fnr", Value: block.Detection.FNR, HigherIsBetter: false},
+		report.Key("f1", block.Detection.F1, true),
+		report.Key("accuracy", block.Detection.Accuracy, true),
+		report.Key("fnr", block.Detection.FNR, false),
 		{Name: "ece", Value: block.Calibration.ECE, HigherIsBetter: false},
 		{Name: "aurc", Value: block.Abstention.AURC, HigherIsBetter: false},
-		{Name: "evidence_precision", Value: block.Evidence.Precision, HigherIsBetter: true},
+		report.Key("evidence_precision", block.Evidence.Precision, true),
 		{Name: "mean_reward", Value: meanReward, HigherIsBetter: true},
 	}
 	report.AttachCIs(key, ci)
@@ -162,7 +165,10 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	if gs := groups["campaign"]; len(gs) > 0 {
 		labels, vals, ns := make([]string, len(gs)), make([]float64, len(gs)), make([]int, len(gs))
 		for i, g := range gs {
-			labels[i], vals[i], ns[i] = g.Name, g.Accuracy, g.N
+			labels[i], ns[i] = g.Name, g.N
+			if g.Accuracy != nil {
+				vals[i] = *g.Accuracy
+			}
 		}
 		c := report.Chart{Name: "campaign_accuracy", Title: "Accuracy by campaign type (non-abstained)"}
 		c.SVG = report.BarChart(c.Title, "accuracy (n = rows of the campaign)", labels, vals, ns, true)
@@ -173,10 +179,10 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"], opts.Reps())},
 		{Name: "accuracy (decided)", Value: report.FCI(ci["accuracy"], opts.Reps())},
 		{Name: "FNR (missed phish)", Value: report.FCI(ci["fnr"], opts.Reps())},
-		{Name: "FPR", Value: report.F(block.Detection.FPR)},
+		{Name: "FPR", Value: report.FOpt(block.Detection.FPR)},
 		{Name: "ECE", Value: report.FCI(ci["ece"], opts.Reps())},
 		{Name: "AURC", Value: report.F(block.Abstention.AURC)},
-		{Name: "evidence precision / recall", Value: report.F(block.Evidence.Precision) + " / " + report.F(block.Evidence.Recall)},
+		{Name: "evidence precision / recall", Value: report.FOpt(block.Evidence.Precision) + " / " + report.FOpt(block.Evidence.Recall)},
 		{Name: "abstain rate", Value: report.Pct(block.Abstention.AbstainRate)},
 		{Name: "mean reward", Value: report.F(meanReward)},
 	}
@@ -192,23 +198,23 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 	reps := opts.Reps()
 	b.WriteString("## Headline\n\n")
 	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
-		{"F1 (Phishing)", report.F(m.Detection.F1), report.CICell(ci["f1"], reps)},
-		{"accuracy (non-abstained)", report.F(m.Detection.Accuracy), report.CICell(ci["accuracy"], reps)},
-		{"FNR (missed phishing)", report.F(m.Detection.FNR), report.CICell(ci["fnr"], reps)},
-		{"FPR", report.F(m.Detection.FPR), ""},
+		{"F1 (Phishing)", report.FOpt(m.Detection.F1), report.CICell(ci["f1"], reps)},
+		{"accuracy (non-abstained)", report.FOpt(m.Detection.Accuracy), report.CICell(ci["accuracy"], reps)},
+		{"FNR (missed phishing)", report.FOpt(m.Detection.FNR), report.CICell(ci["fnr"], reps)},
+		{"FPR", report.FOpt(m.Detection.FPR), ""},
 		{"ECE (10 bins)", report.F(m.Calibration.ECE), report.CICell(ci["ece"], reps)},
 		{"Brier", report.F(m.Calibration.Brier), ""},
 		{"AURC", report.F(m.Abstention.AURC), ""},
 		{"cost-weighted accuracy (FN 10, FP 1)", report.F(m.Cost.CostWeightedAccuracy), ""},
 		{"total cost", fmt.Sprintf("%g", m.Cost.TotalCost), ""},
 		{"abstain rate", report.Pct(m.Abstention.AbstainRate), ""},
-		{"evidence precision", fmt.Sprintf("%s (%d rows)", report.F(m.Evidence.Precision), m.Evidence.RowsPrecision), ""},
-		{"evidence recall", fmt.Sprintf("%s (%d rows)", report.F(m.Evidence.Recall), m.Evidence.RowsRecall), ""},
+		{"evidence precision", fmt.Sprintf("%s (%d rows)", report.FOpt(m.Evidence.Precision), m.Evidence.RowsPrecision), ""},
+		{"evidence recall", fmt.Sprintf("%s (%d rows)", report.FOpt(m.Evidence.Recall), m.Evidence.RowsRecall), ""},
 		{"mean reward", report.F(meanReward), ""},
 	}))
 	b.WriteString("\n## Detection\n\n")
 	b.WriteString(report.Table([]string{"precision", "recall", "F1", "FNR", "FPR", "accuracy"}, [][]string{{
-		report.F(m.Detection.Precision), report.F(m.Detection.Recall), report.F(m.Detection.F1), report.F(m.Detection.FNR), report.F(m.Detection.FPR), report.F(m.Detection.Accuracy),
+		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.Recall), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.FNR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.Accuracy),
 	}}))
 	report.WriteConfusionAndCharts(&b, m.Confusion, charts)
 	for _, field := range breakdownFields {
@@ -219,14 +225,14 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 		fmt.Fprintf(&b, "## By %s\n\n", field)
 		var trs [][]string
 		for _, g := range gs {
-			recall, evp := report.F(g.Recall), report.F(g.EvidencePr)
+			recall, evp := report.FOpt(g.Recall), report.FOpt(g.EvidencePr)
 			if g.Positives == 0 {
 				recall = "—"
 			}
 			if g.EvidenceRows == 0 {
 				evp = "—"
 			}
-			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), report.F(g.Accuracy), recall, report.F(g.FPR), report.F(g.ECE), report.Pct(g.AbstainRate), evp, report.F(g.MeanReward)})
+			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), recall, report.FOpt(g.FPR), report.F(g.ECE), report.Pct(g.AbstainRate), evp, report.F(g.MeanReward)})
 		}
 		b.WriteString(report.Table([]string{field, "n", "accuracy", "recall", "FPR", "ECE", "abstain", "evidence precision", "mean reward"}, trs))
 		b.WriteString("\n")

@@ -24,6 +24,31 @@ func e4Row(idx int, gold, pred string, conf float64, campaign string, extra map[
 		Components: map[string]float64{"accuracy": 1}}
 }
 
+// TestUndefinedPrecisionIsNull: with no Phishing call, E4's precision is
+// undefined and reported as null, as E1 reports it (issue #21: E4 wrote 0).
+func TestUndefinedPrecisionIsNull(t *testing.T) {
+	rows := []artifact.Result{
+		e4Row(0, "Phishing", "Legitimate", 0.9, "x", nil),
+		e4Row(1, "Legitimate", "Legitimate", 0.9, "x", nil),
+	}
+	r, err := report.Build("e4", rows, nil, report.Options{BootstrapReps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(r.Summary["metrics"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"precision":null`) {
+		t.Errorf("metrics %s: want precision null", b)
+	}
+	for _, k := range r.Key {
+		if k.Name == "f1" && k.Undefined {
+			t.Error("f1 is defined (a missed positive): 0")
+		}
+	}
+}
+
 func TestBuildReport(t *testing.T) {
 	rows := []artifact.Result{
 		e4Row(0, "Phishing", "Phishing", 0.9, "credential_harvest", map[string]any{"evidence_items": 2.0, "evidence_precision": 1.0, "evidence_recall": 0.5}),
@@ -45,16 +70,23 @@ func TestBuildReport(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	near("precision", m.Detection.Precision, 0.5)
-	near("recall", m.Detection.Recall, 0.5)
-	near("f1", m.Detection.F1, 0.5)
-	near("fnr", m.Detection.FNR, 0.5)
-	near("fpr", m.Detection.FPR, 0.5)
-	near("accuracy", m.Detection.Accuracy, 0.5)
+	nearP := func(name string, got *float64, want float64) {
+		if got == nil {
+			t.Errorf("%s undefined, want %v", name, want)
+			return
+		}
+		near(name, *got, want)
+	}
+	nearP("precision", m.Detection.Precision, 0.5)
+	nearP("recall", m.Detection.Recall, 0.5)
+	nearP("f1", m.Detection.F1, 0.5)
+	nearP("fnr", m.Detection.FNR, 0.5)
+	nearP("fpr", m.Detection.FPR, 0.5)
+	nearP("accuracy", m.Detection.Accuracy, 0.5)
 	near("abstain rate", m.Abstention.AbstainRate, 2.0/6)
 	near("brier", m.Calibration.Brier, 0.275)
-	near("evidence precision", m.Evidence.Precision, 0.5)
-	near("evidence recall", m.Evidence.Recall, 0.25)
+	nearP("evidence precision", m.Evidence.Precision, 0.5)
+	nearP("evidence recall", m.Evidence.Recall, 0.25)
 	near("total cost", m.Cost.TotalCost, 11)
 	counts := r.Summary["counts"].(map[string]int)
 	if counts["error_rows"] != 1 || counts["unparsed_rows"] != 1 || counts["gold_abstain_rows"] != 1 || counts["scored"] != 6 {
