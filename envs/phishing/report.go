@@ -39,9 +39,9 @@ type ReportMetrics struct {
 		// Recall is the mean share of indicator types covered over
 		// Phishing rows with extracted indicators.
 		Recall        *float64 `json:"recall"`
-		RowsPrecision int     `json:"rows_precision"`
-		RowsRecall    int     `json:"rows_recall"`
-		MeanItems     float64 `json:"mean_items"`
+		RowsPrecision int      `json:"rows_precision"`
+		RowsRecall    int      `json:"rows_recall"`
+		MeanItems     float64  `json:"mean_items"`
 	} `json:"evidence"`
 	Confusion report.ConfusionCounts `json:"confusion_matrix"`
 }
@@ -111,10 +111,10 @@ type ReportGroup struct {
 	Accuracy    *float64 `json:"accuracy"`
 	Recall      *float64 `json:"recall"`
 	FPR         *float64 `json:"fpr"`
-	AbstainRate float64 `json:"abstain_rate"`
-	ECE         float64 `json:"ece"`
+	AbstainRate float64  `json:"abstain_rate"`
+	ECE         float64  `json:"ece"`
 	EvidencePr  *float64 `json:"evidence_precision"`
-	MeanReward  float64 `json:"mean_reward"`
+	MeanReward  float64  `json:"mean_reward"`
 	// Positives and EvidenceRows say whether Recall and EvidencePr are
 	// defined for the group (a legitimate-only group has no positives).
 	Positives    int `json:"positives"`
