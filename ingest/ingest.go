@@ -45,6 +45,15 @@ func IsTrainerRow(m map[string]json.RawMessage) bool {
 			}
 		}
 	}
+	// vf-eval's rows: a completion with the reward the environment gave
+	// it at the top level. Read as a trainer's row, the recorded reward
+	// is compared with svbench's re-score instead of dropped unchecked.
+	if _, ok := m["completion"]; ok {
+		var reward float64
+		if v, ok := m["reward"]; ok && json.Unmarshal(v, &reward) == nil {
+			return true
+		}
+	}
 	return false
 }
 

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,5 +35,24 @@ func TestCountsAgree(t *testing.T) {
 	out = b.String()
 	if !strings.Contains(out, "WARNINGS (3;") || !strings.Contains(out, "3 warning(s) under WARNINGS and 3 near-leakage warning(s)") {
 		t.Errorf("validate's counts disagree:\n%s", out)
+	}
+}
+
+// TestScoreChecksVfRowsRecordedReward: vf-eval writes the reward its
+// environment gave beside the completion. svbench compares it with its own
+// score, as for a trainer's rows, instead of dropping it unsaid (issue #24,
+// item 6).
+func TestScoreChecksVfRowsRecordedReward(t *testing.T) {
+	rows := `{"prompt": [{"role": "user", "content": "flow"}], "completion": [{"role": "assistant", "content": "{\"label\": \"Malicious\", \"confidence\": 0.9}"}], "answer": "Malicious", "reward": 0.25}` + "\n"
+	p := filepath.Join(t.TempDir(), "vf.jsonl")
+	if err := os.WriteFile(p, []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "score", "--env", "e1", "--input", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"agreement":{"recorded_reward":0.25`) || !strings.Contains(stdout, `"reproduced":false`) {
+		t.Errorf("the recorded reward 0.25 was not checked:\n%s", stdout)
 	}
 }
