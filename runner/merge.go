@@ -72,11 +72,21 @@ func Merge(shardDirs []string, outDir string) (*artifact.Metadata, error) {
 	var rows []artifact.Result
 	keys := map[artifact.Key]string{}
 	agg := newAggregate()
-	for _, d := range shardDirs {
+	// Every shard's sessions, in shard order; a row's segment is renumbered
+	// into the merged list.
+	var segments []artifact.Segment
+	for i, d := range shardDirs {
+		offset := len(segments)
+		segs := metas[i].Segments
+		if len(segs) == 0 {
+			segs = []artifact.Segment{{Started: metas[i].Started, BaseURL: metas[i].BaseURL, APIKeyEnv: metas[i].Launch.APIKeyEnv, EndpointsFile: metas[i].Launch.EndpointsFile}}
+		}
+		segments = append(segments, segs...)
 		err := artifact.EachResult(filepath.Join(d, artifact.ResultsFile), func(r *artifact.Result) error {
 			if prev, dup := keys[r.Key()]; dup {
 				return fmt.Errorf("example %d rollout %d appears in %s and %s", r.Index, r.Rollout, prev, d)
 			}
+			r.Segment += offset
 			keys[r.Key()] = d
 			rows = append(rows, *r)
 			return nil
@@ -113,6 +123,7 @@ func Merge(shardDirs []string, outDir string) (*artifact.Metadata, error) {
 		}
 	}
 	merged.DurationS = wallSeconds(metas)
+	merged.Segments = segments
 	merged.Status = artifact.StatusCompleted
 	merged.StatusDetail = fmt.Sprintf("merged from %d shards", count)
 	agg.fill(&merged)

@@ -6,6 +6,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,6 +188,8 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 
+	segment := startSegment(meta, cfg)
+
 	journal, err := openUsageJournal(dir, meta, cfg)
 	if err != nil {
 		return nil, err
@@ -231,7 +234,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if err := writeManifest(dir, meta, cfg, info); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, meta: meta, dir: dir, out: f, agg: agg, rubric: rubric}
+	r := &run{cfg: cfg, meta: meta, dir: dir, out: f, agg: agg, rubric: rubric, segment: segment}
 	status, detail, runErr := r.execute(ctx, jobs, total, total-len(jobs))
 
 	// Environments that build their verifiers lazily know their versions
@@ -252,6 +255,28 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		return nil, err
 	}
 	return &Outcome{Dir: dir, Metadata: meta}, runErr
+}
+
+// startSegment records this session of the run and where its model is
+// served, and returns its index. A resumed run may be served elsewhere (a
+// vLLM server restarted on another port): the endpoint is not part of what
+// the numbers mean, so the new one is recorded, becomes the run's current
+// endpoint for the next --resume, and earlier segments keep theirs.
+func startSegment(meta *artifact.Metadata, cfg Config) int {
+	if len(meta.Segments) == 0 && cfg.ResumeDir != "" {
+		// A run from before segments: its first session, as recorded.
+		meta.Segments = append(meta.Segments, artifact.Segment{Started: meta.Started, BaseURL: meta.BaseURL,
+			APIKeyEnv: meta.Launch.APIKeyEnv, EndpointsFile: meta.Launch.EndpointsFile})
+	}
+	seg := artifact.Segment{Started: time.Now().UTC(), BaseURL: redactURL(cfg.BaseURL),
+		APIKeyEnv: cfg.Launch.APIKeyEnv, EndpointsFile: cfg.Launch.EndpointsFile}
+	if cfg.ResumeDir != "" {
+		meta.BaseURL = seg.BaseURL
+		meta.Launch.APIKeyEnv, meta.Launch.EndpointsFile = cfg.Launch.APIKeyEnv, cfg.Launch.EndpointsFile
+		meta.Launch.BaseURLFromEnv = cfg.Launch.BaseURLFromEnv
+	}
+	meta.Segments = append(meta.Segments, seg)
+	return len(meta.Segments) - 1
 }
 
 // UsageJournal is the file, beside results.jsonl, where every model call is
@@ -354,6 +379,7 @@ type run struct {
 	out     *os.File
 	agg     *aggregate
 	rubric  string
+	segment int // this session's index in meta.Segments
 	started time.Time
 	// priorS is the duration of earlier segments of a resumed run: every
 	// checkpoint writes priorS plus this segment's time, never a sum of
@@ -442,7 +468,7 @@ feed:
 		return artifact.StatusFailed, r.writeErr.Error(), r.writeErr
 	case errors.Is(cause, errTooManyErrors):
 		d := fmt.Sprintf("stopped after %d consecutive model errors; the last: %s", r.cfg.MaxConsecutiveErrors, clipText(r.lastErr, 600))
-		return artifact.StatusEarlyStop, d, fmt.Errorf("%s; fix the endpoint and resume with --resume %s", d, r.dir)
+		return artifact.StatusEarlyStop, d, fmt.Errorf("%s; fix the endpoint and resume with --resume %s (if the server moved, add -b NEW_BASE_URL or --endpoints FILE; the model, sampling and data stay as they were)", d, r.dir)
 	case ctx.Err() != nil:
 		return artifact.StatusInterrupted, "interrupted", fmt.Errorf("%w; resume with --resume %s", ErrInterrupted, r.dir)
 	}
@@ -457,6 +483,7 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 	res := artifact.Result{
 		RunID: r.meta.RunID, Index: j.index, ExampleID: ex.ID, Rollout: j.rollout, Model: r.cfg.Model,
 		Prompt: ex.Prompt, Answer: ex.Answer, Meta: ex.Meta, Rubric: r.rubric, Time: time.Now().UTC(),
+		Segment: r.segment,
 	}
 	if err != nil {
 		res.ScoreError = err.Error()
@@ -641,6 +668,11 @@ func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric s
 	}
 	if meta.Rubric != rubric {
 		diffs = append(diffs, fmt.Sprintf("rubric %s ≠ %s", meta.Rubric, rubric))
+	}
+	// The endpoint may move; the model it serves may not (an endpoints
+	// file that maps the alias to another model changes the numbers).
+	if eff := cmp.Or(cfg.EffectiveModel, cfg.Model); meta.EffectiveModel != "" && eff != meta.EffectiveModel {
+		diffs = append(diffs, fmt.Sprintf("served model %s ≠ %s", meta.EffectiveModel, eff))
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("cannot resume %s: %s (pass the same --env, --model, --dataset and --rubric as the original run)", meta.RunID, strings.Join(diffs, "; "))

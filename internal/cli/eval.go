@@ -227,6 +227,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			Usage: rec, Prices: prices,
 		}
 		cfg.Launch.PricesFile = cleanPath(f.prices)
+		cfg.Launch.BaseURLFromEnv = f.model.baseURL == "" && f.model.endpoints == "" && os.Getenv("OPENAI_BASE_URL") != ""
 		if m.Client == nil || strings.HasPrefix(m.Name, "builtin:") {
 			cfg.Launch.APIKeyEnv = ""
 		}

@@ -101,19 +101,28 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 		f.prices = l.PricesFile
 	}
 
+	// Where the model is served is not part of what the numbers mean: a
+	// resumed run may move to a new --base-url, --endpoints file or key
+	// variable (a vLLM server restarted on another port), and a run that
+	// took its URL from $OPENAI_BASE_URL reads the corrected variable. Each
+	// session's endpoint is recorded in metadata.json (segments); the
+	// served model is checked by the runner and must not change.
 	m := &f.model
 	if !strings.HasPrefix(meta.Model, "builtin:") {
-		check("base-url", m.baseURL, meta.BaseURL)
-		if !fs.Changed("base-url") && l.EndpointsFile == "" {
+		switch {
+		case fs.Changed("base-url"), fs.Changed("endpoints"):
+		case l.BaseURLFromEnv && os.Getenv("OPENAI_BASE_URL") != "":
+			m.baseURL = "" // read again from the variable
+		case l.EndpointsFile == "":
 			m.baseURL = meta.BaseURL
 		}
 	}
-	if l.APIKeyEnv != "" {
-		check("api-key-env", m.apiKeyEnv, l.APIKeyEnv)
+	if !fs.Changed("api-key-env") && l.APIKeyEnv != "" {
 		m.apiKeyEnv = l.APIKeyEnv
 	}
-	check("endpoints", cleanPath(m.endpoints), cleanPath(l.EndpointsFile))
-	m.endpoints = l.EndpointsFile
+	if !fs.Changed("endpoints") && !fs.Changed("base-url") {
+		m.endpoints = l.EndpointsFile
+	}
 
 	if len(meta.Sampling) > 0 {
 		if err := json.Unmarshal(meta.Sampling, &rec); err != nil {

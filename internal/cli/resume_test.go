@@ -141,3 +141,73 @@ func TestRunIDValidated(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestResumeOnMovedEndpoint: a vLLM server restarted on another port must
+// not strand a run. The endpoint (a new -b, or a corrected
+// $OPENAI_BASE_URL) may change on resume; each session's endpoint is
+// recorded and rows say which served them; the model may not change.
+func TestResumeOnMovedEndpoint(t *testing.T) {
+	answer := func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+	}
+	first := llmtest.New(llmtest.Options{KeepLog: true, Respond: answer})
+	t.Setenv("OPENAI_API_KEY", "sk-moved")
+	t.Setenv("OPENAI_BASE_URL", first.BaseURL())
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "m-moved", "-n", "8", "--seed", "3",
+		"--run-id", "moved", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	first.Close() // the server goes away...
+	dir := filepath.Join(out, "evals", "network-logs--m-moved", "moved")
+	tearResults(t, dir, 3)
+
+	second := llmtest.New(llmtest.Options{KeepLog: true, Respond: answer})
+	defer second.Close()
+	t.Setenv("OPENAI_BASE_URL", second.BaseURL()) // ...and comes back elsewhere
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("resume on the corrected $OPENAI_BASE_URL: exit %d: %s", code, stderr)
+	}
+	if n := len(second.Bodies()); n != 5 {
+		t.Fatalf("the new server got %d requests, want the 5 missing rows", n)
+	}
+
+	// Explicitly with -b: a third server.
+	third := llmtest.New(llmtest.Options{KeepLog: true, Respond: answer})
+	defer third.Close()
+	tearResults(t, dir, 6)
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-b", third.BaseURL(), "--progress", "none")
+	if code != 0 {
+		t.Fatalf("resume with -b: exit %d: %s", code, stderr)
+	}
+	if n := len(third.Bodies()); n != 2 {
+		t.Fatalf("-b server got %d requests, want 2", n)
+	}
+	meta, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Segments) != 3 || meta.Segments[0].BaseURL != first.BaseURL() || meta.Segments[1].BaseURL != second.BaseURL() ||
+		meta.Segments[2].BaseURL != third.BaseURL() || meta.BaseURL != third.BaseURL() {
+		t.Fatalf("segments %+v, base_url %s", meta.Segments, meta.BaseURL)
+	}
+	rows, err := artifact.ReadResults(filepath.Join(dir, artifact.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[int]int{}
+	for _, r := range rows {
+		per[r.Segment]++
+	}
+	if len(rows) != 8 || per[0] != 3 || per[1] != 3 || per[2] != 2 {
+		t.Fatalf("rows per segment %v of %d rows", per, len(rows))
+	}
+
+	// What changes the numbers is still refused.
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "-b", third.BaseURL(), "-T", "0.9", "--progress", "none")
+	if code != 2 || !strings.Contains(stderr, "--temperature 0.9") {
+		t.Fatalf("changed temperature with a moved endpoint: exit %d: %s", code, stderr)
+	}
+}
