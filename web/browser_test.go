@@ -71,6 +71,11 @@ func TestBrowser(t *testing.T) {
 				t.Errorf("browser processes: %v", err)
 			}
 		}
+		// Whatever left the group: nothing may still write the profile
+		// when its TempDir cleanup removes it.
+		if err := stopUsersOf(profile, 30*time.Second); err != nil {
+			t.Errorf("processes using the browser profile: %v", err)
+		}
 	})
 	ctx, cancelT := context.WithTimeout(ctx, 50*time.Second)
 	defer cancelT()

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +47,78 @@ func stopProcessGroup(pgid int, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
+	return awaitExit(pids, func(pid int) bool { g, _, ok := procStat(pid); return ok && g == pgid }, timeout)
+}
+
+// stopUsersOf kills every live process that still uses dir — started with
+// it on its command line (--user-data-dir=dir), working in it, or holding
+// a file under it open — and returns once they have exited. It is the
+// check that holds whatever process group or session a browser helper
+// put itself in (a crash handler that calls setsid, a future Chromium):
+// a profile is removed only when nothing can write into it any more.
+func stopUsersOf(dir string, timeout time.Duration) error {
+	pids, err := usersOf(dir)
+	if err != nil {
+		return err
+	}
+	for _, pid := range pids {
+		if err := unix.Kill(pid, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+			return fmt.Errorf("kill %d: %w", pid, err)
+		}
+	}
+	return awaitExit(pids, func(pid int) bool { return uses(pid, dir) }, timeout)
+}
+
+// usersOf lists the live processes using dir (see stopUsersOf).
+func usersOf(dir string) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if _, state, ok := procStat(pid); ok && state != 'Z' && state != 'X' && uses(pid, dir) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+// uses reports whether process pid names dir on its command line, works
+// in it or has a file under it open.
+func uses(pid int, dir string) bool {
+	proc := "/proc/" + strconv.Itoa(pid)
+	under := func(p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+	if b, err := os.ReadFile(proc + "/cmdline"); err == nil {
+		for _, arg := range bytes.Split(b, []byte{0}) {
+			if i := bytes.IndexByte(arg, '='); i >= 0 && bytes.HasPrefix(arg, []byte("--")) {
+				arg = arg[i+1:]
+			}
+			if under(string(arg)) {
+				return true
+			}
+		}
+	}
+	if cwd, err := os.Readlink(proc + "/cwd"); err == nil && under(cwd) {
+		return true
+	}
+	fds, _ := os.ReadDir(proc + "/fd")
+	for _, fd := range fds {
+		if t, err := os.Readlink(proc + "/fd/" + fd.Name()); err == nil && under(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitExit returns once every process of pids has exited. still says
+// whether a pid is still the process that was meant (a pid reused between
+// the scan and pidfd_open is not waited for).
+func awaitExit(pids []int, still func(pid int) bool, timeout time.Duration) error {
 	var fds []unix.PollFd
 	defer func() {
 		for _, p := range fds {
@@ -59,8 +134,8 @@ func stopProcessGroup(pgid int, timeout time.Duration) error {
 			return fmt.Errorf("pidfd_open %d: %w", pid, err)
 		}
 		// The pid may have been reused between the scan and pidfd_open:
-		// wait only for a process that is still in the group.
-		if g, _, ok := procStat(pid); !ok || g != pgid {
+		// wait only for a process that is still the one meant.
+		if !still(pid) {
 			unix.Close(fd)
 			continue
 		}
@@ -70,7 +145,7 @@ func stopProcessGroup(pgid int, timeout time.Duration) error {
 	for pending := fds; len(pending) > 0; {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("%d processes of group %d still running after %s", len(pending), pgid, timeout)
+			return fmt.Errorf("%d processes still running after %s", len(pending), timeout)
 		}
 		if _, err := unix.Poll(pending, int(left.Milliseconds())+1); err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("poll pidfds: %w", err)
@@ -156,5 +231,41 @@ func TestStopProcessGroupOutlivesTheLeader(t *testing.T) {
 	}
 	if left, err := groupMembers(pgid); err != nil || len(left) != 0 {
 		t.Fatalf("still running after stopProcessGroup: %v (%v)", left, err)
+	}
+}
+
+// A helper that left the browser's process group (setsid) but still works
+// in the profile is found by the profile and awaited too.
+func TestStopUsersOfFindsEscapedProcesses(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("setsid", "sh", "-c", "exec sleep 300")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Skipf("setsid: %v", err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	// setsid execs sh, which execs sleep: wait until the process runs sleep.
+	for {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.HasPrefix(b, []byte("sleep")) {
+			break
+		}
+		runtime.Gosched()
+	}
+	if got, err := usersOf(dir); err != nil || len(got) != 1 || got[0] != pid {
+		t.Fatalf("users of %s: %v (%v), want [%d]", dir, got, err, pid)
+	}
+	if err := stopUsersOf(dir, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := usersOf(dir); len(got) != 0 {
+		t.Fatalf("still using the profile: %v", got)
+	}
+	if users, _ := usersOf(filepath.Join(dir, "elsewhere")); len(users) != 0 {
+		t.Fatalf("a process working in %s counted as a user of a subdirectory", dir)
 	}
 }

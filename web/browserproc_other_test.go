@@ -13,3 +13,6 @@ func ownProcessGroup(*exec.Cmd) {}
 
 // stopProcessGroup has nothing more to stop here.
 func stopProcessGroup(int, time.Duration) error { return nil }
+
+// stopUsersOf has nothing more to stop here.
+func stopUsersOf(string, time.Duration) error { return nil }
