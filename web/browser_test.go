@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,12 @@ func TestBrowser(t *testing.T) {
 	if total != 3 || shown != 1 {
 		t.Fatalf("runs table: %d rows, %d after filtering by model; want 3 and 1", total, shown)
 	}
+	// Each run is named by its id, in a column of its own.
+	var runCol []string
+	run("run-id column", chromedp.Evaluate(`(function(){var h=Array.from(document.querySelectorAll("#runs thead th")).map(e=>e.textContent);var i=h.indexOf("run");return Array.from(document.querySelectorAll("#runs tbody tr")).map(r=>i<0?"":r.children[i].textContent)})()`, &runCol))
+	if !slices.Contains(runCol, "live") || !slices.Contains(runCol, "run-0") {
+		t.Errorf("runs table's run column: %q, want the run ids", runCol)
+	}
 	// The same filter through the form (no script needed).
 	var served int
 	navClick("runs filter submitted", `form.filters button[type=submit]`, `#runs[data-model-filter="builtin:features"]`)
@@ -184,16 +191,21 @@ func TestBrowser(t *testing.T) {
 	}
 	var reasoningOpen bool
 	var content string
+	var tops []float64
 	run("hostile rollout",
 		chromedp.Navigate(ts.URL+"/rollout?id="+url.QueryEscape(fx.live)+"&row=1"),
 		chromedp.WaitVisible("#components", chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector("details.reasoning").open`, &reasoningOpen),
 		chromedp.Text(".msg-assistant pre.content", &content, chromedp.ByQuery),
 		chromedp.Click("details.more > summary", chromedp.ByQuery),
+		chromedp.Evaluate(`["#conversation", ".toolrun", "#components", "#parsed-fields"].map(q => document.querySelector(q).getBoundingClientRect().top)`, &tops),
 		shot("rollout"),
 	)
-	if reasoningOpen {
-		t.Error("reasoning is not collapsed")
+	if !reasoningOpen {
+		t.Error("reasoning is hidden; it is shown where it happened")
+	}
+	if len(tops) != 4 || !slices.IsSorted(tops) {
+		t.Errorf("rollout page order (conversation, a tool call's run, components, parsed answer) at heights %v", tops)
 	}
 	if !strings.HasPrefix(content, hostile) {
 		t.Errorf("hostile output not shown as text: %.80q", content)

@@ -711,10 +711,11 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 	if len(res.Answer) > 0 {
 		json.Unmarshal(res.Answer, &answer)
 	}
+	msgs := messageViews(res.Completion, res.ToolCalls)
 	s.render(w, "rollout", fmt.Sprintf("rollout %d of %s", row, id), map[string]any{
 		"ID": id, "Row": row, "R": res, "Meta": meta, "Components": comps, "ParsedKeys": parsedKeys,
 		"Answer": answer, "Prev": row - 1, "Next": row + 1, "HasPrev": row > 0, "HasNext": row+1 < len(rows),
-		"Messages": messageViews(res.Completion), "Prompt": messageViews(res.Prompt),
+		"Messages": msgs, "Prompt": messageViews(res.Prompt, nil), "OtherCalls": unmatchedRecords(msgs, res.ToolCalls),
 	})
 }
 
@@ -725,25 +726,64 @@ type MessageView struct {
 	Calls []CallView
 }
 
-// CallView is one tool call.
+// CallView is one tool call, with what running it recorded (Run) when
+// the row has its record.
 type CallView struct {
 	ID, Name string
 	Args     Clipped
+	Run      *env.ToolCallRecord
 }
 
-func messageViews(msgs []env.Message) []MessageView {
+// messageViews lays the conversation out as it happened: each assistant
+// turn's reasoning, then its text, then its tool calls each with its run
+// (duration, findings, error from the row's tool-call records, matched by
+// turn and order), then the tool results that follow.
+func messageViews(msgs []env.Message, records []env.ToolCallRecord) []MessageView {
+	byTurn := map[int][]int{} // indices into records
+	for i, r := range records {
+		byTurn[r.Turn] = append(byTurn[r.Turn], i)
+	}
 	out := make([]MessageView, 0, len(msgs))
+	turn := 0
 	for _, m := range msgs {
 		v := MessageView{Message: m}
-		for _, c := range m.ToolCalls {
+		if m.Role == env.RoleAssistant {
+			turn++
+		}
+		recs := byTurn[turn]
+		for i, c := range m.ToolCalls {
 			args := c.Arguments
 			var js any
 			if json.Unmarshal([]byte(args), &js) == nil {
 				args = prettyJSON(js)
 			}
-			v.Calls = append(v.Calls, CallView{ID: c.ID, Name: c.Name, Args: clipText(args)})
+			cv := CallView{ID: c.ID, Name: c.Name, Args: clipText(args)}
+			if i < len(recs) && records[recs[i]].Name == c.Name {
+				cv.Run = &records[recs[i]]
+			}
+			v.Calls = append(v.Calls, cv)
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+// unmatchedRecords are the tool-call records no message shows (rows whose
+// completion was not kept): listed apart so none is lost.
+func unmatchedRecords(views []MessageView, records []env.ToolCallRecord) []env.ToolCallRecord {
+	seen := map[*env.ToolCallRecord]bool{}
+	for _, v := range views {
+		for _, c := range v.Calls {
+			if c.Run != nil {
+				seen[c.Run] = true
+			}
+		}
+	}
+	var out []env.ToolCallRecord
+	for i := range records {
+		if !seen[&records[i]] {
+			out = append(out, records[i])
+		}
 	}
 	return out
 }

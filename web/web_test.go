@@ -83,10 +83,34 @@ func TestHostileOutputIsEscapedAndClipped(t *testing.T) {
 		}
 	}
 	_, body, _ := get(t, ts, "/rollout?id="+url.QueryEscape(fx.live)+"&row=1")
-	for _, want := range []string{`class="reasoning"`, "show all 20", "call grep_logs", "answers call_1", "grep_logs</td>", "accuracy", "0.8000"} {
+	for _, want := range []string{`class="reasoning"`, "show all 20", "call grep_logs", "answers call_1", "ran 1.5 ms · 3 finding(s)", "accuracy", "0.8000"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("rollout page lacks %q", want)
 		}
+	}
+}
+
+// TestRolloutPageShowsTheConversationFirst: the conversation, with each
+// tool call's run beside the call, comes before the reward components and
+// the parsed-answer boxes (issue #24, dashboard).
+func TestRolloutPageShowsTheConversationFirst(t *testing.T) {
+	fx := newFixture(t)
+	ts := newTestServer(t, fx.root)
+	_, body, _ := get(t, ts, "/rollout?id="+url.QueryEscape(fx.live)+"&row=1")
+	order := []string{`id="conversation"`, "thinking &lt;script", "call grep_logs", "ran 1.5 ms", "answers call_1", `id="components"`, `id="parsed"`}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(body, want)
+		if i < 0 {
+			t.Fatalf("rollout page lacks %q", want)
+		}
+		if i < last {
+			t.Errorf("%q comes before what precedes it in %v", want, order)
+		}
+		last = i
+	}
+	if strings.Contains(body, `id="toolcalls"`) {
+		t.Errorf("tool calls listed apart although every one is in the conversation")
 	}
 }
 
