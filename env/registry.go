@@ -41,8 +41,9 @@ type Judge interface {
 //
 // Optional capabilities are interfaces an instance implements:
 // PolicyProvider (built-in baselines), Prober (exploit strategies),
-// FieldExtractor (label-shortcut checks), DemoConditioner and DataProvider
-// (dataset import, build and generate pipelines). An environment with no
+// FieldExtractor (label-shortcut checks) and DemoConditioner. Dataset
+// pipelines (import, build, generate) are data on the Spec (Data), so the
+// CLI lists them without building an instance. An environment with no
 // report builder of its own gets report.Generic.
 type Spec struct {
 	ID string
@@ -59,6 +60,15 @@ type Spec struct {
 	// ("scenario", "cwe"); the generic report adds a table for each, and
 	// compare keeps them from the dataset's rows.
 	Breakdown []string
+	// Data returns the environment's dataset pipelines (import, build,
+	// generate), fresh on every call so that each command tree binds its
+	// own flags; nil when it ships none.
+	Data func() []DataCommand
+	// NearLeakLimit is the share of held-out rows `svbench data validate`
+	// lets look like another split's rows once numbers, case and spacing
+	// are ignored (0: the default 0.10; 1: never fail on it, for prompts
+	// that are mostly numbers).
+	NearLeakLimit float64
 }
 
 // Registry maps ids and aliases to environment constructors.

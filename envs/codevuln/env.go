@@ -64,7 +64,7 @@ var Params = []env.ParamSpec{
 func init() {
 	// The registry strips "sv-env-", so the reference's name resolves
 	// through "code-vulnerability".
-	env.Register(env.Spec{ID: ID, Aliases: aliases, Params: Params, Breakdown: []string{"difficulty", "cwe", "language"},
+	env.Register(env.Spec{ID: ID, Aliases: aliases, Params: Params, Breakdown: []string{"difficulty", "cwe", "language"}, Data: dataCommands,
 		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
 }
 

@@ -64,6 +64,10 @@ func init() {
 		// Breakdown: the meta fields compare (and any generic report)
 		// slice results by.
 		Breakdown: []string{"difficulty", "scenario", "attack_family", "source"},
+		// E1 prompts are mostly numbers (addresses, ports, byte counts):
+		// with digits collapsed, distinct flows of one kind look alike, so
+		// data validate reports near leakage but never fails on it.
+		NearLeakLimit: 1,
 	})
 }
 

@@ -51,19 +51,20 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		newDataImportE1Cmd(), newDataImportE3Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6"))
+		append([]*cobra.Command{newDataImportE1Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6")},
+			registeredDataCmds(env.DataImport)...)...)
 }
 
 // newDataBuildCmd groups builders that assemble released dataset versions.
 func newDataBuildCmd() *cobra.Command {
 	return commandGroup("build", "Build environment datasets (splits + card)",
-		newDataBuildE1Cmd(), newDataBuildE2Cmd())
+		append([]*cobra.Command{newDataBuildE1Cmd(), newDataBuildE2Cmd()}, registeredDataCmds(env.DataBuild)...)...)
 }
 
 // newDataGenerateCmd groups generators of synthetic datasets.
 func newDataGenerateCmd() *cobra.Command {
 	return commandGroup("generate", "Generate synthetic environment datasets",
-		newDataGenerateE2Cmd(), newDataGenerateE3Cmd(), newDataGenerateE4Cmd())
+		append([]*cobra.Command{newDataGenerateE2Cmd(), newDataGenerateE4Cmd()}, registeredDataCmds(env.DataGenerate)...)...)
 }
 
 func newDataImportE1Cmd() *cobra.Command {
@@ -260,12 +261,12 @@ problems and warnings, then a result line that says what the warnings mean.`,
 				return fmt.Errorf("validate: %w", err)
 			}
 			if maxNear < 0 {
-				// E1 prompts are mostly numbers (addresses, ports, byte
-				// counts): with digits collapsed, distinct flows of one kind
-				// look alike, so near leakage is reported but not failed.
+				// The environment's registration may raise the limit
+				// (prompts that are mostly numbers look alike once digits
+				// are collapsed).
 				maxNear = 0.10
-				if envID == "network-logs" {
-					maxNear = 1
+				if spec, err := env.Default.Lookup(envID); err == nil && spec.NearLeakLimit > 0 {
+					maxNear = spec.NearLeakLimit
 				}
 			}
 			rep, err := integrity.Validate(files, parse, integrity.Options{MaxNearLeak: maxNear})

@@ -69,10 +69,11 @@ func TestSeventhEnvironmentEveryCommand(t *testing.T) {
 	mustRun("compare", run, filepath.Join(evals, "toy-parity--builtin-count", "count2"), "--out", t.TempDir())
 	mustRun("probe", "--env", "e7", "--out", t.TempDir())
 	rows := filepath.Join(t.TempDir(), "rows.jsonl")
-	if err := os.WriteFile(rows, []byte(`{"id":"a","bits":"1","answer":"yes"}`+"\n"+`{"id":"b","bits":"11","answer":"no"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mustRun("data", "generate", "toy-parity", "--n", "20", "--out", rows)
 	mustRun("data", "validate", "--env", "e7", rows)
+	if code, _, stderr := runCLI(t, "data", "generate", "e7"); code != ExitUsage {
+		t.Errorf("data generate e7 without --out: exit %d, want %d (%s)", code, ExitUsage, stderr)
+	}
 
 	// score an outside completion
 	in := filepath.Join(t.TempDir(), "in.jsonl")

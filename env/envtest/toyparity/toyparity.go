@@ -10,7 +10,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
@@ -24,7 +29,7 @@ var mini []byte
 
 func init() {
 	env.Register(env.Spec{ID: ID, Aliases: []string{"e7"}, New: func(env.Options) (env.Environment, error) { return Env{}, nil },
-		Breakdown: []string{"length"}})
+		Breakdown: []string{"length"}, Data: func() []env.DataCommand { return []env.DataCommand{generate()} }})
 }
 
 // Env is the environment; it holds nothing.
@@ -129,3 +134,35 @@ func (e Env) Exploits() []env.Exploit {
 
 // HonestPolicy is the counting baseline.
 func (Env) HonestPolicy() string { return "count" }
+
+// generate is the environment's dataset generator: `svbench data generate
+// e7 --n N --out FILE` writes N rows of random bit strings.
+func generate() env.DataCommand {
+	return env.DataCommand{Kind: env.DataGenerate, Short: "Generate parity rows", MaxArgs: 0,
+		Flags: func(fs *pflag.FlagSet) env.DataRunner {
+			n := fs.Int("n", 12, "rows")
+			seed := fs.Uint64("seed", 1, "seed")
+			out := fs.String("out", "", "JSONL file to write")
+			return func(_ context.Context, _ []string, w env.DataIO) error {
+				if *out == "" || *n <= 0 {
+					return env.Usagef("--out FILE and a positive --n are required")
+				}
+				if *n > 1<<10 {
+					return env.Usagef("--n %d: at most %d distinct rows", *n, 1<<10)
+				}
+				perm := rand.New(rand.NewPCG(*seed, 0)).Perm(1 << 10)
+				var b strings.Builder
+				for i := range *n {
+					bits := strconv.FormatUint(uint64(perm[i])|1<<10, 2)
+					ans := map[bool]string{true: "yes", false: "no"}[strings.Count(bits, "1")%2 == 1]
+					line, _ := json.Marshal(row{ID: fmt.Sprintf("g%03d", i), Bits: bits, Answer: ans, Meta: map[string]string{"length": "long"}})
+					b.Write(append(line, '\n'))
+				}
+				if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintf(w.Out, "wrote %d rows to %s\n", *n, *out)
+				return nil
+			}
+		}}
+}

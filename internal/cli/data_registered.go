@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/svbench/svbench/env"
+)
+
+// registeredDataCmds makes a subcommand of every dataset pipeline of the
+// given kind an environment's registration declares (env.Spec.Data): named
+// by the environment's first alias (its id when it has none) and accepting
+// every other name. Nothing here knows any environment.
+func registeredDataCmds(kind env.DataKind) []*cobra.Command {
+	var out []*cobra.Command
+	for _, id := range env.Default.IDs() {
+		spec, err := env.Default.Lookup(id)
+		if err != nil || spec.Data == nil {
+			continue
+		}
+		names := append(append([]string(nil), spec.Aliases...), id)
+		for _, dc := range spec.Data() {
+			if dc.Kind != kind {
+				continue
+			}
+			out = append(out, dataCommand(names, dc))
+		}
+	}
+	return out
+}
+
+func dataCommand(names []string, dc env.DataCommand) *cobra.Command {
+	use := names[0]
+	if dc.Args != "" {
+		use += " " + dc.Args
+	}
+	cmd := &cobra.Command{
+		Use:     use,
+		Aliases: names[1:],
+		Short:   dc.Short,
+		Long:    dc.Long,
+		Example: dc.Example,
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) < dc.MinArgs:
+				return usagef("want at least %d argument(s) (%s), got %d", dc.MinArgs, dc.Args, len(args))
+			case dc.MaxArgs >= 0 && len(args) > dc.MaxArgs:
+				return usagef("want at most %d argument(s) (%s), got %d", dc.MaxArgs, dc.Args, len(args))
+			}
+			return nil
+		},
+	}
+	run := dc.Flags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		err := run(cmd.Context(), args, env.DataIO{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+		if env.IsUsage(err) {
+			return usageError{fmt.Errorf("%w", err)}
+		}
+		return err
+	}
+	return cmd
+}
