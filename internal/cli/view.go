@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 )
 
 func newViewCmd() *cobra.Command {
-	var root, addr string
+	var root, addr, export string
 	var maxRowMB int64
 	cmd := &cobra.Command{
 		Use:   "view",
@@ -25,7 +26,7 @@ transcript (filters for wrong answers, errors and reward disagreements, paged on
 paired comparisons of runs and the leaderboard. Everything is embedded: it needs no network
 and opens nothing; open the printed URL yourself. Model output is shown escaped, never as HTML.
 Files are read only under --root: a symlink in a run directory that leads outside it is refused.`,
-		Example: "  svbench view --root outputs\n  svbench view --root outputs --addr 127.0.0.1:8080",
+		Example: "  svbench view --root outputs\n  svbench view --root outputs --addr 127.0.0.1:8080\n  svbench view --root outputs --export site   # a static copy to open from disk or publish",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -37,6 +38,15 @@ Files are read only under --root: a symlink in a run directory that leads outsid
 				return usageError{err}
 			}
 			defer srv.Close()
+			if export != "" {
+				res, err := srv.Export(export)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "svbench view: exported %d pages (%d files) of the runs under %s to %s; open %s in a browser, or publish the folder\n",
+					res.Pages, res.Files, root, export, filepath.Join(export, "index.html"))
+				return nil
+			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("--addr %s: %w (pick another port with --addr 127.0.0.1:PORT)", addr, err)
@@ -59,6 +69,7 @@ Files are read only under --root: a symlink in a run directory that leads outsid
 	}
 	cmd.Flags().StringVar(&root, "root", "outputs", "directory holding run directories")
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7777", "listen address (keep it on loopback: the dashboard has no authentication)")
+	cmd.Flags().StringVar(&export, "export", "", "write a self-contained static copy of the dashboard (every run, chart, transcript and rollout, relative links) into this new directory and exit, like inspect view bundle")
 	cmd.Flags().Int64Var(&maxRowMB, "max-row-mb", web.DefaultMaxRowBytes>>20, "results rows larger than this (MiB) are listed as too large and never read whole")
 	return cmd
 }
