@@ -1,0 +1,330 @@
+// Package envtest is the conformance suite every svbench environment runs:
+// what the rest of svbench (runner, reports, the reward server, the probe)
+// relies on an environment to do, checked on its embedded mini set. A new
+// environment gets it for free: internal/envs runs it for every registered
+// environment, and the toy-parity fixture proves that an environment svbench
+// knows nothing else about passes it.
+package envtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/svbench/svbench/analysis/probe"
+	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
+	"github.com/svbench/svbench/report"
+	"github.com/svbench/svbench/runner"
+	"github.com/svbench/svbench/server"
+)
+
+// Options scale the suite to an environment's cost.
+type Options struct {
+	// Rows is how many rows of the embedded set each built-in policy plays
+	// (4 when 0).
+	Rows int
+	// ProbeRows is how many rows the probe plays (2 when 0); negative skips
+	// the probe.
+	ProbeRows int
+	// Params are environment parameters for every instance.
+	Params map[string]string
+}
+
+// Hostile are answers every environment's parser must survive: scored (to
+// anything finite) or refused with an error, never a panic, a hang or a
+// non-finite reward.
+var Hostile = []string{
+	"",
+	"\x00\xff\xfe invalid UTF-8 \xc3",
+	strings.Repeat("{", 10000),
+	strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+	"```json\n{\"label\": ",
+	`{"label": NaN, "confidence": Infinity, "answer": 1e999}`,
+	strings.Repeat("yes no Malicious Benign ", 20000),
+	"--- a/../../etc/passwd\n+++ b/../../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n",
+}
+
+// Run runs the conformance suite on the registered environment named id.
+func Run(t *testing.T, id string, opts Options) {
+	t.Helper()
+	if opts.Rows <= 0 {
+		opts.Rows = 4
+	}
+	if opts.ProbeRows == 0 {
+		opts.ProbeRows = 2
+	}
+	ctx := t.Context()
+	spec, err := env.Default.Lookup(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := env.Default.New(id, env.Options{Params: opts.Params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := e.Info()
+	ds, err := e.Load(ctx, "")
+	if err != nil {
+		t.Fatalf("load the embedded set: %v", err)
+	}
+	rows := ds.Examples[:min(opts.Rows, len(ds.Examples))]
+
+	t.Run("registration", func(t *testing.T) { checkRegistration(t, spec, e) })
+
+	var played []artifact.Result
+	t.Run("episodes", func(t *testing.T) {
+		played = playPolicies(ctx, t, e, rows)
+	})
+	t.Run("report", func(t *testing.T) {
+		if len(played) == 0 {
+			t.Skip("no built-in policy played")
+		}
+		rep, err := report.Build(id, played, &artifact.Metadata{Environment: id, Seed: 1}, report.Options{BootstrapReps: 20})
+		if err != nil {
+			t.Fatalf("report: %v", err)
+		}
+		if rep.Markdown == "" || rep.Summary["key_metrics"] == nil {
+			t.Errorf("report without markdown or key metrics: %v", rep.Summary)
+		}
+		if err := report.WriteDir(t.TempDir(), rep); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("hostile answers", func(t *testing.T) { checkHostile(ctx, t, e, rows[0]) })
+	t.Run("probe", func(t *testing.T) {
+		if _, ok := e.(env.Prober); !ok || opts.ProbeRows < 0 {
+			t.Skip("no exploit strategies (env.Prober)")
+		}
+		res, err := probe.Run(ctx, probe.Config{EnvID: id, Params: opts.Params, Limit: opts.ProbeRows, Concurrency: 2,
+			New: func(p map[string]string) (env.Environment, error) { return env.Default.New(id, env.Options{Params: p}) }})
+		if err != nil {
+			t.Fatalf("probe: %v", err)
+		}
+		if res.Honest.Rows == 0 || len(res.Strategies) == 0 {
+			t.Errorf("probe played nothing: %+v", res)
+		}
+		for _, s := range res.Strategies {
+			if s.Errors > 0 {
+				t.Errorf("strategy %s: %d error(s): %s", s.Name, s.Errors, s.FirstError)
+			}
+		}
+	})
+	t.Run("server", func(t *testing.T) { checkServer(ctx, t, id, opts.Params, info) })
+}
+
+func checkRegistration(t *testing.T, spec env.Spec, e env.Environment) {
+	info := e.Info()
+	if info.ID != spec.ID {
+		t.Errorf("Info().ID %q, registered as %q", info.ID, spec.ID)
+	}
+	if !slices.Equal(info.Aliases, spec.Aliases) && !(len(info.Aliases) == 0 && len(spec.Aliases) == 0) {
+		t.Errorf("Info().Aliases %v, registered %v: declare aliases once, in env.Spec, and read them with env.Default.Aliases", info.Aliases, spec.Aliases)
+	}
+	if !slices.Contains(info.Rubrics, info.DefaultRubric) {
+		t.Errorf("default rubric %q not among %v", info.DefaultRubric, info.Rubrics)
+	}
+	if info.SolvedWhen == "" {
+		t.Error("Info().SolvedWhen is empty: reports print it beside pass@k")
+	}
+	if len(info.Policies) > 0 {
+		pp, ok := e.(env.PolicyProvider)
+		if !ok {
+			t.Fatalf("Info() lists policies %v but the environment is no env.PolicyProvider", info.Policies)
+		}
+		for _, name := range info.Policies {
+			if _, ok := pp.Policy(name); !ok {
+				t.Errorf("policy %q listed but not provided", name)
+			}
+		}
+	}
+	if pr, ok := e.(env.Prober); ok {
+		if !slices.Contains(info.Policies, pr.HonestPolicy()) {
+			t.Errorf("honest policy %q is not a listed policy", pr.HonestPolicy())
+		}
+		seen := map[string]bool{}
+		for _, x := range pr.Exploits() {
+			if x.Name == "" || x.Policy == nil || seen[x.Name] {
+				t.Errorf("exploit %+v: needs a unique name and a policy", x)
+			}
+			seen[x.Name] = true
+		}
+	}
+	if spec.Data != nil {
+		for _, dc := range spec.Data() {
+			if dc.Flags == nil || dc.Short == "" {
+				t.Errorf("data command %s %q: needs Short and Flags", dc.Kind, dc.Args)
+			}
+		}
+	}
+}
+
+// playPolicies runs every built-in policy on rows and checks each score:
+// finite, Total = Σ weight·component when weights are given, the same when
+// scored again (determinism) and when scored from the rollout's JSON (a
+// results row re-scores as it was scored).
+func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []env.Example) []artifact.Result {
+	pp, _ := e.(env.PolicyProvider)
+	var out []artifact.Result
+	for _, name := range e.Info().Policies {
+		p, ok := pp.Policy(name)
+		if !ok {
+			continue
+		}
+		for i, ex := range rows {
+			ro, err := runner.RunEpisode(ctx, llm.Builtin{Policy: p}, e, ex, runner.EpisodeConfig{})
+			if err != nil {
+				t.Errorf("policy %s, row %s: episode: %v", name, ex.ID, err)
+				continue
+			}
+			sc, err := e.Score(ctx, ex, ro, "")
+			if err != nil {
+				t.Errorf("policy %s, row %s: score: %v", name, ex.ID, err)
+				continue
+			}
+			checkScore(t, fmt.Sprintf("policy %s, row %s", name, ex.ID), sc)
+			again, err := e.Score(ctx, ex, ro, "")
+			if err != nil || !sameScore(sc, again) {
+				t.Errorf("policy %s, row %s: scored twice, different: %+v then %+v (%v)", name, ex.ID, sc, again, err)
+			}
+			b, err := json.Marshal(ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back env.Rollout
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatalf("rollout JSON round trip: %v", err)
+			}
+			if rt, err := e.Score(ctx, ex, &back, ""); err != nil || !sameScore(sc, rt) {
+				t.Errorf("policy %s, row %s: the rollout read back from JSON scores %+v, live %+v (%v)", name, ex.ID, rt, sc, err)
+			}
+			solved := sc.Solved
+			out = append(out, artifact.Result{Index: i, ExampleID: ex.ID, Model: "builtin:" + name, Answer: ex.Answer, Meta: ex.Meta,
+				Completion: ro.Completion, FinalText: ro.FinalText(), Reward: sc.Total, Components: sc.Components, Weights: sc.Weights,
+				Parsed: sc.Parsed, Rubric: sc.Rubric, Solved: &solved, Turns: ro.Turns, StopReason: ro.StopReason})
+		}
+	}
+	return out
+}
+
+func checkScore(t *testing.T, what string, sc env.Score) {
+	t.Helper()
+	if !finite(sc.Total) {
+		t.Errorf("%s: reward %v", what, sc.Total)
+	}
+	sum := 0.0
+	for k, v := range sc.Components {
+		if !finite(v) {
+			t.Errorf("%s: component %s = %v", what, k, v)
+		}
+		sum += sc.Weights[k] * v
+	}
+	if len(sc.Weights) > 0 && len(sc.Weights) == len(sc.Components) && math.Abs(sum-sc.Total) > 1e-9 {
+		t.Errorf("%s: reward %v ≠ Σ weight·component %v", what, sc.Total, sum)
+	}
+}
+
+// sameScore compares what a score says (JSON form: NaN-free, map order
+// free).
+func sameScore(a, b env.Score) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb) || reflect.DeepEqual(a, b)
+}
+
+func checkHostile(ctx context.Context, t *testing.T, e env.Environment, ex env.Example) {
+	for i, text := range Hostile {
+		ro := &env.Rollout{Completion: []env.Message{{Role: env.RoleAssistant, Content: text}}, Turns: 1}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("hostile answer %d panicked: %v", i, p)
+				}
+			}()
+			sc, err := e.Score(ctx, ex, ro, "")
+			if err == nil {
+				checkScore(t, fmt.Sprintf("hostile answer %d", i), sc)
+			}
+		}()
+	}
+}
+
+// checkServer serves the environment alone and scores one of its examples
+// over /v1/score.
+func checkServer(ctx context.Context, t *testing.T, id string, params map[string]string, info env.Info) {
+	srv, err := server.New(server.Config{Envs: []string{id}, EnvParams: map[string]map[string]string{id: params},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	get := func(path string, v any) {
+		t.Helper()
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(resp.Body)
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var list struct {
+		Environments []struct {
+			ID string `json:"id"`
+		} `json:"environments"`
+	}
+	get("/v1/environments", &list)
+	if len(list.Environments) != 1 || list.Environments[0].ID != info.ID {
+		t.Fatalf("serving %+v, want %s", list.Environments, info.ID)
+	}
+	var page struct {
+		Examples []struct {
+			ExampleID string          `json:"example_id"`
+			Answer    json.RawMessage `json:"answer"`
+		} `json:"examples"`
+	}
+	get("/v1/environments/"+id+"/examples?limit=1&seed=1", &page)
+	if len(page.Examples) == 0 {
+		t.Fatal("no examples served")
+	}
+	body, _ := json.Marshal(map[string]any{"items": []any{map[string]any{"env": id, "example_id": page.Examples[0].ExampleID, "completion": "no idea"}}})
+	resp, err := http.Post(ts.URL+"/v1/score", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var res struct {
+		Results []struct {
+			Reward *float64 `json:"reward"`
+			Error  any      `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/v1/score: %d %v", resp.StatusCode, err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Error != nil || res.Results[0].Reward == nil || !finite(*res.Results[0].Reward) {
+		t.Errorf("/v1/score: %+v", res.Results)
+	}
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
