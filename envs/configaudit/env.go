@@ -18,6 +18,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/envs/configaudit/policypack"
 )
 
@@ -33,11 +34,12 @@ const (
 	DefaultMaxTurns   = 6
 )
 
-// Reward sources.
+// Reward sources: judgeutil's, shared with every environment that has a
+// judge.
 const (
-	SourceExecutable = "executable"
-	SourceJudge      = "llm_judge"
-	SourceHybrid     = "hybrid"
+	SourceExecutable = judgeutil.SourceExecutable
+	SourceJudge      = judgeutil.SourceJudge
+	SourceHybrid     = judgeutil.SourceHybrid
 )
 
 //go:embed data/mini.jsonl
@@ -54,8 +56,7 @@ var Params = []env.ParamSpec{
 		Doc: "tool calls allowed per episode; 0 offers no tools and a reading-only prompt"},
 	{Name: "max_turns", Kind: env.ParamInt, Default: strconv.Itoa(DefaultMaxTurns), Min: 1, Max: 1000,
 		Doc: "assistant turns per episode"},
-	{Name: "reward_source", Kind: env.ParamEnum, Default: SourceExecutable, Values: []string{SourceExecutable, SourceJudge, SourceHybrid},
-		Doc: "executable verifiers, an LLM judge (needs --judge-model), or both summed"},
+	judgeutil.Params()[0], judgeutil.Params()[1],
 	policyParams[0], policyParams[1], policyParams[2], policyParams[3],
 }
 
@@ -65,6 +66,8 @@ type Env struct {
 	budget   int
 	maxTurns int
 	source   string
+	// judging is the reward source with its judge and judge_weight.
+	judging judgeutil.Config
 
 	// The policy condition (policymode.go).
 	mode        string
@@ -82,7 +85,8 @@ type Env struct {
 }
 
 // New builds the environment from options. Params: "tool_budget",
-// "max_turns", "reward_source" (executable | llm_judge | hybrid).
+// "max_turns", "reward_source" (executable | llm_judge | hybrid),
+// "judge_weight" (the judge component's weight under hybrid).
 func New(opts env.Options) (env.Environment, error) { return NewEnv(opts) }
 
 // NewEnv is New with the concrete type.
@@ -98,9 +102,11 @@ func NewEnv(opts env.Options) (*Env, error) {
 	if v, ok := opts.Params["max_turns"]; ok {
 		e.maxTurns, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
-	if v, ok := opts.Params["reward_source"]; ok {
-		e.source = v
+	judging, err := judgeutil.FromOptions(ID, opts)
+	if err != nil {
+		return nil, err
 	}
+	e.judging, e.source = judging, judging.Source
 	if v, ok := opts.Params["mode"]; ok {
 		e.mode = v
 	}
@@ -120,9 +126,6 @@ func NewEnv(opts env.Options) (*Env, error) {
 				return nil, fmt.Errorf("%w: %s applies to the policy condition; add --param mode=policy", env.ErrBadParam, k)
 			}
 		}
-	}
-	if e.source != SourceExecutable && opts.Judge == nil {
-		return nil, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", e.source)
 	}
 	return e, nil
 }

@@ -92,3 +92,35 @@ func TestRewardSources(t *testing.T) {
 		t.Errorf("the audit closed its own fence:\n%s", seen)
 	}
 }
+
+// TestJudgeWeight: E2's judge joins through judgeutil as E1's and E4's
+// do, so judge_weight applies (issue #21: E2 re-implemented the judge
+// reward source without it).
+func TestJudgeWeight(t *testing.T) {
+	shared, ds := testEnv(t)
+	if _, err := shared.verifiers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ex := ds.Examples[0]
+	ans := answerRollout(nil, map[string]any{"violations": ex.Payload.(*fixture).Oracle})
+	exec, err := shared.Score(context.Background(), ex, ans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen string
+	e, err := NewEnv(env.Options{Judge: fixedJudge{"yes", &seen}, Params: map[string]string{"reward_source": SourceHybrid, "judge_weight": "0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.once.Do(func() { e.v = shared.v })
+	s, err := e.Score(context.Background(), ex, ans, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Weights["judge"] != 0.1 || s.Total != exec.Total+0.1 || s.Solved != exec.Solved {
+		t.Errorf("hybrid at 0.1: total %v (executable %v), weights %v", s.Total, exec.Total, s.Weights)
+	}
+	if _, err := NewEnv(env.Options{Judge: fixedJudge{"yes", &seen}, Params: map[string]string{"judge_weight": "11"}}); err == nil {
+		t.Error("judge_weight 11 accepted")
+	}
+}

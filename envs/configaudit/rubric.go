@@ -25,7 +25,6 @@ const (
 	WeightAuditing = 1.0
 	WeightFormat   = 0.05
 	WeightToolObs  = 0.2
-	WeightJudge    = 1.0
 )
 
 // Strict-rubric constants; README.md explains each.
@@ -119,28 +118,15 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 		// Scanner ids in tool results say nothing about a policy's clauses.
 		rewards = append(rewards, env.Reward[*evaluation]{Name: "tool_observation", Weight: WeightToolObs, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }})
 	}
-	var judgeErr error
-	switch e.source {
-	case SourceJudge, SourceHybrid:
-		verdict, err := e.judge(ctx, fx, text)
-		if err != nil {
-			judgeErr = err
-		}
-		if e.source == SourceJudge {
-			rewards = nil
-		}
-		rewards = append(rewards, env.Reward[*evaluation]{Name: "judge", Weight: WeightJudge, Fn: func(env.Example, *evaluation) float64 { return verdict }})
-	}
-	if judgeErr != nil {
-		return env.Score{}, judgeErr
-	}
 	if ev.unverifiable != "" {
 		return env.Score{}, fmt.Errorf("%s: %w: %s", ID, env.ErrUnverifiable, ev.unverifiable)
 	}
 	rb := env.Rubric[*evaluation]{Name: rubric, Rewards: rewards}
 	s := rb.Evaluate(ex, &ev, ev.view(fx))
 	s.Solved = ev.solved()
-	return s, nil
+	// The judge joins as in E1 and E4: alone under llm_judge, at
+	// judge_weight beside the executable components under hybrid.
+	return e.judging.Apply(s, func() (float64, error) { return e.judge(ctx, fx, text) })
 }
 
 // SolvedWhenPolicy is the same definition in the policy condition.
