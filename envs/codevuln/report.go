@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Aliases: aliases, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport})
 }
 
 // ReportBlock is the E3 metrics block for one set of rows (tested tasks, or

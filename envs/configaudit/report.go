@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Aliases: []string{"e2"}, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport})
 }
 
 // ReferenceEnvironment is E2's name in the reference's summaries.

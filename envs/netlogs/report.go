@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Aliases: []string{"e1"}, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport})
 }
 
 // ReferenceEnvironment is E1's name in the reference's summaries.

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Aliases: aliases, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport})
 }
 
 // ReportMetrics is the E4 block: the reference's planned metrics (precision,

@@ -40,7 +40,7 @@ func attackParams() []env.ParamSpec {
 func init() {
 	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(), Breakdown: []string{"category", "source"},
 		New: func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
-	report.Register(report.Spec{ID: AttackID, Aliases: attackAliases, Build: BuildAttackReport})
+	report.Register(report.Spec{ID: AttackID, Build: BuildAttackReport})
 }
 
 // Attack is E5: the evaluated model is the attacker. It is safe for

@@ -41,7 +41,7 @@ func defenseParams() []env.ParamSpec {
 func init() {
 	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Params: defenseParams(), Breakdown: []string{"category", "source"},
 		New: func(o env.Options) (env.Environment, error) { return NewDefense(o) }})
-	report.Register(report.Spec{ID: DefenseID, Aliases: defenseAliases, Build: BuildDefenseReport})
+	report.Register(report.Spec{ID: DefenseID, Build: BuildDefenseReport})
 }
 
 // Defense is E6: the evaluated model is the defender.
