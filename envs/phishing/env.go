@@ -73,6 +73,7 @@ func init() {
 		Params:  Params,
 		// Breakdown: the meta fields compare slices results by.
 		Breakdown: []string{"difficulty", "language", "campaign", "source"},
+		Data:      dataCommands,
 	})
 }
 

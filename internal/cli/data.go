@@ -51,7 +51,7 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		append([]*cobra.Command{newDataImportE1Cmd(), newDataImportE4Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6")},
+		append([]*cobra.Command{newDataImportE1Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6")},
 			registeredDataCmds(env.DataImport)...)...)
 }
 
@@ -64,7 +64,7 @@ func newDataBuildCmd() *cobra.Command {
 // newDataGenerateCmd groups generators of synthetic datasets.
 func newDataGenerateCmd() *cobra.Command {
 	return commandGroup("generate", "Generate synthetic environment datasets",
-		append([]*cobra.Command{newDataGenerateE2Cmd(), newDataGenerateE4Cmd()}, registeredDataCmds(env.DataGenerate)...)...)
+		append([]*cobra.Command{newDataGenerateE2Cmd()}, registeredDataCmds(env.DataGenerate)...)...)
 }
 
 func newDataImportE1Cmd() *cobra.Command {

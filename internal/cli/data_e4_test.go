@@ -14,13 +14,14 @@ import (
 func runE4Cmd(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := newDataImportE4Cmd()
+	// E4's pipelines are its registration's (envs/phishing/data.go),
+	// reached through the command tree like any environment's.
+	full := append([]string{"data", "import", "e4"}, args...)
 	if args[0] == "generate" {
-		cmd, args = newDataGenerateE4Cmd(), args[1:]
+		full = append([]string{"data", "generate", "e4"}, args[1:]...)
 	}
-	cmd.SetArgs(args)
-	cmd.SetOut(&stdout)
-	cmd.SetErr(&stderr)
+	cmd := newRootCmd(&stdout, &stderr)
+	cmd.SetArgs(full)
 	err := cmd.ExecuteContext(context.Background())
 	return stdout.String(), stderr.String(), err
 }
