@@ -39,7 +39,8 @@ func attackParams() []env.ParamSpec {
 
 func init() {
 	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(), Breakdown: []string{"category", "source"},
-		New: func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
+		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(true)} },
+		New:  func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
 	report.Register(report.Spec{ID: AttackID, Build: BuildAttackReport})
 }
 

@@ -40,7 +40,8 @@ func defenseParams() []env.ParamSpec {
 
 func init() {
 	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Params: defenseParams(), Breakdown: []string{"category", "source"},
-		New: func(o env.Options) (env.Environment, error) { return NewDefense(o) }})
+		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(false)} },
+		New:  func(o env.Options) (env.Environment, error) { return NewDefense(o) }})
 	report.Register(report.Spec{ID: DefenseID, Build: BuildDefenseReport})
 }
 

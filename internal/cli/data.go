@@ -51,7 +51,7 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		append([]*cobra.Command{newDataImportE1Cmd(), newDataImportRedteamCmd("e5"), newDataImportRedteamCmd("e6")},
+		append([]*cobra.Command{newDataImportE1Cmd()},
 			registeredDataCmds(env.DataImport)...)...)
 }
 
