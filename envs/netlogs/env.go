@@ -68,6 +68,7 @@ func init() {
 		// with digits collapsed, distinct flows of one kind look alike, so
 		// data validate reports near leakage but never fails on it.
 		NearLeakLimit: 1,
+		Data:          dataCommands,
 	})
 }
 

@@ -58,7 +58,7 @@ func newDataImportCmd() *cobra.Command {
 // newDataBuildCmd groups builders that assemble released dataset versions.
 func newDataBuildCmd() *cobra.Command {
 	return commandGroup("build", "Build environment datasets (splits + card)",
-		append([]*cobra.Command{newDataBuildE1Cmd(), newDataBuildE2Cmd()}, registeredDataCmds(env.DataBuild)...)...)
+		append([]*cobra.Command{newDataBuildE2Cmd()}, registeredDataCmds(env.DataBuild)...)...)
 }
 
 // newDataGenerateCmd groups generators of synthetic datasets.
