@@ -47,7 +47,7 @@ var miniJSONL []byte
 
 func init() {
 	// "sv-env-config-verification" resolves through the registry's prefix rule.
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params, Breakdown: []string{"fixture_type", "source"}})
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params, Breakdown: []string{"fixture_type", "source"}, Data: dataCommands})
 }
 
 // Params are E2's parameters; README.md explains what each changes.

@@ -58,13 +58,13 @@ func newDataImportCmd() *cobra.Command {
 // newDataBuildCmd groups builders that assemble released dataset versions.
 func newDataBuildCmd() *cobra.Command {
 	return commandGroup("build", "Build environment datasets (splits + card)",
-		append([]*cobra.Command{newDataBuildE2Cmd()}, registeredDataCmds(env.DataBuild)...)...)
+		registeredDataCmds(env.DataBuild)...)
 }
 
 // newDataGenerateCmd groups generators of synthetic datasets.
 func newDataGenerateCmd() *cobra.Command {
 	return commandGroup("generate", "Generate synthetic environment datasets",
-		append([]*cobra.Command{newDataGenerateE2Cmd()}, registeredDataCmds(env.DataGenerate)...)...)
+		registeredDataCmds(env.DataGenerate)...)
 }
 
 func newDataImportE1Cmd() *cobra.Command {

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -123,47 +120,6 @@ func TestDataGenerateE2Usage(t *testing.T) {
 	}
 }
 
-// TestGroupedSplit: rows sharing a key (a group, or a normalised prompt)
-// land in one split; the split sizes stay near 70/15/15.
-func TestGroupedSplit(t *testing.T) {
-	var strata []string
-	var keys [][]string
-	for i := 0; i < 600; i++ {
-		strata = append(strata, []string{"a", "b"}[i%2])
-		keys = append(keys, []string{fmt.Sprintf("g%d", i/4), fmt.Sprintf("p%d", i)})
-	}
-	// Rows 1 and 401 share a prompt: their groups (0 and 100) become one.
-	keys[401][1] = "p1"
-	split, units := groupedSplit(strata, keys, e2Ratios, 7)
-	if units != 149 {
-		t.Errorf("%d units, want 149", units)
-	}
-	where := map[int]string{}
-	for name, idx := range split.Sets() {
-		for _, i := range idx {
-			where[i] = name
-		}
-	}
-	if len(where) != 600 {
-		t.Fatalf("%d rows placed", len(where))
-	}
-	for i := 0; i < 600; i++ {
-		if where[i] != where[i-i%4] {
-			t.Errorf("row %d in %s, its group's first row in %s", i, where[i], where[i-i%4])
-		}
-	}
-	if where[1] != where[401] {
-		t.Error("rows with one prompt split apart")
-	}
-	if n := len(split.Train); n < 400 || n > 440 {
-		t.Errorf("train has %d of 600 rows", n)
-	}
-	again, _ := groupedSplit(strata, keys, e2Ratios, 7)
-	if !slices.Equal(again.Test, split.Test) {
-		t.Error("not deterministic")
-	}
-}
-
 func TestDataBuildE2(t *testing.T) {
 	root := t.TempDir()
 	k8s := filepath.Join(root, "k8s")
@@ -187,13 +143,9 @@ func TestDataBuildE2(t *testing.T) {
 		}
 	}
 	out := filepath.Join(root, "out")
-	cmd := newDataBuildE2Cmd()
-	var buf bytes.Buffer
-	cmd.SetOut(&buf)
-	cmd.SetErr(&buf)
-	cmd.SetArgs([]string{"--k8s-root", k8s, "--tf-root", tf, "--out", out})
-	if err := cmd.ExecuteContext(context.Background()); err != nil {
-		t.Fatal(err)
+	code, stdout, stderr := runCLI(t, "data", "build", "e2", "--k8s-root", k8s, "--tf-root", tf, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var rows []map[string]any
 	for _, s := range []string{"train", "dev", "test"} {
@@ -210,7 +162,7 @@ func TestDataBuildE2(t *testing.T) {
 		}
 	}
 	if len(rows) != 3 {
-		t.Fatalf("%d rows, want 3 (two pods split from a.yaml, dup dropped, one .tf): %s", len(rows), buf.String())
+		t.Fatalf("%d rows, want 3 (two pods split from a.yaml, dup dropped, one .tf): %s%s", len(rows), stdout, stderr)
 	}
 	labelled := false
 	for _, r := range rows {

@@ -1,6 +1,7 @@
-package cli
+package configaudit
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,24 +13,43 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/integrity"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/envs/configaudit"
 )
 
-var e2Ratios = [3]float64{0.7, 0.15, 0.15}
+// dataCommands are E2's dataset pipelines in its registration: `svbench
+// data generate e2` (secure baselines with injected, labelled
+// misconfigurations) and `svbench data build e2` (your own manifests and
+// Terraform, labelled by the verifiers).
+func dataCommands() []env.DataCommand {
+	return []env.DataCommand{generateCommand(), buildCommand()}
+}
 
-// writeE2Splits writes train/dev/test plus the card. Rows are split by
+var splitRatios = [3]float64{0.7, 0.15, 0.15}
+
+// userText is the prompt text data validate compares for leakage: the user
+// messages.
+func userText(ex env.Example) string {
+	var parts []string
+	for _, m := range ex.Prompt {
+		if m.Role == env.RoleUser {
+			parts = append(parts, m.Content)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// writeSplits writes train/dev/test plus the card. Rows are split by
 // group, stratified by fixture type × number of mutations: every row of a group
 // (a generated row's baseline and mutation set, see Row.GroupKey) lands in
 // one split, and so does every row whose prompt equals another's once case,
 // digits and whitespace are normalised, the comparison `data validate` makes
 // for leakage. Exact and near leakage between splits are therefore zero by
 // construction.
-func writeE2Splits(out string, rows []configaudit.Row, seed uint64, card *dataset.Card) (map[string]int, int, error) {
+func writeSplits(out string, rows []Row, seed uint64, card *dataset.Card) (map[string]int, int, error) {
 	strata := make([]string, len(rows))
 	splitStrata := make([]string, len(rows))
 	labels := map[string]int{}
@@ -41,7 +61,7 @@ func writeE2Splits(out string, rows []configaudit.Row, seed uint64, card *datase
 		// split gets the same mix of simple and composed rows.
 		splitStrata[i] = fmt.Sprintf("%s/%d", strata[i], len(r.Labels.Mutations))
 	}
-	parse, _, err := envParser(configaudit.ID)
+	e, err := NewEnv(env.Options{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -51,14 +71,14 @@ func writeE2Splits(out string, rows []configaudit.Row, seed uint64, card *datase
 		if err != nil {
 			return nil, 0, err
 		}
-		p, err := parse(raw)
+		ex, err := e.ParseExample(raw)
 		if err != nil {
 			return nil, 0, fmt.Errorf("row %s: %w", r.ID, err)
 		}
-		near := sha256.Sum256([]byte(integrity.Normalise(p.Text)))
+		near := sha256.Sum256([]byte(integrity.Normalise(userText(ex))))
 		keys[i] = []string{"group:" + r.GroupKey(), "near:" + hex.EncodeToString(near[:])}
 	}
-	split, groups := groupedSplit(splitStrata, keys, e2Ratios, seed)
+	split, groups := groupedSplit(splitStrata, keys, splitRatios, seed)
 	splits := map[string][]any{}
 	counts := map[string]int{}
 	bySplit := map[string]map[string]int{}
@@ -189,17 +209,9 @@ func groupedSplit(strata []string, keys [][]string, ratios [3]float64, seed uint
 	return dataset.Split{Train: sets[0], Dev: sets[1], Test: sets[2]}, len(units)
 }
 
-func newDataGenerateE2Cmd() *cobra.Command {
-	var (
-		n           int
-		seed        uint64
-		out         string
-		tfShare     float64
-		cleanShare  float64
-		maxMutation int
-	)
-	cmd := &cobra.Command{
-		Use:   "e2",
+func generateCommand() env.DataCommand {
+	return env.DataCommand{
+		Kind:  env.DataGenerate,
 		Short: "Generate E2 rows: secure Kubernetes/Terraform baselines with injected, labelled misconfigurations",
 		Long: `Takes svbench's embedded secure baselines (Kubernetes workloads, Services, Ingress, RBAC,
 NetworkPolicy; Terraform for AWS, GCP and Azure), renames what real repositories name
@@ -219,133 +231,128 @@ generator can make distinct fails and names the maximum.
 options give the same bytes. Expect about 10 s per 1,000 Terraform rows per core (trivy).`,
 		Example: `  svbench data generate e2 --n 2000 --seed 7 --out data/e2
   svbench data generate e2 --n 500 --tf-share 0 --out data/e2-k8s      # Kubernetes only`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return usagef("--out is required: the directory to write the splits to")
+		Flags: func(f *pflag.FlagSet) env.DataRunner {
+			n := f.Int("n", 1000, "rows to generate")
+			seed := f.Uint64("seed", 1, "generator and split seed")
+			out := f.String("out", "", "output directory")
+			tfShare := f.Float64("tf-share", DefaultTFShare, "share of Terraform rows in [0, 1] (0: Kubernetes only, 1: Terraform only)")
+			cleanShare := f.Float64("clean-share", DefaultCleanShare, "share of clean (unmutated) rows in [0, 1]")
+			maxMutation := f.Int("max-mutations", DefaultMaxMutations, fmt.Sprintf("most mutations composed into one row, 1..%d", MaxMutationsLimit))
+			return func(ctx context.Context, _ []string, dw env.DataIO) error {
+				if *out == "" {
+					return env.Usagef("--out is required: the directory to write the splits to")
+				}
+				if *n <= 0 {
+					return env.Usagef("--n must be positive, got %d", *n)
+				}
+				if !(*tfShare >= 0 && *tfShare <= 1) {
+					return env.Usagef("--tf-share must be in [0, 1] (0: Kubernetes only, 1: Terraform only), got %v", *tfShare)
+				}
+				if !(*cleanShare >= 0 && *cleanShare <= 1) {
+					return env.Usagef("--clean-share must be in [0, 1], got %v", *cleanShare)
+				}
+				if *maxMutation < 1 || *maxMutation > MaxMutationsLimit {
+					return env.Usagef("--max-mutations must be in [1, %d], got %d", MaxMutationsLimit, *maxMutation)
+				}
+				opts := GenOptions{N: *n, Seed: *seed, TFShare: *tfShare, CleanShare: *cleanShare, MaxMutations: *maxMutation}
+				// Too many rows is a usage error, found before the verifiers load.
+				var ce *CapacityError
+				if _, err := Capacity(opts); errors.As(err, &ce) {
+					return env.Usagef("--n %d: %v; lower --n, or change --tf-share, --clean-share or --max-mutations", *n, err)
+				} else if err != nil {
+					return err
+				}
+				e, err := NewEnv(env.Options{})
+				if err != nil {
+					return err
+				}
+				rows, st, err := e.Generate(ctx, opts)
+				if err != nil {
+					return err
+				}
+				card := &dataset.Card{
+					Name: "e2-generated", Env: ID, Version: Version, Created: time.Now().UTC(), Seed: *seed,
+					Generator: &dataset.Producer{Name: "configaudit.Generate", Version: Version, Params: map[string]any{
+						"n": *n, "tf_share": *tfShare, "clean_share": *cleanShare, "max_mutations": *maxMutation, "max_n": st.MaxN}},
+					Licence: "Apache-2.0 (svbench's own corpus)",
+					Dedup: &dataset.Dedup{Key: "configuration text after case folding, digit collapsing and whitespace folding", Seen: int64(*n), Exact: true,
+						Note: "rows are drawn without replacement from distinct baseline variants × mutation sets, so none is dropped"},
+					Notes: []string{
+						"labels.expected = union of the injected mutations' mapped finding ids",
+						fmt.Sprintf("every row confirmed by the verifiers (kube-linter or trivy, and OPA report exactly the labelled catalogue ids); %d candidate(s) contradicted and replaced", st.Rejected),
+						"splits keep each group (meta.group: baseline + mutation set) whole, stratified by fixture type × clean/findings",
+					},
+				}
+				counts, groups, err := writeSplits(*out, rows, *seed, card)
+				if err != nil {
+					return err
+				}
+				w := dw.Out
+				fmt.Fprintf(w, "wrote %s: %d rows (train %d, dev %d, test %d)\n", *out, len(rows), counts["train"], counts["dev"], counts["test"])
+				fmt.Fprintf(w, "  %d verified by the verifiers", st.Verified)
+				if st.Rejected > 0 {
+					fmt.Fprintf(w, " (%d contradicted and replaced: %s)", st.Rejected, strings.Join(st.RejectedExamples, "; "))
+				}
+				fmt.Fprintf(w, "; %d groups (baseline + mutation set) kept whole within a split\n", groups)
+				fmt.Fprintf(w, "  at most %d distinct rows with these options\n", st.MaxN)
+				return nil
 			}
-			if n <= 0 {
-				return usagef("--n must be positive, got %d", n)
-			}
-			if !(tfShare >= 0 && tfShare <= 1) {
-				return usagef("--tf-share must be in [0, 1] (0: Kubernetes only, 1: Terraform only), got %v", tfShare)
-			}
-			if !(cleanShare >= 0 && cleanShare <= 1) {
-				return usagef("--clean-share must be in [0, 1], got %v", cleanShare)
-			}
-			if maxMutation < 1 || maxMutation > configaudit.MaxMutationsLimit {
-				return usagef("--max-mutations must be in [1, %d], got %d", configaudit.MaxMutationsLimit, maxMutation)
-			}
-			opts := configaudit.GenOptions{N: n, Seed: seed, TFShare: tfShare, CleanShare: cleanShare, MaxMutations: maxMutation}
-			// Too many rows is a usage error, found before the verifiers load.
-			var ce *configaudit.CapacityError
-			if _, err := configaudit.Capacity(opts); errors.As(err, &ce) {
-				return usagef("--n %d: %v; lower --n, or change --tf-share, --clean-share or --max-mutations", n, err)
-			} else if err != nil {
-				return err
-			}
-			e, err := configaudit.NewEnv(env.Options{})
-			if err != nil {
-				return err
-			}
-			rows, st, err := e.Generate(cmd.Context(), opts)
-			if err != nil {
-				return err
-			}
-			card := &dataset.Card{
-				Name: "e2-generated", Env: configaudit.ID, Version: configaudit.Version, Created: time.Now().UTC(), Seed: seed,
-				Generator: &dataset.Producer{Name: "configaudit.Generate", Version: configaudit.Version, Params: map[string]any{
-					"n": n, "tf_share": tfShare, "clean_share": cleanShare, "max_mutations": maxMutation, "max_n": st.MaxN}},
-				Licence: "Apache-2.0 (svbench's own corpus)",
-				Dedup: &dataset.Dedup{Key: "configuration text after case folding, digit collapsing and whitespace folding", Seen: int64(n), Exact: true,
-					Note: "rows are drawn without replacement from distinct baseline variants × mutation sets, so none is dropped"},
-				Notes: []string{
-					"labels.expected = union of the injected mutations' mapped finding ids",
-					fmt.Sprintf("every row confirmed by the verifiers (kube-linter or trivy, and OPA report exactly the labelled catalogue ids); %d candidate(s) contradicted and replaced", st.Rejected),
-					"splits keep each group (meta.group: baseline + mutation set) whole, stratified by fixture type × clean/findings",
-				},
-			}
-			counts, groups, err := writeE2Splits(out, rows, seed, card)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "wrote %s: %d rows (train %d, dev %d, test %d)\n", out, len(rows), counts["train"], counts["dev"], counts["test"])
-			fmt.Fprintf(w, "  %d verified by the verifiers", st.Verified)
-			if st.Rejected > 0 {
-				fmt.Fprintf(w, " (%d contradicted and replaced: %s)", st.Rejected, strings.Join(st.RejectedExamples, "; "))
-			}
-			fmt.Fprintf(w, "; %d groups (baseline + mutation set) kept whole within a split\n", groups)
-			fmt.Fprintf(w, "  at most %d distinct rows with these options\n", st.MaxN)
-			return nil
 		},
 	}
-	cmd.Flags().IntVar(&n, "n", 1000, "rows to generate")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "generator and split seed")
-	cmd.Flags().StringVar(&out, "out", "", "output directory")
-	cmd.Flags().Float64Var(&tfShare, "tf-share", configaudit.DefaultTFShare, "share of Terraform rows in [0, 1] (0: Kubernetes only, 1: Terraform only)")
-	cmd.Flags().Float64Var(&cleanShare, "clean-share", configaudit.DefaultCleanShare, "share of clean (unmutated) rows in [0, 1]")
-	cmd.Flags().IntVar(&maxMutation, "max-mutations", configaudit.DefaultMaxMutations, fmt.Sprintf("most mutations composed into one row, 1..%d", configaudit.MaxMutationsLimit))
-	return cmd
 }
 
-func newDataBuildE2Cmd() *cobra.Command {
-	var (
-		k8sRoot, tfRoot, out string
-		seed                 uint64
-		policyDirs           []string
-	)
-	cmd := &cobra.Command{
-		Use:   "e2",
+func buildCommand() env.DataCommand {
+	return env.DataCommand{
+		Kind:  env.DataBuild,
 		Short: "Build an E2 dataset from your own Kubernetes manifests and Terraform, labelled by the verifiers",
 		Long: `Walks --k8s-root for *.yaml/*.yml (multi-document files are split, one row per Kubernetes
 object) and --tf-root for *.tf (one row per file), drops exact duplicates by content hash, labels
 every row with the findings of kube-linter, trivy and OPA (plus --policy-dir Rego), and writes
 stratified train/dev/test.jsonl with card.json and README.md.`,
 		Example: "  svbench data build e2 --k8s-root ./deploy --tf-root ./infra --out data/e2-mine",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if out == "" {
-				return usagef("--out is required: the directory to write the splits to")
+		Flags: func(f *pflag.FlagSet) env.DataRunner {
+			k8sRoot := f.String("k8s-root", "", "directory of Kubernetes manifests")
+			tfRoot := f.String("tf-root", "", "directory of Terraform files")
+			out := f.String("out", "", "output directory")
+			seed := f.Uint64("seed", 1, "split seed")
+			policyDirs := f.StringSlice("policy-dir", nil, "extra Rego policy directories")
+			return func(ctx context.Context, _ []string, dw env.DataIO) error {
+				if *out == "" {
+					return env.Usagef("--out is required: the directory to write the splits to")
+				}
+				if *k8sRoot == "" && *tfRoot == "" {
+					return env.Usagef("give --k8s-root and/or --tf-root")
+				}
+				e, err := NewEnv(env.Options{PolicyDirs: *policyDirs})
+				if err != nil {
+					return err
+				}
+				rows, st, err := e.BuildFromRoots(ctx, *k8sRoot, *tfRoot)
+				if err != nil {
+					return err
+				}
+				for _, s := range st.Skipped {
+					fmt.Fprintln(dw.Err, "skipped:", s)
+				}
+				if len(rows) == 0 {
+					return fmt.Errorf("no Kubernetes objects or Terraform files found under the given roots")
+				}
+				card := &dataset.Card{
+					Name: "e2-imported", Env: ID, Version: Version, Created: time.Now().UTC(), Seed: *seed,
+					Importer: &dataset.Producer{Name: "configaudit.BuildFromRoots", Version: Version, Params: map[string]any{
+						"k8s_root": *k8sRoot, "tf_root": *tfRoot, "policy_dirs": *policyDirs}},
+					Dedup: &dataset.Dedup{Key: "sha256 of the document/file content", Seen: int64(st.Documents), Dropped: int64(st.Duplicates), Exact: true},
+					Notes: []string{"labels.expected = the verifiers' findings on each row (kube-linter default + RBAC checks, trivy, OPA)",
+						fmt.Sprintf("%d files read, %d skipped", st.Files, len(st.Skipped))},
+				}
+				counts, _, err := writeSplits(*out, rows, *seed, card)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(dw.Out, "wrote %s: %d rows from %d files, %d duplicates dropped (train %d, dev %d, test %d)\n",
+					*out, len(rows), st.Files, st.Duplicates, counts["train"], counts["dev"], counts["test"])
+				return nil
 			}
-			if k8sRoot == "" && tfRoot == "" {
-				return usagef("give --k8s-root and/or --tf-root")
-			}
-			e, err := configaudit.NewEnv(env.Options{PolicyDirs: policyDirs})
-			if err != nil {
-				return err
-			}
-			rows, st, err := e.BuildFromRoots(cmd.Context(), k8sRoot, tfRoot)
-			if err != nil {
-				return err
-			}
-			for _, s := range st.Skipped {
-				fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", s)
-			}
-			if len(rows) == 0 {
-				return fmt.Errorf("no Kubernetes objects or Terraform files found under the given roots")
-			}
-			card := &dataset.Card{
-				Name: "e2-imported", Env: configaudit.ID, Version: configaudit.Version, Created: time.Now().UTC(), Seed: seed,
-				Importer: &dataset.Producer{Name: "configaudit.BuildFromRoots", Version: configaudit.Version, Params: map[string]any{
-					"k8s_root": k8sRoot, "tf_root": tfRoot, "policy_dirs": policyDirs}},
-				Dedup: &dataset.Dedup{Key: "sha256 of the document/file content", Seen: int64(st.Documents), Dropped: int64(st.Duplicates), Exact: true},
-				Notes: []string{"labels.expected = the verifiers' findings on each row (kube-linter default + RBAC checks, trivy, OPA)",
-					fmt.Sprintf("%d files read, %d skipped", st.Files, len(st.Skipped))},
-			}
-			counts, _, err := writeE2Splits(out, rows, seed, card)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d rows from %d files, %d duplicates dropped (train %d, dev %d, test %d)\n",
-				out, len(rows), st.Files, st.Duplicates, counts["train"], counts["dev"], counts["test"])
-			return nil
 		},
 	}
-	cmd.Flags().StringVar(&k8sRoot, "k8s-root", "", "directory of Kubernetes manifests")
-	cmd.Flags().StringVar(&tfRoot, "tf-root", "", "directory of Terraform files")
-	cmd.Flags().StringVar(&out, "out", "", "output directory")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "split seed")
-	cmd.Flags().StringSliceVar(&policyDirs, "policy-dir", nil, "extra Rego policy directories")
-	return cmd
 }
