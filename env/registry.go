@@ -116,7 +116,26 @@ func (r *Registry) Resolve(name string) (string, error) {
 	if id, ok := r.names[normalise(name)]; ok {
 		return id, nil
 	}
-	return "", fmt.Errorf("unknown environment %q (known: %s)", name, strings.Join(r.idsLocked(), ", "))
+	known := make([]string, 0, len(r.specs))
+	var names []string
+	for _, id := range r.idsLocked() {
+		entry := id
+		for _, a := range r.specs[id].Aliases {
+			if len(a) <= 3 { // the short ids people type: e1 … e6
+				entry = a + " " + id
+				break
+			}
+		}
+		known = append(known, entry)
+		names = append(names, id)
+		names = append(names, r.specs[id].Aliases...)
+	}
+	msg := fmt.Sprintf("unknown environment %q", name)
+	if s := closest(name, names); s != "" && len(name) > 3 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	sort.Strings(known)
+	return "", fmt.Errorf("%s; known: %s", msg, strings.Join(known, ", "))
 }
 
 // New builds the named environment.
@@ -147,6 +166,33 @@ func (r *Registry) Params(name string) ([]ParamSpec, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.specs[id].Params, nil
+}
+
+// AddData adds dataset pipelines to the Default registry's environment id.
+func AddData(id string, data func() []DataCommand) { Default.AddData(id, data) }
+
+// AddData adds dataset pipelines to a registered environment's Spec.Data.
+// It exists for a pipeline package that imports its environment's package
+// (E1's corpus importers render rows with netlogs) and so cannot be named
+// by the environment's own registration: that package adds its commands
+// from its init, which Go runs after the environment's. An unknown id is a
+// programming error and panics at start-up.
+func (r *Registry) AddData(id string, data func() []DataCommand) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.specs[id]
+	if !ok || data == nil {
+		panic(fmt.Sprintf("env: AddData(%q): no such environment, or no commands", id))
+	}
+	prev := s.Data
+	s.Data = func() []DataCommand {
+		var out []DataCommand
+		if prev != nil {
+			out = prev()
+		}
+		return append(out, data()...)
+	}
+	r.specs[id] = s
 }
 
 // Lookup returns the registration of the named environment.

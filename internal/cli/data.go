@@ -16,7 +16,6 @@ import (
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/integrity"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/importers/e1"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 )
 
@@ -51,8 +50,7 @@ func commandGroup(use, short string, subs ...*cobra.Command) *cobra.Command {
 // newDataImportCmd groups importers of public corpora.
 func newDataImportCmd() *cobra.Command {
 	return commandGroup("import", "Convert public corpora into environment datasets",
-		append([]*cobra.Command{newDataImportE1Cmd()},
-			registeredDataCmds(env.DataImport)...)...)
+		registeredDataCmds(env.DataImport)...)
 }
 
 // newDataBuildCmd groups builders that assemble released dataset versions.
@@ -65,113 +63,6 @@ func newDataBuildCmd() *cobra.Command {
 func newDataGenerateCmd() *cobra.Command {
 	return commandGroup("generate", "Generate synthetic environment datasets",
 		registeredDataCmds(env.DataGenerate)...)
-}
-
-func newDataImportE1Cmd() *cobra.Command {
-	var (
-		format, out, render, oodFormat, balance string
-		n, maxBad, oodN                         int
-		seed                                    uint64
-		oodFrom                                 []string
-	)
-	cmd := &cobra.Command{
-		Use:   "e1 --format FORMAT FILE|DIR... --out DIR",
-		Short: "Import network-flow corpora (IoT-23, CIC-IDS-2017, UNSW-NB15, CIC-IoT-2023, NetFlow v2) for E1",
-		Long: `Streams the sources once in constant memory (plain or gzip, detected by content),
-normalises labels to Malicious/Benign plus an attack family, de-duplicates by 5-tuple (by
-feature vector for sources without addresses), samples --n distinct flows at the requested
-class balance, and splits 70/15/15 stratified by scenario and label. With --ood-from the
-test split comes from other sources instead (out-of-distribution evaluation).
-
-Formats: iot23 (Zeek conn.log.labeled), cicids2017 (CICFlowMeter CSV), unsw-nb15 (training/
-testing CSVs or the four headerless raw CSVs), cic-iot2023 (CSV), netflow-v2 (NF-*-v2 CSV).
-Directories are searched for conn.log.labeled (iot23) or *.csv files, optionally .gz.`,
-		Example: `  svbench data import e1 --format iot23 ~/data/iot23/ --out data/e1-iot23 --n 20000
-  svbench data import e1 --format iot23 iot23/ --ood-from UNSW-NB15_1.csv --ood-format unsw-nb15 --out data/e1-ood`,
-		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usagef("give at least one input FILE or DIR")
-			}
-			if format == "" {
-				return usagef("--format is required (one of %s)", strings.Join(e1.Formats(), ", "))
-			}
-			if out == "" {
-				return usagef("--out DIR is required")
-			}
-			bal, err := parseBalance(balance)
-			if err != nil {
-				return err
-			}
-			if n <= 0 {
-				return usagef("--n must be positive, got %d", n)
-			}
-			opts := e1.Options{Format: format, N: n, Balance: bal, Seed: seed, Render: render, MaxBadRows: maxBad,
-				OODFormat: oodFormat, OODN: oodN}
-			if _, ok := map[string]bool{"": true, "rich": true, "reference": true}[render]; !ok {
-				return usagef("--render must be rich or reference, got %q", render)
-			}
-			if !slices.Contains(e1.Formats(), format) {
-				return usagef("--format %q: want one of %s", format, strings.Join(e1.Formats(), ", "))
-			}
-			if oodFormat != "" && !slices.Contains(e1.Formats(), oodFormat) {
-				return usagef("--ood-format %q: want one of %s", oodFormat, strings.Join(e1.Formats(), ", "))
-			}
-			files, err := e1.ExpandInputs(format, args)
-			if err != nil {
-				return err
-			}
-			if len(oodFrom) > 0 {
-				of := oodFormat
-				if of == "" {
-					of = format
-				}
-				if opts.OODFrom, err = e1.ExpandInputs(of, oodFrom); err != nil {
-					return err
-				}
-			}
-			res, err := e1.Import(cmd.Context(), files, opts)
-			if err != nil {
-				return err
-			}
-			if err := dataset.WriteSplits(out, res.Splits, res.Card); err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			for _, b := range res.BadRows {
-				fmt.Fprintf(cmd.ErrOrStderr(), "skipped %s\n", b)
-			}
-			fmt.Fprintf(w, "wrote %s: train %d, dev %d, test %d rows (labels %v)\n", out,
-				len(res.Splits["train"]), len(res.Splits["dev"]), len(res.Splits["test"]), res.Card.Counts.Labels)
-			for _, s := range res.Card.Sources {
-				fmt.Fprintf(w, "  %s: %d rows, %d skipped, sha256 %s\n", s.Path, s.Rows, s.BadRows, s.SHA256)
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&format, "format", "", "source format: "+strings.Join(e1.Formats(), "|"))
-	f.StringVar(&out, "out", "", "output directory")
-	f.IntVar(&n, "n", 10000, "rows to sample (train+dev+test, or train+dev with --ood-from)")
-	f.Uint64Var(&seed, "seed", 1, "seed for sampling, splits and file order")
-	f.StringVar(&render, "render", "rich", "question text: rich (every Zeek field) or reference (the reference's one-liner)")
-	f.StringVar(&balance, "balance", "0.5", `share of Malicious rows in [0,1], or "natural" to keep the sources' proportions`)
-	f.IntVar(&maxBad, "max-bad-rows", 1000, "fail when more malformed rows than this are skipped")
-	f.StringSliceVar(&oodFrom, "ood-from", nil, "take the test split from these FILEs/DIRs (repeat or comma-separate)")
-	f.StringVar(&oodFormat, "ood-format", "", "format of --ood-from sources (default: --format)")
-	f.IntVar(&oodN, "ood-n", 0, "test rows to draw from --ood-from (default: 15% of the total)")
-	return cmd
-}
-
-func parseBalance(s string) (float64, error) {
-	if s == "natural" {
-		return -1, nil
-	}
-	var v float64
-	if _, err := fmt.Sscanf(s, "%g", &v); err != nil || v < 0 || v > 1 {
-		return 0, usagef("--balance %q: want a Malicious share in [0,1] or \"natural\"", s)
-	}
-	return v, nil
 }
 
 // envParser wraps an environment's ParseExample for integrity checks: the
