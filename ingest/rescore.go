@@ -44,15 +44,8 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	if s, err := strconv.Atoi(tr.SampleID); err == nil && s >= 0 {
 		res.Rollout = s
 	}
-	for _, m := range row.Completion {
-		if m.Role != env.RoleAssistant {
-			continue
-		}
-		res.Turns++
-		for _, c := range m.ToolCalls {
-			res.ToolCalls = append(res.ToolCalls, env.ToolCallRecord{Turn: res.Turns, Name: c.Name, Arguments: c.Arguments})
-		}
-	}
+	counted := env.OutsideRollout(row.Completion)
+	res.Turns, res.ToolCalls = counted.Turns, counted.ToolCalls
 	keepRecorded := func() {
 		if tr.Reward != nil {
 			res.Reward = *tr.Reward
@@ -75,7 +68,7 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	seen, how := SeenCompletion(e, row.Completion)
 	res.Completion, res.FinalText = seen, env.LastAssistantText(seen)
 	tr.Rebuilt = how
-	ro := &env.Rollout{Completion: seen, Turns: res.Turns, ToolCalls: res.ToolCalls}
+	ro := env.OutsideRollout(seen)
 	sc, err := e.Score(ctx, ex, ro, rubric)
 	switch {
 	case errors.Is(err, env.ErrUnverifiable):

@@ -266,7 +266,7 @@ func (s *Server) scoreItem(ctx context.Context, st *envState, it *ScoreItem) Sco
 	if aerr != nil {
 		return fail(aerr)
 	}
-	ro := &env.Rollout{Completion: it.Completion.Messages, Turns: countAssistant(it.Completion.Messages)}
+	ro := env.OutsideRollout(it.Completion.Messages)
 	sc, aerr := s.safeScore(ctx, st, ex, ro, it.Rubric)
 	if aerr != nil {
 		return fail(aerr)
@@ -371,16 +371,6 @@ func groupAdvantages(results []ScoreResult) {
 			}
 		}
 	}
-}
-
-func countAssistant(msgs []env.Message) int {
-	n := 0
-	for _, m := range msgs {
-		if m.Role == env.RoleAssistant {
-			n++
-		}
-	}
-	return n
 }
 
 // checkCompletion bounds what a scorer is handed: model output is hostile

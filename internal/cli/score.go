@@ -285,12 +285,7 @@ func scoreOne(ctx context.Context, e env.Environment, rubric string, line int, r
 		row.Error = fmt.Sprintf("line %d: %v", line, err)
 		return row
 	}
-	ro := &env.Rollout{Completion: head.Completion.Messages}
-	for _, m := range ro.Completion {
-		if m.Role == env.RoleAssistant {
-			ro.Turns++
-		}
-	}
+	ro := env.OutsideRollout(head.Completion.Messages)
 	sc, err := e.Score(ctx, ex, ro, rubric)
 	if err != nil {
 		row.Error = fmt.Sprintf("line %d: %v", line, err)
