@@ -49,8 +49,13 @@ func TestRegistryResolvesEveryForm(t *testing.T) {
 			t.Errorf("Resolve(%q) = %q, %v", name, id, err)
 		}
 	}
-	if _, err := r.Resolve("e9"); err == nil || !strings.Contains(err.Error(), "known: network-logs") {
+	// An unknown name lists the short ids people type beside the full ones,
+	// and suggests a near miss of a long name.
+	if _, err := r.Resolve("e9"); err == nil || !strings.Contains(err.Error(), "known: e1 network-logs") || strings.Contains(err.Error(), "did you mean") {
 		t.Errorf("unknown name: %v", err)
+	}
+	if _, err := r.Resolve("network-log"); err == nil || !strings.Contains(err.Error(), `did you mean "network-logs"`) {
+		t.Errorf("near miss: %v", err)
 	}
 	defer func() {
 		if recover() == nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,10 @@ type Config struct {
 	// hostile input.
 	MaxResponseBytes int64
 	HTTPClient       *http.Client
+	// Headers are sent with every request (vf-eval's --header: a gateway's
+	// routing or tenant header). Authorization is the API key's and cannot
+	// be set here.
+	Headers map[string]string
 }
 
 // OpenAI is a Client for any OpenAI-compatible chat completions endpoint.
@@ -116,6 +121,12 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 			u += "/"
 		}
 		opts = append(opts, option.WithBaseURL(u))
+	}
+	for k, v := range cfg.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil, fmt.Errorf("header %q: the API key is sent from the key variable, not as a header", k)
+		}
+		opts = append(opts, option.WithHeader(k, v))
 	}
 	return &OpenAI{client: openai.NewClient(opts...), cfg: cfg, slots: make(chan struct{}, cfg.MaxInFlight)}, nil
 }
@@ -240,6 +251,12 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		return Response{}, ctx.Err()
 	}
 	if err = cl.result(rctx, err); err != nil {
+		var ee *EndpointError
+		if errors.As(err, &ee) && ee.Status == http.StatusNotFound {
+			if prefix, rest, ok := strings.Cut(req.Model, "/"); ok && KnownProvider(prefix) {
+				ee.Hint += fmt.Sprintf(" The model name %q keeps the provider prefix %q (Inspect's provider/model form): a server that is not a router may know it as %q.", req.Model, prefix+"/", rest)
+			}
+		}
 		if cl.attempts > 1 {
 			return Response{}, fmt.Errorf("after %d attempts: %w", cl.attempts, err)
 		}
@@ -476,3 +493,45 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// providerHosts are the API hosts of the providers whose names prefix
+// model ids in Inspect's provider/model form.
+var providerHosts = map[string]string{
+	"openai":    "api.openai.com",
+	"anthropic": "api.anthropic.com",
+	"google":    "generativelanguage.googleapis.com",
+	"mistral":   "api.mistral.ai",
+	"together":  "api.together.xyz",
+	"groq":      "api.groq.com",
+	"deepseek":  "api.deepseek.com",
+	"fireworks": "api.fireworks.ai",
+}
+
+// KnownProvider reports whether name is a provider prefix of Inspect's
+// provider/model form.
+func KnownProvider(name string) bool { _, ok := providerHosts[name]; return ok }
+
+// StripProviderPrefix removes a provider prefix ("openai/gpt-4o-mini") when
+// the base URL is that provider's own API (an empty base URL is OpenAI's):
+// the provider's server knows the model without it. Routers such as
+// OpenRouter and local servers keep the name as written. It reports whether
+// it stripped anything.
+func StripProviderPrefix(model, baseURL string) (string, bool) {
+	prefix, rest, ok := strings.Cut(model, "/")
+	host, known := providerHosts[prefix]
+	if !ok || !known || rest == "" {
+		return model, false
+	}
+	h := "api.openai.com"
+	if baseURL != "" {
+		u, err := url.Parse(baseURL)
+		if err != nil {
+			return model, false
+		}
+		h = u.Hostname()
+	}
+	if h != host {
+		return model, false
+	}
+	return rest, true
+}

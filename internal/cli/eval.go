@@ -47,6 +47,9 @@ type evalFlags struct {
 	runID            string
 	systemPromptFile string
 	model            modelFlags
+	saveResults      bool // vf-eval's -s: svbench always saves
+	config           string
+	verbose          bool
 	// targetModel and attackerModel are the other side of E5/E6 episodes.
 	targetModel, attackerModel string
 	keepUnsafe                 string
@@ -69,13 +72,40 @@ different value is refused with the difference named.
 
 Models: builtin:<policy> runs an environment's baseline in-process (no key, no network);
 any other name is sent to --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY,
-or looked up in --endpoints.`,
+or looked up in --endpoints. Environments may also be given first, as in Inspect:
+svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
 		Example: `  svbench eval --env e1 --model builtin:features
   svbench eval --env e1 --model gpt-4.1-mini,gpt-5-mini -n 100 -c 32 --seed 42
-  OPENAI_BASE_URL=http://localhost:8000/v1 svbench eval --env e2 --model Qwen/Qwen3-8B -t 0 --max-tokens 2048
+  OPENAI_BASE_URL=http://localhost:8000/v1 svbench eval --env e2 --model Qwen/Qwen3-8B -T 0 --max-tokens 2048
+  svbench eval e1 e4 -m builtin:features --limit 20     # positional environments, Inspect's --limit
   svbench eval --resume outputs/evals/network-logs--gpt-4.1-mini/20261121T101500Z-1a2b`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, &f) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.config != "" {
+				if len(args) > 0 || f.envName != "" || f.models != "" || f.resume != "" {
+					return usagef("--config runs the eval set the file describes: drop the environment, --model and --resume (rerun the same --config to resume the set)")
+				}
+				return runEvalSet(cmd, &f)
+			}
+			targets, err := evalTargets(&f, args)
+			if err != nil {
+				return err
+			}
+			if targets == nil {
+				return runEval(cmd, &f)
+			}
+			for _, t := range targets {
+				g := f
+				g.envName = t
+				if err := runEval(cmd, &g); err != nil {
+					if len(targets) > 1 {
+						return fmt.Errorf("%s: %w", t, err)
+					}
+					return err
+				}
+			}
+			return nil
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.envName, "env", "", "environment: e1, network-logs, sv-env-network-logs, …")
@@ -105,6 +135,10 @@ or looked up in --endpoints.`,
 	fs.StringVar(&f.prices, "prices", "", "TOML file of per-million-token prices (see docs/prices.example.toml): cost by role and model goes into metadata.json and report.md")
 	f.cache.register(cmd)
 	f.model.register(cmd)
+	fs.BoolVarP(&f.saveResults, "save-results", "s", true, "accepted for vf-eval users: svbench always saves every rollout")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log requests, retries and warnings at debug level")
+	fs.StringVar(&f.config, "config", "", "TOML eval set: [[eval]] entries with env, models, n, r, rubric, dataset, params and sampling; rerun it to resume the set")
+	fs.SetNormalizeFunc(aliasNormalizer(evalFlagAliases))
 	return cmd
 }
 
@@ -126,6 +160,12 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		if sampling, err = f.model.sampling(cmd); err != nil {
 			return err
 		}
+	}
+	if f.n < 0 {
+		return usagef("-n/--num-examples %d: want a count of examples, or 0 for the whole set", f.n)
+	}
+	if f.rollouts < 1 {
+		return usagef("-r/--rollouts %d: want at least one rollout per example", f.rollouts)
 	}
 	shard, err := runner.ParseShard(f.shard)
 	if err != nil {
@@ -204,7 +244,11 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		return err
 	}
 	defer closeDS()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	level := slog.LevelWarn
+	if f.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
 	var failed []string
 	for _, name := range models {
@@ -232,6 +276,24 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			cfg.Launch.APIKeyEnv = ""
 		}
 		fmt.Fprintf(stderr, "evaluating %s on %s (%s, %d rows)\n", m.Name, e.Info().ID, ds.Info().ID, ds.Len())
+		for _, w := range m.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+		if f.resume == "" {
+			examples := ds.Len()
+			if f.n > 0 && f.n < examples {
+				examples = f.n
+			}
+			episodes := examples * f.rollouts
+			fmt.Fprintf(stderr, "  %d examples × %d rollouts = %d episodes", examples, f.rollouts, episodes)
+			if m.Client != nil && !strings.HasPrefix(m.Name, "builtin:") && !isLocalURL(m.BaseURL) {
+				fmt.Fprintf(stderr, ", at least %d model calls to %s", episodes, m.BaseURL)
+				if prices == nil {
+					fmt.Fprintf(stderr, "; no --prices, so tokens are recorded but not what they cost")
+				}
+			}
+			fmt.Fprintln(stderr)
+		}
 		out, runErr := runner.Run(ctx, cfg)
 		if out == nil {
 			return runErr

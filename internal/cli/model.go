@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -27,6 +28,7 @@ type modelFlags struct {
 	timeout      time.Duration
 	maxRetries   int
 	maxInFlight  int
+	headers      []string
 	samplingSeen map[string]bool
 	// wrap, when set, wraps every endpoint client (response cache, usage
 	// accounting) with the role it plays.
@@ -46,6 +48,24 @@ func (f *modelFlags) register(cmd *cobra.Command) {
 	fs.DurationVar(&f.timeout, "timeout", 120*time.Second, "per-request timeout")
 	fs.IntVar(&f.maxRetries, "max-retries", 5, "retries per request on 429, 5xx, timeouts and resets (-1 disables)")
 	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "bound on concurrent requests per endpoint (default: --concurrency)")
+	fs.StringArrayVar(&f.headers, "header", nil, "extra HTTP header 'Name: value' sent with every request (repeatable; vf-eval's --header)")
+}
+
+// headerMap parses --header values.
+func (f *modelFlags) headerMap() (map[string]string, error) {
+	if len(f.headers) == 0 {
+		return nil, nil
+	}
+	h := map[string]string{}
+	for _, kv := range f.headers {
+		k, v, ok := strings.Cut(kv, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") || strings.ContainsAny(v, "\r\n") {
+			return nil, usagef("--header %q: want 'Name: value'", kv)
+		}
+		h[k] = v
+	}
+	return h, nil
 }
 
 func (f *modelFlags) sampling(cmd *cobra.Command) (llm.Sampling, error) {
@@ -87,6 +107,9 @@ type resolvedModel struct {
 	Effective string // as the endpoint knows it
 	BaseURL   string
 	Client    llm.Client
+	// Warnings are said before the run starts (an unset key variable, a
+	// provider prefix removed).
+	Warnings []string
 }
 
 // resolveModel turns a --model value into a client: builtin:<policy>, an
@@ -136,19 +159,34 @@ func (f *modelFlags) endpointModel(name string, concurrency int, builtinHint str
 	if key == "" && baseURL == "" {
 		return nil, usagef("model %q needs an endpoint: set %s (and OPENAI_BASE_URL for non-OpenAI servers), pass --base-url, or use a built-in policy such as --model builtin:%s", name, keyEnv, builtinHint)
 	}
+	var warnings []string
+	if key == "" && (keyEnv != "OPENAI_API_KEY" || !isLocalURL(baseURL)) {
+		warnings = append(warnings, fmt.Sprintf("$%s is not set: requests to %s go without an Authorization header", keyEnv, orOpenAI(baseURL)))
+	}
+	if stripped, ok := llm.StripProviderPrefix(effective, baseURL); ok {
+		warnings = append(warnings, fmt.Sprintf("model %q: %s knows it as %q (Inspect's provider/model form); sending %q", effective, orOpenAI(baseURL), stripped, stripped))
+		effective = stripped
+	}
+	headers, err := f.headerMap()
+	if err != nil {
+		return nil, err
+	}
 	inFlight := f.maxInFlight
 	if inFlight <= 0 {
 		inFlight = max(concurrency, 1)
 	}
-	c, err := llm.NewOpenAI(llm.Config{BaseURL: baseURL, APIKey: key, Timeout: f.timeout, MaxRetries: f.maxRetries, MaxInFlight: inFlight})
+	c, err := llm.NewOpenAI(llm.Config{BaseURL: baseURL, APIKey: key, Timeout: f.timeout, MaxRetries: f.maxRetries, MaxInFlight: inFlight, Headers: headers})
 	if err != nil {
 		return nil, err
 	}
-	shown := baseURL
-	if shown == "" {
-		shown = "https://api.openai.com/v1"
+	return &resolvedModel{Name: name, Effective: effective, BaseURL: orOpenAI(baseURL), Client: c, Warnings: warnings}, nil
+}
+
+func orOpenAI(baseURL string) string {
+	if baseURL == "" {
+		return "https://api.openai.com/v1"
 	}
-	return &resolvedModel{Name: name, Effective: effective, BaseURL: shown, Client: c}, nil
+	return baseURL
 }
 
 func firstOr(xs []string, d string) string {

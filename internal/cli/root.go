@@ -57,6 +57,9 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if explained := explainUnknownCommand(err); explained != nil {
+		err = explained
+	}
 	fmt.Fprintln(stderr, "svbench:", err)
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -79,7 +82,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{explainFlagError(c, err)} })
 	// Each subcommand file contributes one constructor here.
 	root.AddCommand(
 		newEnvsCmd(),
