@@ -217,34 +217,38 @@ func firstShortString(m map[string]any) (string, string) {
 	return "", ""
 }
 
+// labelAlternative finds the answer's first short string field and another
+// value the system prompt names for it.
+func labelAlternative(t string, conv []env.Message) (m map[string]any, key, alt string, ok bool) {
+	m, ok = object(t)
+	if !ok {
+		return nil, "", "", false
+	}
+	key, v := firstShortString(m)
+	alts := alternatives(conv, v)
+	if key == "" || len(alts) == 0 {
+		return nil, "", "", false
+	}
+	return m, key, alts[0], true
+}
+
 func flipLabel(t string, conv []env.Message) (string, bool) {
-	m, ok := object(t)
+	m, k, alt, ok := labelAlternative(t, conv)
 	if !ok {
 		return t, false
 	}
-	k, v := firstShortString(m)
-	alts := alternatives(conv, v)
-	if k == "" || len(alts) == 0 {
-		return t, false
-	}
-	m[k] = alts[0]
+	m[k] = alt
 	return encode(m), true
 }
 
 func duplicateKey(t string, conv []env.Message) (string, bool) {
-	m, ok := object(t)
+	m, k, alt, ok := labelAlternative(t, conv)
 	if !ok {
 		return t, false
 	}
-	k, v := firstShortString(m)
-	alts := alternatives(conv, v)
-	if k == "" || len(alts) == 0 {
-		return t, false
-	}
-	enc := encode(m)
-	dup, _ := json.Marshal(alts[0])
+	dup, _ := json.Marshal(alt)
 	key, _ := json.Marshal(k)
-	return strings.TrimSuffix(enc, "}") + "," + string(key) + ":" + string(dup) + "}", true
+	return strings.TrimSuffix(encode(m), "}") + "," + string(key) + ":" + string(dup) + "}", true
 }
 
 func reorder(t string, _ []env.Message) (string, bool) {
