@@ -18,7 +18,9 @@ type GenericGroup struct {
 }
 
 // Generic returns the report every environment without a builder of its own
-// gets: mean reward and solved rate with 95% bootstrap intervals,
+// gets: mean reward and solved rate with 95% bootstrap intervals (a cluster
+// bootstrap over examples, as every builder's: all rollouts of a drawn
+// example come with it),
 // the mean of each reward component, and a breakdown by each of the given
 // Example.Meta fields (env.Spec.Breakdown). Error and score-error rows are
 // listed as problems and left out of every metric.
@@ -70,12 +72,13 @@ func Generic(fields []string) Builder {
 					return metrics.Div(s, float64(len(idx)))
 				})
 			}
-			cis := metrics.BootstrapMulti(len(pos), stats, reps, opts.BootstrapSeed(meta))
+			cis := metrics.ClusterBootstrapMulti(ExampleClusters(rows, pos), stats, reps, opts.BootstrapSeed(meta))
 			ci = map[string]metrics.CI{}
 			for i, n := range names {
 				ci[n] = cis[i]
 			}
 			summary["ci95"] = ci
+			summary["bootstrap"] = map[string]any{"reps": reps, "seed": opts.BootstrapSeed(meta), "method": BootstrapMethod}
 			AttachCIs(keys, ci)
 		}
 		breakdown := map[string][]GenericGroup{}
