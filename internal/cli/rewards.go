@@ -90,7 +90,11 @@ unless --allow-incomplete. Writes rewards_agree.json and rewards_agree.md.`,
 	fs.Float64Var(&tolerance, "tolerance", rewardsagree.DefaultTolerance, "per-row agreement tolerance on rewards scaled to [0, 1]")
 	fs.BoolVar(&allowIncomplete, "allow-incomplete", false, "study a run that did not complete (exploratory; the report says so)")
 	fs.StringVar(&envName, "env", "", "environment (default: the run's)")
-	fs.StringVar(&cache, "cache", "", "judge cache file (default RUN/judge_cache.jsonl)")
+	fs.StringVar(&cache, "judge-cache", "", "judge verdict cache file (default RUN/judge_cache.jsonl)")
+	// --cache is a switch everywhere else (eval's response cache); the file
+	// path it used to take here still works, with a note.
+	fs.StringVar(&cache, "cache", "", "")
+	_ = fs.MarkDeprecated("cache", "use --judge-cache FILE (--cache is a switch in eval)")
 	fs.StringVar(&out, "out", "", "output directory (default: the run's)")
 	fs.Uint64Var(&seed, "seed", 0, "bootstrap seed")
 	return cmd
