@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
@@ -37,17 +38,25 @@ type modelFlags struct {
 
 func (f *modelFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVarP(&f.baseURL, "base-url", "b", "", "OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
-	fs.StringVarP(&f.apiKeyEnv, "api-key-env", "k", "OPENAI_API_KEY", "environment variable holding the API key")
-	fs.StringVar(&f.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
+	f.registerEndpoint(fs, "", "--concurrency")
 	fs.Float64VarP(&f.temperature, "temperature", "T", 0, "sampling temperature (sent only when given; 0 is sent as 0)")
 	fs.Float64Var(&f.topP, "top-p", 0, "nucleus sampling top_p (sent only when given)")
 	fs.IntVarP(&f.maxTokens, "max-tokens", "t", 0, "completion token limit (max_completion_tokens for reasoning models)")
 	fs.Int64Var(&f.seed, "sampling-seed", 0, "seed sent to the endpoint (sent only when given)")
 	fs.StringVarP(&f.extra, "sampling-args", "S", "", `extra JSON merged into the request body, e.g. '{"chat_template_kwargs": {"enable_thinking": false}}'`)
+}
+
+// registerEndpoint declares the flags that say where a model is served and
+// how it is called, once for every command that calls one (eval, rewards
+// agree, study); whose names the model in help ("judge's "), inFlight the
+// default bound on concurrent requests.
+func (f *modelFlags) registerEndpoint(fs *pflag.FlagSet, whose, inFlight string) {
+	fs.StringVarP(&f.baseURL, "base-url", "b", "", whose+"OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
+	fs.StringVarP(&f.apiKeyEnv, "api-key-env", "k", "OPENAI_API_KEY", "environment variable holding the "+whose+"API key")
+	fs.StringVar(&f.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
 	fs.DurationVar(&f.timeout, "timeout", 120*time.Second, "per-request timeout")
 	fs.IntVar(&f.maxRetries, "max-retries", 5, "retries per request on 429, 5xx, timeouts and resets (-1 disables)")
-	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "bound on concurrent requests per endpoint (default: --concurrency)")
+	fs.IntVar(&f.maxInFlight, "max-in-flight", 0, "bound on concurrent requests per endpoint (default: "+inFlight+")")
 	fs.StringArrayVar(&f.headers, "header", nil, "extra HTTP header 'Name: value' sent with every request (repeatable; vf-eval's --header)")
 }
 

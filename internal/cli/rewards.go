@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -79,13 +78,8 @@ unless --allow-incomplete. Writes rewards_agree.json and rewards_agree.md.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&judgeModel, "judge-model", "", "judge model, served like --model (an alias from --endpoints, or a model on --base-url), asked at temperature 0")
-	fs.StringVarP(&mf.baseURL, "base-url", "b", "", "judge's OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
-	fs.StringVarP(&mf.apiKeyEnv, "api-key-env", "k", "OPENAI_API_KEY", "environment variable holding the judge's API key")
-	fs.StringVar(&mf.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
-	fs.DurationVar(&mf.timeout, "timeout", 120*time.Second, "per-request timeout")
-	fs.IntVar(&mf.maxRetries, "max-retries", 5, "retries per judge request on 429, 5xx, timeouts and resets (-1 disables)")
+	mf.registerEndpoint(fs, "judge's ", "4")
 	fs.IntVar(&workers, "concurrency", 4, "rows scored at once (judge requests in flight)")
-	fs.IntVar(&mf.maxInFlight, "max-in-flight", 0, "bound on concurrent judge requests (default: 4)")
 	fs.IntVar(&limit, "limit", 0, "study only the first N rows (0: all) to bound judge spending")
 	fs.Float64Var(&tolerance, "tolerance", rewardsagree.DefaultTolerance, "per-row agreement tolerance on rewards scaled to [0, 1]")
 	fs.BoolVar(&allowIncomplete, "allow-incomplete", false, "study a run that did not complete (exploratory; the report says so)")

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -131,11 +130,7 @@ writes study.json, study.md and SVG charts:
 	fs.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	fs.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = 1)")
 	fs.StringVar(&judgeModel, "judge-model", "", "also ask this judge about every run's rollouts (the environment's llm_judge reward source), served like --model")
-	fs.StringVarP(&mf.baseURL, "base-url", "b", "", "judge's OpenAI-compatible base URL (default $OPENAI_BASE_URL, else OpenAI)")
-	fs.StringVarP(&mf.apiKeyEnv, "api-key-env", "k", "OPENAI_API_KEY", "environment variable holding the judge's API key")
-	fs.StringVar(&mf.endpoints, "endpoints", "", "YAML/JSON file mapping model aliases to {base_url, api_key_env, model}")
-	fs.DurationVar(&mf.timeout, "timeout", 120*time.Second, "per-request timeout")
-	fs.IntVar(&mf.maxRetries, "max-retries", 5, "retries per judge request (-1 disables)")
+	mf.registerEndpoint(fs, "judge's ", "4")
 	return cmd
 }
 
