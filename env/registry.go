@@ -42,8 +42,8 @@ type Judge interface {
 // Optional capabilities are interfaces an instance implements:
 // PolicyProvider (built-in baselines), Prober (exploit strategies),
 // FieldExtractor (label-shortcut checks) and DemoConditioner. Dataset
-// pipelines (import, build, generate) are data on the Spec (Data), so the
-// CLI lists them without building an instance. An environment with no
+// pipelines (import, build, generate) and other tools are data on the Spec
+// (Data, Commands), so the CLI lists them without building an instance. An environment with no
 // report builder of its own gets report.Generic.
 type Spec struct {
 	ID string
@@ -64,6 +64,10 @@ type Spec struct {
 	// generate), fresh on every call so that each command tree binds its
 	// own flags; nil when it ships none.
 	Data func() []DataCommand
+	// Commands returns the environment's other tools (`svbench <group>
+	// <name>`, E5's red-team tournament), fresh on every call as Data;
+	// nil when it ships none.
+	Commands func() []Command
 	// NearLeakLimit is the share of held-out rows `svbench data validate`
 	// lets look like another split's rows once numbers, case and spacing
 	// are ignored (0: the default 0.10; 1: never fail on it, for prompts

@@ -40,7 +40,9 @@ func attackParams() []env.ParamSpec {
 func init() {
 	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(), Breakdown: []string{"category", "source"},
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(true)} },
-		New:  func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
+		// The tournament plays E5 and E6 against each other; it is declared once, here.
+		Commands: func() []env.Command { return []env.Command{tournamentCommand()} },
+		New:      func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
 	report.Register(report.Spec{ID: AttackID, Build: BuildAttackReport})
 }
 

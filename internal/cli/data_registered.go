@@ -41,15 +41,7 @@ func dataCommand(names []string, dc env.DataCommand) *cobra.Command {
 		Short:   dc.Short,
 		Long:    dc.Long,
 		Example: dc.Example,
-		Args: func(_ *cobra.Command, args []string) error {
-			switch {
-			case len(args) < dc.MinArgs:
-				return usagef("want at least %d argument(s) (%s), got %d", dc.MinArgs, dc.Args, len(args))
-			case dc.MaxArgs >= 0 && len(args) > dc.MaxArgs:
-				return usagef("want at most %d argument(s) (%s), got %d", dc.MaxArgs, dc.Args, len(args))
-			}
-			return nil
-		},
+		Args:    argsBetween(dc.MinArgs, dc.MaxArgs, dc.Args),
 	}
 	run := dc.Flags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {

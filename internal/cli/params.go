@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/svbench/svbench/env"
 )
 
 // paramFlags are --param key=value and -a/--env-args, declared and read the
@@ -45,18 +46,11 @@ func (p *paramFlags) parse() (map[string]string, error) {
 
 // parseParams reads repeated --param key=value flags.
 func parseParams(kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
+	p, err := env.ParseParams(kvs)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("--param %q: want key=value", kv)
-		}
-		out[k] = v
-	}
-	return out, nil
+	return p, nil
 }
 
 // envArgsParams turns vf-eval's -a JSON object into key=value parameters

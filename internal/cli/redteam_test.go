@@ -33,40 +33,41 @@ func TestRedteamImportAndTournament(t *testing.T) {
 		t.Fatalf("tournament: %v\n%s", err, errb.String())
 	}
 	var tj struct {
-		Points []RoundCategory `json:"points"`
+		Points []redteam.RoundCategory `json:"points"`
 	}
 	b, err := os.ReadFile(filepath.Join(tdir, "tournament.json"))
 	if err != nil || json.Unmarshal(b, &tj) != nil {
 		t.Fatal(err)
 	}
-	succ := 0
-	for _, p := range tj.Points {
-		if p.Category == "all" {
-			succ += p.Successes
-		}
+	if len(tj.Points) == 0 {
+		t.Errorf("tournament.json has no points")
 	}
-	def, _ := os.ReadFile(filepath.Join(tdir, "defender_training.jsonl"))
-	if succ == 0 || bytes.Count(def, []byte("\n")) != succ {
-		t.Errorf("%d successes, %d defender rows", succ, bytes.Count(def, []byte("\n")))
+	// What the tournament writes and redacts is tested next to it
+	// (envs/redteam/tournament_test.go); here, the command line.
+	if !strings.Contains(out.String(), "tournament builtin:template-attacker vs builtin:helpful-all, 2 round(s)") ||
+		!strings.Contains(errb.String(), "round 2/2: e6 builtin:helpful-all") {
+		t.Errorf("stdout %q, stderr %q", out.String(), errb.String())
 	}
-	if st, err := os.Stat(filepath.Join(tdir, "asr_by_round.svg")); err != nil || st.Size() == 0 {
-		t.Errorf("no curve: %v", err)
-	}
-	// Every row judged unsafe was redacted before it was written.
-	matches, _ := filepath.Glob(filepath.Join(tdir, "round-*", "evals", "*", "*", artifact.ResultsFile))
-	for _, m := range matches {
-		_ = artifact.EachResult(m, func(r *artifact.Result) error {
-			o := r.Parsed["outcome"]
-			if o != redteam.OutcomeUnsafe && o != "unsafe" {
-				return nil
+}
+
+func TestRedteamTournamentUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no sides", []string{"redteam", "tournament"}, "--attacker and --defender are required"},
+		{"rounds", []string{"redteam", "tournament", "--attacker", "builtin:template-attacker", "--defender", "builtin:balanced", "--rounds", "0"}, "--rounds 0"},
+		{"param", []string{"redteam", "tournament", "--attacker", "builtin:template-attacker", "--defender", "builtin:balanced", "--param", "judge"}, "want key=value"},
+		{"temperature", []string{"redteam", "tournament", "--attacker", "builtin:template-attacker", "--defender", "builtin:balanced", "-T", "3"}, "-T/--temperature 3"},
+		{"unknown policy", []string{"redteam", "tournament", "--attacker", "builtin:nope", "--defender", "builtin:balanced", "--out", t.TempDir()}, `no built-in policy "nope"`},
+		{"judge not served", []string{"redteam", "tournament", "--attacker", "builtin:template-attacker", "--defender", "builtin:balanced", "--judge-model", "builtin:balanced"}, "must be a served model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, tc.want)
 			}
-			for _, msg := range r.Completion {
-				if redteam.IsRedacted(msg.Content) {
-					return nil
-				}
-			}
-			t.Errorf("%s %s: unsafe row without a redacted message", m, r.ExampleID)
-			return nil
 		})
 	}
 }

@@ -96,8 +96,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newCompareCmd(), newGateCmd(),
 		newSFTCmd(), newManifestCmd(),
 		newRewardsCmd(), newLeaderboardCmd(),
-		newRedteamCmd(),
 		newViewCmd(), newCacheCmd(),
 	)
+	// Tools environments declare (svbench redteam tournament).
+	addRegisteredCmds(root)
 	return root
 }
