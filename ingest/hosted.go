@@ -2,10 +2,6 @@ package ingest
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 )
 
@@ -47,18 +43,9 @@ type HostedEnv struct {
 // ReadHostedRun reads the hosted record from dir; (nil, nil) when there is
 // no metadata.json or it is not a hosted record.
 func ReadHostedRun(dir string) (*HostedRun, error) {
-	p := filepath.Join(dir, HostedMetadataFile)
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	b, err := readUpTo(filepath.Join(dir, HostedMetadataFile), 8<<20)
+	if b == nil || err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, 8<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	var wrap struct {
 		Run *HostedRun `json:"run"`

@@ -59,17 +59,9 @@ type Step struct {
 // one with the most reward/<env>/mean values ("all" only when it is alone).
 func ReadStepMetrics(dir string) (*StepMetrics, error) {
 	p := filepath.Join(dir, StepMetricsFile)
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
+	b, err := readUpTo(p, MaxStepMetricsBytes+1)
+	if b == nil || err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxStepMetricsBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if len(b) > MaxStepMetricsBytes {
 		return nil, fmt.Errorf("%s: over %d MiB; not read", p, MaxStepMetricsBytes>>20)
@@ -204,4 +196,25 @@ func pickEnv(objs []map[string]json.RawMessage) string {
 		}
 	}
 	return best
+}
+
+// readUpTo reads at most max bytes of the file at p; (nil, nil) when it
+// does not exist. Callers decide what a file that fills max means.
+func readUpTo(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }
