@@ -4,28 +4,59 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/svbench/svbench/env"
 )
 
-// harnessProcesses counts live processes running the Python test harness.
-func harnessProcesses() int {
-	n := 0
+// harnessProcesses returns the live processes running the Python test
+// harness. Other test binaries (go test runs packages in parallel) share the
+// machine and run the same harness, so only those descending from this
+// process, or named in also, are counted: a harness that outlived its
+// sandbox and was reparented is still caught when it was seen before.
+func harnessProcesses(also map[int]bool) map[int]bool {
+	parent := map[int]int{}
+	isHarness := map[int]bool{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(b, []byte("svbench_runner.py")) {
-			n++
+			isHarness[pid] = true
+		}
+		// stat is "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+				if f := strings.Fields(string(b[i+1:])); len(f) >= 2 {
+					parent[pid], _ = strconv.Atoi(f[1])
+				}
+			}
 		}
 	}
-	return n
+	self := os.Getpid()
+	ours := map[int]bool{}
+	for pid := range isHarness {
+		if also[pid] {
+			ours[pid] = true
+			continue
+		}
+		for p, hops := parent[pid], 0; p > 1 && hops < 64; p, hops = parent[p], hops+1 {
+			if p == self {
+				ours[pid] = true
+				break
+			}
+		}
+	}
+	return ours
 }
 
 // TestScoreCancellationReleasesEverything cancels a Score while a patch that
@@ -52,7 +83,8 @@ func TestScoreCancellationReleasesEverything(t *testing.T) {
 		done <- err
 	}()
 	deadline := time.Now().Add(30 * time.Second)
-	for harnessProcesses() == 0 {
+	var started map[int]bool
+	for started = harnessProcesses(nil); len(started) == 0; started = harnessProcesses(nil) {
 		if time.Now().After(deadline) {
 			t.Fatal("the tests never started")
 		}
@@ -62,8 +94,8 @@ func TestScoreCancellationReleasesEverything(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Score after cancel: %v", err)
 	}
-	if n := harnessProcesses(); n != 0 {
-		t.Errorf("%d harness processes survived the cancellation", n)
+	if left := harnessProcesses(started); len(left) != 0 {
+		t.Errorf("harness processes %v survived the cancellation", slices.Sorted(maps.Keys(left)))
 	}
 	// The base is shared with other svbench processes (and test
 	// binaries): look only for this task's files.
