@@ -53,38 +53,92 @@ func EachRow[T any](r io.Reader, name string, opts ReadOptions, decode func([]by
 	br := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
 		b, size, err := readRowLine(br, max, opts.TooLarge != nil)
-		tail := errors.Is(err, io.EOF)
-		if err != nil && !tail {
+		last := errors.Is(err, io.EOF)
+		if err != nil && !last {
 			return fmt.Errorf("%s: line %d: %w", name, line, err)
 		}
-		if size > max {
-			if !tail {
-				opts.TooLarge(line, size)
-			}
-			b = nil
-		}
-		b = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(b), []byte("\xef\xbb\xbf")))
-		if len(b) > 0 {
-			v, derr := decode(b)
-			switch {
-			case derr != nil && tail:
-				// The partial row of a killed writer.
-			case derr != nil && opts.BadRow != nil:
-				if err := opts.BadRow(line, derr); err != nil {
-					return err
-				}
-			case derr != nil:
+		v, kind, derr := ClassifyLine(b, size, max, last, decode)
+		switch kind {
+		case LineTooLarge:
+			opts.TooLarge(line, size)
+		case LineBad:
+			if opts.BadRow == nil {
 				return fmt.Errorf("%s: line %d: %w", name, line, derr)
-			default:
-				if err := fn(line, v); err != nil {
-					return err
-				}
+			}
+			if err := opts.BadRow(line, derr); err != nil {
+				return err
+			}
+		case LineRow:
+			if err := fn(line, v); err != nil {
+				return err
 			}
 		}
-		if tail {
+		if last {
 			return nil
 		}
 	}
+}
+
+// LineKind is what EachRow's policy makes of one line.
+type LineKind uint8
+
+const (
+	// LineSkip is no row: a blank line, or a last line without a newline
+	// that does not decode or is longer than the bound (the partial row of
+	// a killed writer, or of one still writing).
+	LineSkip LineKind = iota
+	// LineRow is a row that decodes.
+	LineRow
+	// LineBad is a row that does not decode (an error, or BadRow's).
+	LineBad
+	// LineTooLarge is a row longer than the bound (an error, or TooLarge's).
+	LineTooLarge
+)
+
+var bom = []byte("\xef\xbb\xbf")
+
+// RowBytes is the row one line holds: the line without a UTF-8
+// byte-order mark and surrounding white space (a CRLF line's carriage
+// return included). Empty is a blank line.
+func RowBytes(line []byte) []byte {
+	return bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), bom))
+}
+
+// ClassifyLine is EachRow's decision on one line, for readers that split
+// lines themselves (the dashboard's incremental index): raw is the line as
+// ReadLine returned it, size its length in bytes (newline included), max
+// the bound on a row, and last whether the line ends the stream without a
+// newline. decode sees RowBytes(raw); its value comes back with LineRow,
+// its error with LineBad.
+func ClassifyLine[T any](raw []byte, size, max int64, last bool, decode func([]byte) (T, error)) (T, LineKind, error) {
+	var zero T
+	if size > max {
+		if last {
+			return zero, LineSkip, nil
+		}
+		return zero, LineTooLarge, nil
+	}
+	b := RowBytes(raw)
+	if len(b) == 0 {
+		return zero, LineSkip, nil
+	}
+	v, err := decode(b)
+	switch {
+	case err != nil && last:
+		// The partial row of a killed writer.
+		return zero, LineSkip, nil
+	case err != nil:
+		return zero, LineBad, err
+	}
+	return v, LineRow, nil
+}
+
+// ReadLine returns the next line of br (its newline included when it has
+// one) and its size, as EachRow reads lines: a line longer than max is
+// read to its end but not kept, and only its size comes back. The error is
+// io.EOF with the last line when that has no newline (it may be empty).
+func ReadLine(br *bufio.Reader, max int64) ([]byte, int64, error) {
+	return readRowLine(br, max, true)
 }
 
 // readRowLine returns the next line and its size. A line over max is an

@@ -34,6 +34,8 @@ func TestEachRowPolicy(t *testing.T) {
 		{name: "bad middle row is an error", in: row(0) + "\n{oops\n" + row(1) + "\n", wantErr: "r.jsonl: line 2:"},
 		{name: "bad middle row to BadRow", in: row(0) + "\n{oops\n" + row(1) + "\n", opts: ReadOptions{BadRow: func(int, error) error { return nil }}, wantLines: []int{1, 3}, bad: []int{2}},
 		{name: "oversized row is an error", in: row(0) + "\n" + big + "\n", opts: ReadOptions{MaxRowBytes: 1024}, wantErr: "r.jsonl: line 2: row longer than"},
+		{name: "oversized torn tail dropped", in: row(0) + "\n" + big, opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: []int{1}},
+		{name: "white space, BOM and CR on any line", in: " \t\n\t" + row(0) + " \r\n" + "\xef\xbb\xbf" + row(1) + "\r", wantLines: []int{2, 3}},
 		{name: "oversized row skipped", in: row(0) + "\n" + big + "\n" + row(1) + "\n", opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: []int{1, 3}, tooLarge: []int{2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

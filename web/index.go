@@ -2,11 +2,11 @@ package web
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -18,11 +18,12 @@ import (
 // without decoding it again: where it is, and what filters and sorting read.
 type rowInfo struct {
 	off     int64
-	n       int64 // bytes, newline included
+	n       int64 // bytes, its newline included when it has one
 	index   int32
 	rollout int32
 	reward  float64
 	flags   uint8
+	line    int32 // 1-based, as artifact.EachRow numbers lines
 }
 
 const (
@@ -42,6 +43,15 @@ const unscored = flagError | flagUnreadable | flagTooLarge
 // extended as the file grows: an open dashboard reads only the appended
 // tail of a run in progress. A rewritten file (a resumed run compacts its
 // results) is noticed by identity and size, and indexed again.
+//
+// Which lines are rows is artifact's policy (artifact.ClassifyLine, as
+// artifact.EachRow and so report apply it), with the dashboard's bound on
+// a row: a too-large row or a line that is not a results row is listed
+// (flagged) where the report sets it aside; a blank line is not a row; the
+// last line, while it has no newline, is a row if it decodes (a finished
+// run whose writer left no final newline) and is left out if it does not
+// (a writer mid-row, or a killed one). Only newline-terminated lines are
+// final: such a last line is read again, whole, when the file grows.
 type fileIndex struct {
 	mu sync.Mutex
 	// name is the file under the dashboard's root; open opens it there.
@@ -49,9 +59,17 @@ type fileIndex struct {
 	open   func() (*os.File, error)
 	maxRow int64
 	info   os.FileInfo
-	// end is the offset just past the last complete line indexed.
-	end  int64
+	// end is the offset just past the last newline-terminated line read,
+	// and lines the number of lines before it.
+	end   int64
+	lines int
+	// read is the offset the last update read to (end, plus an
+	// unterminated last line): the file has not changed while its size is
+	// read.
+	read int64
 	rows []rowInfo
+	// tail: the last entry of rows is the unterminated last line at end.
+	tail bool
 	// gen counts rebuilds, so cached selections of a rewritten file are
 	// never reused.
 	gen int
@@ -100,13 +118,20 @@ func (ix *fileIndex) update() ([]rowInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ix.info == nil || !os.SameFile(ix.info, st) || st.Size() < ix.end {
-		ix.rows, ix.end = nil, 0
+	if ix.info == nil || !os.SameFile(ix.info, st) || st.Size() < ix.read {
+		ix.rows, ix.end, ix.lines, ix.read, ix.tail = nil, 0, 0, 0, false
 		ix.gen++
 	}
 	ix.info = st
-	if st.Size() == ix.end {
+	if st.Size() == ix.read {
 		return ix.rows, nil
+	}
+	if ix.tail {
+		// The unterminated last line has grown: it is read again whole.
+		// Clipped, so appending never writes into a snapshot handed out.
+		ix.rows = slices.Clip(ix.rows[:len(ix.rows)-1])
+		ix.tail = false
+		ix.gen++
 	}
 	if _, err := f.Seek(ix.end, io.SeekStart); err != nil {
 		return nil, err
@@ -114,65 +139,55 @@ func (ix *fileIndex) update() ([]rowInfo, error) {
 	br := bufio.NewReaderSize(f, 1<<20)
 	off := ix.end
 	for {
-		line, n, err := readIndexLine(br, ix.maxRow)
-		if err != nil {
-			// EOF with a partial line: a writer mid-row; read it next time.
-			break
+		raw, n, err := artifact.ReadLine(br, ix.maxRow)
+		last := errors.Is(err, io.EOF)
+		if err != nil && !last {
+			// Read again from this line next time.
+			ix.end, ix.read = off, off
+			return ix.rows, nil
 		}
-		if n > ix.maxRow {
-			ix.rows = append(ix.rows, rowInfo{off: off, n: n, index: -1, rollout: -1, flags: flagTooLarge})
-		} else {
-			ix.add(off, n, line)
+		line := ix.lines + 1
+		decode := func(b []byte) (rowInfo, error) { return rowOf(b), nil }
+		if last {
+			// Whether an unterminated last line is a row is artifact's
+			// decision (it decodes), not the index's cheaper reading.
+			decode = func(b []byte) (rowInfo, error) {
+				if _, err := artifact.DecodeResult(b); err != nil {
+					return rowInfo{}, err
+				}
+				return rowOf(b), nil
+			}
+		}
+		ri, kind, _ := artifact.ClassifyLine(raw, n, ix.maxRow, last, decode)
+		switch kind {
+		case artifact.LineTooLarge:
+			ri = rowInfo{index: -1, rollout: -1, flags: flagTooLarge}
+		case artifact.LineBad:
+			ri = rowInfo{index: -1, rollout: -1, flags: flagUnreadable}
+		}
+		if kind != artifact.LineSkip {
+			ri.off, ri.n, ri.line = off, n, int32(line)
+			ix.rows = append(ix.rows, ri)
+		}
+		if last {
+			ix.tail = kind != artifact.LineSkip
+			ix.end, ix.read = off, off+n
+			return ix.rows, nil
 		}
 		off += n
+		ix.lines = line
 	}
-	ix.end = off
-	return ix.rows, nil
 }
 
-// readIndexLine returns the next line and its size. A line longer than max
-// is read to its end but not kept: a 200 MiB row costs the index a scan,
-// never 200 MiB.
-func readIndexLine(br *bufio.Reader, max int64) ([]byte, int64, error) {
-	line, err := br.ReadSlice('\n')
-	n := int64(len(line))
-	if !errors.Is(err, bufio.ErrBufferFull) {
-		return line, n, err
-	}
-	var buf []byte
-	if n <= max {
-		buf = append(buf, line...)
-	}
-	for errors.Is(err, bufio.ErrBufferFull) {
-		line, err = br.ReadSlice('\n')
-		n += int64(len(line))
-		if n <= max {
-			buf = append(buf, line...)
-		} else {
-			buf = nil
-		}
-	}
-	return buf, n, err
-}
-
-func (ix *fileIndex) add(off, n int64, line []byte) {
-	trimmed := len(line)
-	for trimmed > 0 && (line[trimmed-1] == '\n' || line[trimmed-1] == '\r' || line[trimmed-1] == ' ') {
-		trimmed--
-	}
-	if trimmed == 0 {
-		return
-	}
-	ri := rowInfo{off: off, n: n}
-	body := line[:trimmed]
+// rowOf reads what the index keeps of one row (body is
+// artifact.RowBytes of its line, not empty).
+func rowOf(body []byte) rowInfo {
+	ri := rowInfo{}
 	// gjson reads the few fields the index keeps without decoding the
 	// whole row (transcripts dominate a row's size); ValidBytes keeps
 	// malformed lines out.
 	if !gjson.ValidBytes(body) || body[0] != '{' {
-		ri.flags = flagUnreadable
-		ri.index, ri.rollout = -1, -1
-		ix.rows = append(ix.rows, ri)
-		return
+		return rowInfo{index: -1, rollout: -1, flags: flagUnreadable}
 	}
 	var failed, hasRecorded bool
 	var recorded float64
@@ -211,7 +226,7 @@ func (ix *fileIndex) add(off, n int64, line []byte) {
 	if hasRecorded && !failed && abs(recorded-ri.reward) > 1e-9 {
 		ri.flags |= flagDisagree
 	}
-	ix.rows = append(ix.rows, ri)
+	return ri
 }
 
 func abs(x float64) float64 {
@@ -236,9 +251,11 @@ func (ix *fileIndex) readRow(ri rowInfo) (*artifact.Result, error) {
 	if _, err := f.ReadAt(buf, ri.off); err != nil {
 		return nil, fmt.Errorf("%s at offset %d: %w (the file changed; reload)", ix.name, ri.off, err)
 	}
-	var r artifact.Result
-	if err := json.Unmarshal(buf, &r); err != nil {
-		return nil, fmt.Errorf("%s at offset %d: %w", ix.name, ri.off, err)
+	// Decoded as artifact's readers decode it (a byte-order mark or CRLF
+	// ending is not part of the row; a reference harness row is mapped).
+	r, err := artifact.DecodeResult(artifact.RowBytes(buf))
+	if err != nil {
+		return nil, fmt.Errorf("%s: line %d (offset %d): %w", ix.name, ri.line, ri.off, err)
 	}
 	return &r, nil
 }

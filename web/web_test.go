@@ -1,12 +1,15 @@
 package web
 
 import (
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/artifact"
 )
 
 func TestPagesRenderWithSecurityHeaders(t *testing.T) {
@@ -292,20 +295,18 @@ func TestClipText(t *testing.T) {
 // unreadable rather than shown as a row.
 func FuzzIndexLine(f *testing.F) {
 	f.Add([]byte(`{"index":1,"rollout":0,"reward":1,"solved":true}` + "\n"))
+	f.Add([]byte("\xef\xbb\xbf {\"index\":2}\r\n"))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		ix := &fileIndex{}
-		ix.add(0, int64(len(line)), line)
-		if len(ix.rows) > 1 {
-			t.Fatalf("one line gave %d rows", len(ix.rows))
+		body := artifact.RowBytes(line)
+		if len(body) == 0 {
+			return
 		}
-		if len(ix.rows) == 1 {
-			r := ix.rows[0]
-			if r.flags&flagUnreadable == 0 && r.flags&flagSolved != 0 && r.flags&flagUnsolved != 0 {
-				t.Fatalf("solved and unsolved at once: %+v", r)
-			}
-			if int(r.n) != len(line) {
-				t.Fatalf("length %d for a %d-byte line", r.n, len(line))
-			}
+		r := rowOf(body)
+		if r.flags&flagUnreadable == 0 && r.flags&flagSolved != 0 && r.flags&flagUnsolved != 0 {
+			t.Fatalf("solved and unsolved at once: %+v", r)
+		}
+		if r.flags&flagUnreadable == 0 && (body[0] != '{' || !json.Valid(body)) {
+			t.Fatalf("%q indexed as a row", body)
 		}
 	})
 }
