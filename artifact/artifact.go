@@ -170,10 +170,12 @@ type Segment struct {
 // itself does not use, so `svbench eval --resume RUN_DIR` can restart the run
 // from metadata.json alone. It never holds a key, only the variable's name.
 type Launch struct {
-	DatasetPath      string   `json:"dataset_path,omitempty"` // "" = the embedded mini set
-	APIKeyEnv        string   `json:"api_key_env,omitempty"`
-	EndpointsFile    string   `json:"endpoints_file,omitempty"`
-	JudgeModel       string   `json:"judge_model,omitempty"`
+	DatasetPath   string `json:"dataset_path,omitempty"` // "" = the embedded mini set
+	APIKeyEnv     string `json:"api_key_env,omitempty"`
+	EndpointsFile string `json:"endpoints_file,omitempty"`
+	JudgeModel    string `json:"judge_model,omitempty"`
+	// PolicyDirs is read from runs of svbench before E2's Rego directories
+	// became its policy_dirs parameter; ReadMetadata moves it there.
 	PolicyDirs       []string `json:"policy_dirs,omitempty"`
 	MaxTurns         int      `json:"max_turns,omitempty"`
 	SystemPromptFile string   `json:"system_prompt_file,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/svbench/svbench/internal/atomicfile"
 )
@@ -50,11 +51,35 @@ func ReadMetadata(dir string) (*Metadata, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read metadata: %w", err)
 	}
+	return DecodeMetadata(b, filepath.Join(dir, MetadataFile))
+}
+
+// DecodeMetadata decodes a metadata.json read by other means (the
+// dashboard reads through its root), name naming it in errors.
+func DecodeMetadata(b []byte, name string) (*Metadata, error) {
 	var m Metadata
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, MetadataFile), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	migrateMetadata(&m)
 	return &m, nil
+}
+
+// migrateMetadata brings metadata an older svbench wrote to today's shape,
+// so a resumed or compared old run means what it meant.
+func migrateMetadata(m *Metadata) {
+	// E2's extra Rego directories were a launch setting of their own; they
+	// are the policy_dirs parameter now (the OS path-list separator joins
+	// them), which also makes them part of the run's condition.
+	if len(m.Launch.PolicyDirs) > 0 {
+		if _, ok := m.Params["policy_dirs"]; !ok {
+			if m.Params == nil {
+				m.Params = map[string]string{}
+			}
+			m.Params["policy_dirs"] = strings.Join(m.Launch.PolicyDirs, string(os.PathListSeparator))
+		}
+		m.Launch.PolicyDirs = nil
+	}
 }
 
 // WriteJSONAtomic writes v as indented JSON via a temp file and rename, so a

@@ -1,7 +1,6 @@
 package env
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,23 +9,16 @@ import (
 
 // Options configure an environment instance. Zero values mean defaults.
 type Options struct {
-	// Judge answers yes/no questions for llm_judge and hybrid reward sources.
-	Judge Judge
-	// PolicyDirs hold user Rego policies (E2).
-	PolicyDirs []string
 	// Params carries environment-specific settings (tool budget, max turns,
 	// reward source, …) as strings from flags or config.
 	Params map[string]string
-	// Models are served models by role (ModelTarget, ModelJudge,
-	// ModelAttacker) for environments with more than one party; a missing
-	// role means the environment's built-in stand-in.
+	// Models are the served models an environment talks to, by role:
+	// ModelJudge grades (a yes/no verdict for llm_judge and hybrid reward
+	// sources, a safety judgement of a whole conversation for the red-team
+	// environments), ModelTarget and ModelAttacker play the other parties
+	// of multi-party environments. A missing role means the environment's
+	// built-in stand-in, or no judge.
 	Models map[string]Model
-}
-
-// Judge is a model asked for a verdict; it lives here so environments do not
-// depend on the model client package.
-type Judge interface {
-	Ask(ctx context.Context, system, prompt string) (string, error)
 }
 
 // Spec is how an environment joins the registry: everything the rest of
@@ -73,6 +65,8 @@ type Spec struct {
 	// are ignored (0: the default 0.10; 1: never fail on it, for prompts
 	// that are mostly numbers).
 	NearLeakLimit float64
+	// Flags are command-line shorthands for parameters (ParamFlag).
+	Flags []ParamFlag
 }
 
 // Registry maps ids and aliases to environment constructors.
@@ -108,6 +102,9 @@ func (r *Registry) Register(s Spec) {
 			panic(fmt.Sprintf("env: name %q of %s already used by %s", n, s.ID, prev))
 		}
 		r.names[k] = s.ID
+	}
+	if err := r.checkFlags(s); err != nil {
+		panic(fmt.Sprintf("env: %s: %v", s.ID, err))
 	}
 	r.specs[s.ID] = s
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,11 +56,7 @@ func (s *Server) readMetadata(r runRef) (*artifact.Metadata, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read metadata: %w", err)
 	}
-	var m artifact.Metadata
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", r.file(artifact.MetadataFile), err)
-	}
-	return &m, nil
+	return artifact.DecodeMetadata(b, r.file(artifact.MetadataFile))
 }
 
 // index returns the offset index of a run's results.

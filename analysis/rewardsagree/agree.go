@@ -39,7 +39,7 @@ var ErrNoJudgeSource = errors.New("environment has no llm_judge/hybrid reward so
 // Environments builds the named environment once per reward source with
 // the run's other parameters. It refuses an environment whose declared
 // reward_source parameter lacks llm_judge or hybrid.
-func Environments(reg *env.Registry, name string, params map[string]string, judge env.Judge) (map[string]env.Environment, error) {
+func Environments(reg *env.Registry, name string, params map[string]string, judge env.Model) (map[string]env.Environment, error) {
 	specs, err := reg.Params(name)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func Environments(reg *env.Registry, name string, params map[string]string, judg
 			p = map[string]string{}
 		}
 		p["reward_source"] = s
-		e, err := reg.New(name, env.Options{Params: p, Judge: judge})
+		e, err := reg.New(name, env.Options{Params: p, Models: judgeutil.Models(judge)})
 		if err != nil {
 			return nil, fmt.Errorf("building %s with reward_source=%s: %w", name, s, err)
 		}

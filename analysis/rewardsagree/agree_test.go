@@ -15,6 +15,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 	_ "github.com/svbench/svbench/envs/netlogs"
 )
 
@@ -32,7 +33,14 @@ var (
 	labelRe = regexp.MustCompile(`(?s)<<<ANSWER>>>.*"label":\s*"(\w+)"`)
 )
 
-func (j *ruleJudge) AskUsage(_ context.Context, _, prompt string) (string, env.Usage, error) {
+func (j *ruleJudge) Name() string { return "rule-judge" }
+
+func (j *ruleJudge) Chat(_ context.Context, msgs []env.Message) (env.Message, env.Usage, error) {
+	reply, u, err := j.answer(msgs[len(msgs)-1].Content)
+	return env.Message{Role: env.RoleAssistant, Content: reply}, u, err
+}
+
+func (j *ruleJudge) answer(prompt string) (string, env.Usage, error) {
 	j.mu.Lock()
 	j.calls++
 	j.mu.Unlock()
@@ -47,9 +55,10 @@ func (j *ruleJudge) AskUsage(_ context.Context, _, prompt string) (string, env.U
 	return "No", u, nil
 }
 
-func (j *ruleJudge) Ask(ctx context.Context, s, p string) (string, error) {
-	r, _, err := j.AskUsage(ctx, s, p)
-	return r, err
+// ask puts one verdict question to a cache, as the environments do.
+func ask(c *Cache, system, prompt string) (string, error) {
+	reply, _, err := c.Chat(context.Background(), judgeutil.Question(system, prompt))
+	return reply.Content, err
 }
 
 type row struct{ gold, text, err string }
@@ -283,7 +292,7 @@ func TestCacheTornTailAndConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if r, err := c.Ask(context.Background(), "s", prompt); err != nil || r != "Yes" {
+			if r, err := ask(c, "s", prompt); err != nil || r != "Yes" {
 				t.Errorf("%q %v", r, err)
 			}
 		}()
@@ -302,7 +311,7 @@ func TestCacheTornTailAndConcurrency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Ask(context.Background(), "s", "other"); err != nil {
+	if _, err := ask(c, "s", "other"); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()
@@ -320,11 +329,13 @@ type replyJudge struct {
 	calls int
 }
 
-func (j *replyJudge) Ask(context.Context, string, string) (string, error) {
+func (j *replyJudge) Name() string { return "reply-judge" }
+
+func (j *replyJudge) Chat(context.Context, []env.Message) (env.Message, env.Usage, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.calls++
-	return j.reply, nil
+	return env.Message{Role: env.RoleAssistant, Content: j.reply}, env.Usage{}, nil
 }
 
 // TestCacheKeepsOnlyVerdicts: a misconfigured judge's non-answers are not
@@ -337,7 +348,7 @@ func TestCacheKeepsOnlyVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := c.Ask(context.Background(), "s", "q"); r != "" {
+	if r, _ := ask(c, "s", "q"); r != "" {
 		t.Fatalf("reply %q", r)
 	}
 	c.Close()
@@ -347,10 +358,10 @@ func TestCacheKeepsOnlyVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if r, _ := c.Ask(context.Background(), "s", "q"); r != "Yes" || j.calls != 2 {
+	if r, _ := ask(c, "s", "q"); r != "Yes" || j.calls != 2 {
 		t.Errorf("after fixing the judge: reply %q after %d calls; the non-answer was replayed from the cache", r, j.calls)
 	}
-	if r, _ := c.Ask(context.Background(), "s", "q"); r != "Yes" || j.calls != 2 {
+	if r, _ := ask(c, "s", "q"); r != "Yes" || j.calls != 2 {
 		t.Errorf("a verdict was not cached: %q, %d calls", r, j.calls)
 	}
 	// A cache file an older svbench wrote with a non-answer in it.
@@ -364,8 +375,25 @@ func TestCacheKeepsOnlyVerdicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	if r, _ := c2.Ask(context.Background(), "s", "q"); r != "Yes" {
+	if r, _ := ask(c2, "s", "q"); r != "Yes" {
 		t.Errorf("an old cached non-answer was replayed: %q", r)
+	}
+	// A verdict an older svbench cached (keyed on system and prompt, when
+	// judges were asked a question rather than sent a conversation) still
+	// answers without a call.
+	verdicts := filepath.Join(t.TempDir(), CacheFile)
+	line, _ = json.Marshal(cacheEntry{Key: Key("m", "sys", "question"), Model: "m", Reply: "No"})
+	if err := os.WriteFile(verdicts, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c3, err := OpenCache(verdicts, "m", j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	before := j.calls
+	if r, _ := ask(c3, "sys", "question"); r != "No" || j.calls != before {
+		t.Errorf("an old cached verdict did not answer: %q after %d new calls", r, j.calls-before)
 	}
 }
 

@@ -16,13 +16,6 @@ import (
 	"github.com/svbench/svbench/env/judgeutil"
 )
 
-// UsageAsker is a judge that also reports the tokens each answer cost
-// (llm.Judge is one). Judges without it are cached all the same; their
-// token counts read 0.
-type UsageAsker interface {
-	AskUsage(ctx context.Context, system, prompt string) (string, env.Usage, error)
-}
-
 // CacheFile is the judge cache's name inside a run directory.
 const CacheFile = "judge_cache.jsonl"
 
@@ -59,13 +52,13 @@ func isVerdict(reply string) bool {
 	return err == nil
 }
 
-// Cache is an env.Judge that answers a question it has seen (same judge
-// model, system and prompt) from memory and the run's cache file, so
+// Cache is a judge (an env.Model) that answers a question it has seen
+// (same judge model, system and prompt) from memory and the run's cache file, so
 // re-running a study costs nothing. Only verdicts are cached: a failed
 // call, or a reply that is neither yes nor no, is asked again next time. Identical questions in flight at once are asked
 // once. It is safe for concurrent use.
 type Cache struct {
-	judge env.Judge
+	judge env.Model
 	model string
 
 	mu       sync.Mutex
@@ -85,7 +78,7 @@ type flight struct {
 // OpenCache loads the cache file at path (created when missing) for the
 // named judge model. Entries of other models are kept in the file but never
 // answer for this one. A torn last line (a killed writer) is ignored.
-func OpenCache(path, model string, j env.Judge) (*Cache, error) {
+func OpenCache(path, model string, j env.Model) (*Cache, error) {
 	c := &Cache{judge: j, model: model, entries: map[string]cacheEntry{}, inflight: map[string]*flight{}}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -170,40 +163,68 @@ func Key(model, system, prompt string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Ask answers from the cache or asks the judge (once per distinct question
-// in flight) and records the reply.
-func (c *Cache) Ask(ctx context.Context, system, prompt string) (string, error) {
-	k := Key(c.model, system, prompt)
+// conversationKey keys a conversation of another shape than a verdict
+// question: every message's role and content.
+func conversationKey(model string, msgs []env.Message) string {
+	h := sha256.New()
+	h.Write([]byte(model))
+	h.Write([]byte{0})
+	for _, m := range msgs {
+		h.Write([]byte(m.Role))
+		h.Write([]byte{0})
+		h.Write([]byte(m.Content))
+		h.Write([]byte{0})
+	}
+	return "conv:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Name is the judge model the cache answers for.
+func (c *Cache) Name() string { return c.model }
+
+// Chat answers from the cache or asks the judge (once per distinct
+// question in flight) and records the reply. A verdict question (one
+// system and one user message) keeps the key studies have always used, so
+// existing cache files keep answering. A reply served from the cache
+// reports no tokens: nothing was spent on it.
+func (c *Cache) Chat(ctx context.Context, msgs []env.Message) (env.Message, env.Usage, error) {
+	k := conversationKey(c.model, msgs)
+	if len(msgs) == 2 && msgs[0].Role == env.RoleSystem && msgs[1].Role == env.RoleUser {
+		k = Key(c.model, msgs[0].Content, msgs[1].Content)
+	}
+	reply, usage, err := c.ask(ctx, k, msgs)
+	if err != nil {
+		return env.Message{}, env.Usage{}, err
+	}
+	return env.Message{Role: env.RoleAssistant, Content: reply}, usage, nil
+}
+
+func (c *Cache) ask(ctx context.Context, k string, msgs []env.Message) (string, env.Usage, error) {
 	c.mu.Lock()
 	if e, ok := c.entries[k]; ok {
 		c.stats.Hits++
 		c.mu.Unlock()
-		return e.Reply, nil
+		return e.Reply, env.Usage{}, nil
 	}
 	if fl, ok := c.inflight[k]; ok {
 		c.mu.Unlock()
 		select {
 		case <-fl.done:
 		case <-ctx.Done():
-			return "", ctx.Err()
+			return "", env.Usage{}, ctx.Err()
 		}
 		if fl.err == nil {
 			c.mu.Lock()
 			c.stats.Hits++
 			c.mu.Unlock()
 		}
-		return fl.reply, fl.err
+		return fl.reply, env.Usage{}, fl.err
 	}
 	fl := &flight{done: make(chan struct{})}
 	c.inflight[k] = fl
 	c.mu.Unlock()
 
-	var usage env.Usage
-	if ua, ok := c.judge.(UsageAsker); ok {
-		fl.reply, usage, fl.err = ua.AskUsage(ctx, system, prompt)
-	} else {
-		fl.reply, fl.err = c.judge.Ask(ctx, system, prompt)
-	}
+	reply, usage, err := c.judge.Chat(ctx, msgs)
+	fl.reply, fl.err = reply.Content, err
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -212,7 +233,7 @@ func (c *Cache) Ask(ctx context.Context, system, prompt string) (string, error) 
 	c.stats.Calls++
 	if fl.err != nil {
 		c.stats.Errors++
-		return "", fl.err
+		return "", env.Usage{}, fl.err
 	}
 	c.stats.Usage.Add(usage)
 	if !isVerdict(fl.reply) {
@@ -220,7 +241,7 @@ func (c *Cache) Ask(ctx context.Context, system, prompt string) (string, error) 
 		// served as 200) is returned, so the row says "no verdict", but
 		// never kept: once the judge is fixed, the re-run asks again.
 		c.stats.NonVerdicts++
-		return fl.reply, nil
+		return fl.reply, usage, nil
 	}
 	e := cacheEntry{Key: k, Model: c.model, Reply: fl.reply, Usage: usage}
 	c.entries[k] = e
@@ -234,9 +255,9 @@ func (c *Cache) Ask(ctx context.Context, system, prompt string) (string, error) 
 		err = c.w.Flush()
 	}
 	if err != nil {
-		return fl.reply, fmt.Errorf("judge cache: recording a reply: %w", err)
+		return fl.reply, usage, fmt.Errorf("judge cache: recording a reply: %w", err)
 	}
-	return fl.reply, nil
+	return fl.reply, usage, nil
 }
 
 // Stats returns what judging has cost so far.

@@ -29,7 +29,7 @@ type StudyOptions struct {
 	Env string
 	// Judge answers the judge's questions; JudgeModel names it (the cache
 	// key). Judge is wrapped in the run's cache.
-	Judge      env.Judge
+	Judge      env.Model
 	JudgeModel string
 	// CachePath defaults to judge_cache.jsonl in the run directory.
 	CachePath string

@@ -50,13 +50,13 @@ type Config struct {
 	// Weight is the judge component's weight under hybrid (llm_judge
 	// always weighs it 1: the judge's verdict is the whole reward).
 	Weight float64
-	Judge  env.Judge
+	Judge  env.Model
 }
 
 // FromOptions reads reward_source and judge_weight. It refuses a judge
 // source without a judge, so a run never starts that could only fail.
 func FromOptions(envID string, opts env.Options) (Config, error) {
-	c := Config{Source: SourceExecutable, Weight: 1, Judge: opts.Judge}
+	c := Config{Source: SourceExecutable, Weight: 1, Judge: opts.Models[env.ModelJudge]}
 	if v, ok := opts.Params["reward_source"]; ok && v != "" {
 		c.Source = v
 	}
@@ -120,17 +120,22 @@ func (c Config) Apply(s env.Score, ask func() (float64, error)) (env.Score, erro
 	return s, nil
 }
 
-// Verdict asks the judge and reads its reply strictly: 1 for yes, 0 for
-// no, an error wrapping ErrJudge otherwise.
-func Verdict(ctx context.Context, j env.Judge, system, prompt string) (float64, error) {
+// Verdict asks the judge one system + user question and reads its reply
+// strictly: 1 for yes, 0 for no, an error wrapping ErrJudge otherwise.
+func Verdict(ctx context.Context, j env.Model, system, prompt string) (float64, error) {
 	if j == nil {
 		return 0, fmt.Errorf("%w: no judge model configured (--judge-model)", ErrJudge)
 	}
-	reply, err := j.Ask(ctx, system, prompt)
+	reply, _, err := j.Chat(ctx, Question(system, prompt))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrJudge, err)
 	}
-	return ParseVerdict(reply)
+	return ParseVerdict(reply.Content)
+}
+
+// Question is the conversation a verdict is asked in.
+func Question(system, prompt string) []env.Message {
+	return []env.Message{{Role: env.RoleSystem, Content: system}, {Role: env.RoleUser, Content: prompt}}
 }
 
 // ParseVerdict reads the reply's first word, ignoring quotes, markdown
@@ -173,4 +178,33 @@ func Fence(name, text string, limit int) string {
 		text = strings.ReplaceAll(text, open, "")
 	}
 	return open + "\n" + Truncate(text, limit) + "\n" + close
+}
+
+// Func adapts a function answering one system + user question to the
+// env.Model a judge is: a library user's or a test's judge without a model
+// client. Any other conversation shape is refused, as a judge asked by
+// Verdict never sees one.
+type Func struct {
+	Model string
+	Ask   func(ctx context.Context, system, prompt string) (string, error)
+}
+
+// Chat answers a conversation of one system and one user message.
+func (f Func) Chat(ctx context.Context, msgs []env.Message) (env.Message, env.Usage, error) {
+	if len(msgs) != 2 || msgs[0].Role != env.RoleSystem || msgs[1].Role != env.RoleUser {
+		return env.Message{}, env.Usage{}, fmt.Errorf("%w: judge %q answers one system and one user message, got %d messages", ErrJudge, f.Model, len(msgs))
+	}
+	reply, err := f.Ask(ctx, msgs[0].Content, msgs[1].Content)
+	return env.Message{Role: env.RoleAssistant, Content: reply}, env.Usage{}, err
+}
+
+// Name is the judge's model name.
+func (f Func) Name() string { return f.Model }
+
+// Models is the Options.Models carrying j as the judge (nil for no judge).
+func Models(j env.Model) map[string]env.Model {
+	if j == nil {
+		return nil
+	}
+	return map[string]env.Model{env.ModelJudge: j}
 }

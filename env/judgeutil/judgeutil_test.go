@@ -89,11 +89,11 @@ func (s *stub) Ask(context.Context, string, string) (string, error) {
 }
 
 func TestFromOptions(t *testing.T) {
-	j := &stub{reply: "yes"}
+	j := Func{Ask: (&stub{reply: "yes"}).Ask}
 	for _, c := range []struct {
 		name    string
 		params  map[string]string
-		judge   env.Judge
+		judge   env.Model
 		wantErr string
 		source  string
 		weight  float64
@@ -107,7 +107,7 @@ func TestFromOptions(t *testing.T) {
 		{"unknown source", map[string]string{"reward_source": "vibes"}, j, "reward_source", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := FromOptions("e", env.Options{Params: c.params, Judge: c.judge})
+			cfg, err := FromOptions("e", env.Options{Params: c.params, Models: Models(c.judge)})
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err = %v, want %q", err, c.wantErr)
@@ -152,10 +152,19 @@ func TestVerdict(t *testing.T) {
 	if _, err := Verdict(context.Background(), nil, "", ""); !errors.Is(err, ErrJudge) {
 		t.Fatalf("nil judge: %v", err)
 	}
-	if _, err := Verdict(context.Background(), &stub{err: errors.New("503")}, "", ""); !errors.Is(err, ErrJudge) || !strings.Contains(err.Error(), "503") {
+	if _, err := Verdict(context.Background(), Func{Ask: (&stub{err: errors.New("503")}).Ask}, "", ""); !errors.Is(err, ErrJudge) || !strings.Contains(err.Error(), "503") {
 		t.Fatalf("endpoint error: %v", err)
 	}
-	if v, err := Verdict(context.Background(), &stub{reply: "Yes"}, "", ""); v != 1 || err != nil {
+	if v, err := Verdict(context.Background(), Func{Ask: (&stub{reply: "Yes"}).Ask}, "", ""); v != 1 || err != nil {
 		t.Fatalf("yes: %v %v", v, err)
+	}
+	// A Func judge reads exactly the question Verdict asks; a whole
+	// conversation (a red-team judge's input) is refused, never guessed at.
+	s := &stub{reply: "yes"}
+	if _, _, err := (Func{Ask: s.Ask}).Chat(context.Background(), []env.Message{{Role: env.RoleUser, Content: "q"}}); !errors.Is(err, ErrJudge) || s.calls != 0 {
+		t.Fatalf("one-message conversation: err %v, %d calls", err, s.calls)
+	}
+	if Models(nil) != nil {
+		t.Fatal("Models(nil) must configure no judge")
 	}
 }

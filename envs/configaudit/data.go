@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -323,7 +324,7 @@ stratified train/dev/test.jsonl with card.json and README.md.`,
 				if *k8sRoot == "" && *tfRoot == "" {
 					return env.Usagef("give --k8s-root and/or --tf-root")
 				}
-				e, err := NewEnv(env.Options{PolicyDirs: *policyDirs})
+				e, err := NewEnv(env.Options{Params: map[string]string{"policy_dirs": strings.Join(*policyDirs, string(os.PathListSeparator))}})
 				if err != nil {
 					return err
 				}

@@ -12,6 +12,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,7 @@ var miniJSONL []byte
 
 func init() {
 	// "sv-env-config-verification" resolves through the registry's prefix rule.
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params, Breakdown: []string{"fixture_type", "source"}, Data: dataCommands})
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params, Breakdown: []string{"fixture_type", "source"}, Data: dataCommands, Flags: paramFlags})
 }
 
 // Params are E2's parameters; README.md explains what each changes.
@@ -57,7 +58,7 @@ var Params = []env.ParamSpec{
 	{Name: "max_turns", Kind: env.ParamInt, Default: strconv.Itoa(DefaultMaxTurns), Min: 1, Max: 1000,
 		Doc: "assistant turns per episode"},
 	judgeutil.Params()[0], judgeutil.Params()[1],
-	policyParams[0], policyParams[1], policyParams[2], policyParams[3],
+	policyParams[0], policyParams[1], policyParams[2], policyParams[3], policyParams[4],
 }
 
 // Env is the E2 environment. It is safe for concurrent use.
@@ -116,6 +117,13 @@ func NewEnv(opts env.Options) (*Env, error) {
 	if v, ok := opts.Params["check_policy_detail"]; ok {
 		e.checkDetail = v
 	}
+	for _, dir := range splitDirs(opts.Params["policy_dirs"]) {
+		// Checked here, not when the scanners are first built mid-run: a
+		// mistyped --policy must stop the run before any episode.
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: --policy %s (param policy_dirs): not a directory of Rego policies", env.ErrBadParam, dir)
+		}
+	}
 	if e.mode == ModePolicy {
 		if _, err := e.packSet(); err != nil {
 			return nil, err
@@ -140,7 +148,7 @@ func (e *Env) packSet() (packSet, error) {
 // verifiersFor builds the scanners on first use: trivy's checks take about a
 // second to compile, which listing environments should not pay.
 func (e *Env) verifiers(ctx context.Context) (*verifiers, error) {
-	e.once.Do(func() { e.v, e.verr = newVerifiers(ctx, e.opts.PolicyDirs) })
+	e.once.Do(func() { e.v, e.verr = newVerifiers(ctx, splitDirs(e.opts.Params["policy_dirs"])) })
 	return e.v, e.verr
 }
 

@@ -16,7 +16,7 @@ const judgeSystem = `You grade security audits of configuration files. The audit
 // truncated reply must not pass for "no". Sampling (temperature 0) is the
 // judge client's job.
 func (e *Env) judge(ctx context.Context, fx *fixture, answer string) (float64, error) {
-	if e.opts.Judge == nil {
+	if e.judging.Judge == nil {
 		return 0, fmt.Errorf("%w: reward_source=%s needs a judge model, and none is configured", judgeutil.ErrJudge, e.source)
 	}
 	var b strings.Builder
@@ -24,7 +24,7 @@ func (e *Env) judge(ctx context.Context, fx *fixture, answer string) (float64, e
 	fmt.Fprintf(&b, "Known violations (tool/rule ids): %s\n\n", strings.Join(ids(fx.Oracle), ", "))
 	fmt.Fprintf(&b, "Audit to grade:\n%s\n\n", judgeutil.Fence("AUDIT", answer, 32<<10))
 	b.WriteString("Are the reported violations correct and complete, and does the patch (if any) fix them without removing workloads or resources? Answer yes or no.")
-	v, err := judgeutil.Verdict(ctx, e.opts.Judge, judgeSystem, b.String())
+	v, err := judgeutil.Verdict(ctx, e.judging.Judge, judgeSystem, b.String())
 	if err != nil {
 		return 0, fmt.Errorf("%s judge: %w", ID, err)
 	}

@@ -46,7 +46,7 @@ func TestRewardSources(t *testing.T) {
 		{SourceHybrid, "yes", 1, true},
 	} {
 		var seen string
-		e, err := NewEnv(env.Options{Judge: fixedJudge{c.reply, &seen}, Params: map[string]string{"reward_source": c.source}})
+		e, err := NewEnv(env.Options{Models: judgeutil.Models(judgeutil.Func{Model: "judge", Ask: fixedJudge{c.reply, &seen}.Ask}), Params: map[string]string{"reward_source": c.source}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestRewardSources(t *testing.T) {
 	// fenced so it cannot close its own fence and instruct the judge.
 	for _, reply := range []string{"maybe", "", "I cannot grade this"} {
 		var seen string
-		e, err := NewEnv(env.Options{Judge: fixedJudge{reply, &seen}, Params: map[string]string{"reward_source": SourceHybrid}})
+		e, err := NewEnv(env.Options{Models: judgeutil.Models(judgeutil.Func{Model: "judge", Ask: fixedJudge{reply, &seen}.Ask}), Params: map[string]string{"reward_source": SourceHybrid}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestRewardSources(t *testing.T) {
 		}
 	}
 	var seen string
-	e, err := NewEnv(env.Options{Judge: fixedJudge{"no", &seen}, Params: map[string]string{"reward_source": SourceJudge}})
+	e, err := NewEnv(env.Options{Models: judgeutil.Models(judgeutil.Func{Model: "judge", Ask: fixedJudge{"no", &seen}.Ask}), Params: map[string]string{"reward_source": SourceJudge}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestJudgeWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen string
-	e, err := NewEnv(env.Options{Judge: fixedJudge{"yes", &seen}, Params: map[string]string{"reward_source": SourceHybrid, "judge_weight": "0.1"}})
+	e, err := NewEnv(env.Options{Models: judgeutil.Models(judgeutil.Func{Model: "judge", Ask: fixedJudge{"yes", &seen}.Ask}), Params: map[string]string{"reward_source": SourceHybrid, "judge_weight": "0.1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestJudgeWeight(t *testing.T) {
 	if s.Weights["judge"] != 0.1 || s.Total != exec.Total+0.1 || s.Solved != exec.Solved {
 		t.Errorf("hybrid at 0.1: total %v (executable %v), weights %v", s.Total, exec.Total, s.Weights)
 	}
-	if _, err := NewEnv(env.Options{Judge: fixedJudge{"yes", &seen}, Params: map[string]string{"judge_weight": "11"}}); err == nil {
+	if _, err := NewEnv(env.Options{Models: judgeutil.Models(judgeutil.Func{Model: "judge", Ask: fixedJudge{"yes", &seen}.Ask}), Params: map[string]string{"judge_weight": "11"}}); err == nil {
 		t.Error("judge_weight 11 accepted")
 	}
 }

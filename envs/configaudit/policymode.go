@@ -73,6 +73,27 @@ var policyParams = []env.ParamSpec{
 		Doc: "mode=policy: check_policy answers compliant + how many clauses fail (count) or pass/fail per clause (clauses, a different condition: a dummy patch then reveals the ground truth)"},
 	{Name: "policy_packs", Kind: env.ParamString, Default: "",
 		Doc: "mode=policy: directories of your own policy packs (policy.md + Rego), separated by the OS path-list separator; --policy-pack DIR sets it"},
+	{Name: "policy_dirs", Kind: env.ParamString, Default: "",
+		Doc: "directories of extra Rego policies the OPA verifier runs beside the built-in ones, separated by the OS path-list separator; --policy DIR sets it"},
+}
+
+// paramFlags are E2's command-line shorthands.
+var paramFlags = []env.ParamFlag{
+	{Name: "policy", Param: "policy_dirs", Path: true, Repeatable: true,
+		Usage: "directory of extra Rego policies (E2; repeatable)"},
+	{Name: "policy-pack", Param: "policy_packs", Path: true, Repeatable: true, Implies: map[string]string{"mode": ModePolicy},
+		Usage: "directory of your own E2 policy pack (policy.md, pack.json, *.rego; repeatable); implies --param mode=policy"},
+}
+
+// splitDirs reads a path-list parameter, skipping empty entries.
+func splitDirs(param string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(param) {
+		if strings.TrimSpace(d) != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // packSet is the packs an environment knows: the embedded ones and the
@@ -84,10 +105,7 @@ func loadPacks(param string) (packSet, error) {
 	for _, p := range policypack.Embedded() {
 		ps[p.ID()] = p
 	}
-	for _, dir := range filepath.SplitList(param) {
-		if strings.TrimSpace(dir) == "" {
-			continue
-		}
+	for _, dir := range splitDirs(param) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, fmt.Errorf("%w: --policy-pack %s: not a directory (a pack is a directory holding policy.md, pack.json and *.rego)", env.ErrBadParam, dir)
 		}

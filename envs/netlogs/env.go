@@ -78,7 +78,7 @@ func New() *Environment {
 }
 
 // NewWithOptions builds E1 with parameters: reward_source (executable |
-// llm_judge | hybrid, the judge from opts.Judge) and judge_weight.
+// llm_judge | hybrid, the judge from opts.Models[env.ModelJudge]) and judge_weight.
 func NewWithOptions(opts env.Options) (*Environment, error) {
 	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
 		return nil, err

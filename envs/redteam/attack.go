@@ -39,6 +39,8 @@ func attackParams() []env.ParamSpec {
 
 func init() {
 	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Params: attackParams(), Breakdown: []string{"category", "source"},
+		Flags: append([]env.ParamFlag{{Name: "target-model", Param: paramTargetModel, Role: env.ModelTarget,
+			Usage: "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator"}}, keepUnsafeFlag),
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(true)} },
 		// The tournament plays E5 and E6 against each other; it is declared once, here.
 		Commands: func() []env.Command { return []env.Command{tournamentCommand()} },

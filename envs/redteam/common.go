@@ -56,6 +56,10 @@ func judgeParams() []env.ParamSpec {
 	}
 }
 
+// keepUnsafeFlag is E5's and E6's --keep-unsafe.
+var keepUnsafeFlag = env.ParamFlag{Name: "keep-unsafe", Param: "keep_unsafe", Path: true,
+	Usage: "E5/E6: append the raw text of messages judged unsafe to this file (mode 0600); by default it is redacted everywhere and never written"}
+
 // common is what E5 and E6 share: the judge and the redaction policy.
 type common struct {
 	judge      judge

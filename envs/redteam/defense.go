@@ -40,6 +40,8 @@ func defenseParams() []env.ParamSpec {
 
 func init() {
 	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Params: defenseParams(), Breakdown: []string{"category", "source"},
+		Flags: append([]env.ParamFlag{{Name: "attacker-model", Param: paramAttackerModel, Role: env.ModelAttacker,
+			Usage: "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)"}}, keepUnsafeFlag),
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(false)} },
 		New:  func(o env.Options) (env.Environment, error) { return NewDefense(o) }})
 	report.Register(report.Spec{ID: DefenseID, Build: BuildDefenseReport})

@@ -111,14 +111,11 @@ func (m commandModels) Model(name, role string, concurrency int) (env.Model, err
 	if role != env.ModelJudge {
 		return m.f.envModel(name, role, concurrency, llm.Sampling{})
 	}
-	ms, err := m.f.envModels(nil, name, concurrency)
-	if err != nil {
-		return nil, err
+	j, err := m.f.judge(name, concurrency)
+	if err == nil && j == nil {
+		err = usagef("no judge model given")
 	}
-	if ms[env.ModelJudge] == nil {
-		return nil, usagef("no judge model given")
-	}
-	return ms[env.ModelJudge], nil
+	return j, err
 }
 
 // Eval runs r.Model as the policy in r.Env and writes the run's report.

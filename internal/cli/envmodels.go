@@ -10,15 +10,6 @@ import (
 	"github.com/svbench/svbench/llm"
 )
 
-// Parameters through which the CLI's --target-model and --attacker-model
-// reach environments that play against a second model (E5, E6). Keeping
-// them as parameters records them in metadata, so --resume restores them
-// and compare treats another opponent as another budget.
-const (
-	paramTargetModel   = "target_model"
-	paramAttackerModel = "attacker_model"
-)
-
 // policyModel serves a built-in policy as an env.Model (a builtin:<policy>
 // target or attacker): it sees the conversation a served model would.
 type policyModel struct {
@@ -71,31 +62,66 @@ func (f *modelFlags) envModel(name, role string, concurrency int, sampling llm.S
 	return llm.EnvModel{Client: client, Model: m.Effective, Sampling: sampling}, nil
 }
 
-// envModels builds Options.Models from the target_model / attacker_model
-// parameters and the judge model. Judges are asked at temperature 0 with a
-// short answer budget (Llama Guard's verdict is two lines).
-func (f *modelFlags) envModels(params map[string]string, judgeModel string, concurrency int) (map[string]env.Model, error) {
+// roleSampling is how an environment's models are asked, by role. Judges
+// answer at temperature 0 with a budget that fits a verdict (a yes/no, or
+// Llama Guard's two lines) and a short preamble; a target answers
+// deterministically; an attacker is sampled, as a live adversary varies.
+func roleSampling(role string) llm.Sampling {
 	zero := 0.0
+	switch role {
+	case env.ModelJudge:
+		return llm.Sampling{Temperature: &zero, MaxTokens: 512}
+	case env.ModelTarget:
+		return llm.Sampling{Temperature: &zero, MaxTokens: 1024}
+	}
+	return llm.Sampling{MaxTokens: 512}
+}
+
+// judge builds the judge model (--judge-model) an environment's llm_judge
+// or hybrid reward source, or its safety judge, asks; nil when none is
+// named. A judge is a served model: a built-in policy judges nothing.
+func (f *modelFlags) judge(name string, concurrency int) (env.Model, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if strings.HasPrefix(name, "builtin:") {
+		return nil, usagef("--judge-model must be a served model, not %s", name)
+	}
+	m, err := f.envModel(name, env.ModelJudge, concurrency, roleSampling(env.ModelJudge))
+	if err != nil {
+		return nil, fmt.Errorf("judge model: %w", err)
+	}
+	return m, nil
+}
+
+// envModels builds Options.Models: the judge, and every model the
+// environment's role flags (env.ParamFlag.Role: E5's --target-model, E6's
+// --attacker-model) recorded in params.
+func (f *modelFlags) envModels(envName string, params map[string]string, judgeModel string, concurrency int) (map[string]env.Model, error) {
 	out := map[string]env.Model{}
-	for role, spec := range map[string]struct {
-		name string
-		s    llm.Sampling
-	}{
-		env.ModelTarget:   {params[paramTargetModel], llm.Sampling{Temperature: &zero, MaxTokens: 1024}},
-		env.ModelAttacker: {params[paramAttackerModel], llm.Sampling{MaxTokens: 512}},
-		env.ModelJudge:    {judgeModel, llm.Sampling{Temperature: &zero, MaxTokens: 64}},
-	} {
-		if spec.name == "" {
+	judge, err := f.judge(judgeModel, concurrency)
+	if err != nil {
+		return nil, err
+	}
+	if judge != nil {
+		out[env.ModelJudge] = judge
+	}
+	if envName == "" {
+		return out, nil // newEnvOpts says --env is required
+	}
+	spec, err := env.Default.Lookup(envName)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, fl := range spec.Flags {
+		if fl.Role == "" || params[fl.Param] == "" {
 			continue
 		}
-		if role == env.ModelJudge && strings.HasPrefix(spec.name, "builtin:") {
-			return nil, usagef("--judge-model must be a served model, not %s", spec.name)
-		}
-		m, err := f.envModel(spec.name, role, concurrency, spec.s)
+		m, err := f.envModel(params[fl.Param], fl.Role, concurrency, roleSampling(fl.Role))
 		if err != nil {
-			return nil, fmt.Errorf("%s model: %w", role, err)
+			return nil, fmt.Errorf("--%s: %w", fl.Name, err)
 		}
-		out[role] = m
+		out[fl.Role] = m
 	}
 	return out, nil
 }
@@ -113,20 +139,4 @@ func newEnvOpts(name string, o env.Options) (env.Environment, error) {
 		return nil, usageError{err}
 	}
 	return e, err
-}
-
-// setModelParam records --target-model / --attacker-model as a parameter,
-// refusing one that contradicts a resumed run's.
-func setModelParam(params map[string]string, key, flag, value string) (map[string]string, error) {
-	if value == "" {
-		return params, nil
-	}
-	if params == nil {
-		params = map[string]string{}
-	}
-	if prev, ok := params[key]; ok && prev != value {
-		return nil, usagef("--%s %s, but the run used %s", flag, value, prev)
-	}
-	params[key] = value
-	return params, nil
 }

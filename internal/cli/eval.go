@@ -25,22 +25,23 @@ import (
 )
 
 type evalFlags struct {
-	envName          string
-	models           string
-	n                int
-	rollouts         int
-	concurrency      int
-	seed             uint64
-	datasetPath      string
-	out              string
-	rubric           string
-	shard            string
-	resume           string
-	maxConsec        int
-	maxTurns         int
-	params           paramFlags
-	policyDirs       []string
-	policyPacks      []string
+	envName     string
+	models      string
+	n           int
+	rollouts    int
+	concurrency int
+	seed        uint64
+	datasetPath string
+	out         string
+	rubric      string
+	shard       string
+	resume      string
+	maxConsec   int
+	maxTurns    int
+	params      paramFlags
+	// envFlags are the environments' own shorthands (--policy-pack,
+	// --target-model, …).
+	envFlags         envParamFlags
 	noReport         bool
 	judgeModel       string
 	progressMode     string
@@ -50,11 +51,8 @@ type evalFlags struct {
 	saveResults      bool // vf-eval's -s: svbench always saves
 	config           string
 	verbose          bool
-	// targetModel and attackerModel are the other side of E5/E6 episodes.
-	targetModel, attackerModel string
-	keepUnsafe                 string
-	cache                      cacheFlags
-	prices                     string
+	cache            cacheFlags
+	prices           string
 }
 
 func newEvalCmd() *cobra.Command {
@@ -124,14 +122,10 @@ svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
 	fs.IntVar(&f.maxConsec, "max-consecutive-errors", 3, "stop after this many model errors in a row (0 disables)")
 	fs.IntVar(&f.maxTurns, "max-turns", 0, "cap on assistant turns (default: the environment's)")
 	f.params.register(fs)
-	fs.StringArrayVar(&f.policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
-	policyPackFlag(fs, &f.policyPacks)
+	f.envFlags.register(fs, true)
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
 	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
-	fs.StringVar(&f.targetModel, "target-model", "", "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator")
-	fs.StringVar(&f.keepUnsafe, "keep-unsafe", "", "E5/E6: append the raw text of messages judged unsafe to this file (mode 0600); by default it is redacted everywhere and never written")
-	fs.StringVar(&f.attackerModel, "attacker-model", "", "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)")
 	fs.StringVar(&f.prices, "prices", "", "TOML file of per-million-token prices (see docs/prices.example.toml): cost by role and model goes into metadata.json and report.md")
 	f.cache.register(cmd)
 	f.model.register(cmd)
@@ -175,7 +169,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
-	if params, err = applyPolicyPacks(params, f.policyPacks); err != nil {
+	if params, err = f.envFlags.apply(f.envName, params); err != nil {
 		return err
 	}
 	models := splitList(f.models)
@@ -212,24 +206,11 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	f.model.wrap = func(c llm.Client, baseURL, role string) llm.Client {
 		return rec.Wrap(respCache.Wrap(c, baseURL), role)
 	}
-	judge, err := f.model.judge(f.judgeModel)
+	envModels, err := f.model.envModels(f.envName, params, f.judgeModel, f.concurrency)
 	if err != nil {
 		return err
 	}
-	if params, err = setModelParam(params, paramTargetModel, "target-model", f.targetModel); err != nil {
-		return err
-	}
-	if params, err = setModelParam(params, paramAttackerModel, "attacker-model", f.attackerModel); err != nil {
-		return err
-	}
-	if params, err = setModelParam(params, "keep_unsafe", "keep-unsafe", cleanPath(f.keepUnsafe)); err != nil {
-		return err
-	}
-	opponents, err := f.model.envModels(params, f.judgeModel, f.concurrency)
-	if err != nil {
-		return err
-	}
-	e, err := newEnvOpts(f.envName, env.Options{Params: params, PolicyDirs: f.policyDirs, Judge: judge, Models: opponents})
+	e, err := newEnvOpts(f.envName, env.Options{Params: params, Models: envModels})
 	if err != nil {
 		return err
 	}
@@ -264,7 +245,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			SystemPrompt: systemPrompt,
 			Launch: artifact.Launch{
 				DatasetPath: cleanPath(f.datasetPath), APIKeyEnv: f.model.apiKeyEnv, EndpointsFile: cleanPath(f.model.endpoints),
-				JudgeModel: f.judgeModel, PolicyDirs: absPaths(f.policyDirs), MaxTurns: f.maxTurns,
+				JudgeModel: f.judgeModel, MaxTurns: f.maxTurns,
 				SystemPromptFile: cleanPath(f.systemPromptFile), SystemPromptSHA256: systemPromptSum,
 			},
 			Progress: progressFor(f.progressMode, stderr), Log: log,
@@ -396,14 +377,6 @@ func splitList(s string) []string {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-func absPaths(ps []string) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, cleanPath(p))
 	}
 	return out
 }

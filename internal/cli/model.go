@@ -13,6 +13,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/llm"
 )
 
@@ -205,28 +206,9 @@ func firstOr(xs []string, d string) string {
 	return d
 }
 
-// judge builds the judge model for llm_judge and hybrid reward sources; nil
-// when no --judge-model is given.
-func (f *modelFlags) judge(name string) (env.Judge, error) {
-	if name == "" {
-		return nil, nil
-	}
-	if strings.HasPrefix(name, "builtin:") {
-		return nil, usagef("--judge-model must be a served model, not %s", name)
-	}
-	m, err := f.endpointModel(name, 4, "heuristic")
-	if err != nil {
-		return nil, err
-	}
-	if f.wrap != nil {
-		m.Client = f.wrap(m.Client, m.BaseURL, artifact.RoleJudge)
-	}
-	return llm.Judge{Client: m.Client, Model: m.Effective, MaxTokens: 512}, nil
-}
-
 // newEnv builds an environment by any accepted name.
-func newEnv(name string, params map[string]string, policyDirs []string, judge env.Judge) (env.Environment, error) {
-	return newEnvOpts(name, env.Options{Params: params, PolicyDirs: policyDirs, Judge: judge})
+func newEnv(name string, params map[string]string, judge env.Model) (env.Environment, error) {
+	return newEnvOpts(name, env.Options{Params: params, Models: judgeutil.Models(judge)})
 }
 
 func builtinClient(p env.Policy) llm.Client { return llm.Builtin{Policy: p} }

@@ -90,10 +90,6 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 	f.maxTurns = l.MaxTurns
 	check("judge-model", f.judgeModel, l.JudgeModel)
 	f.judgeModel = l.JudgeModel
-	if fs.Changed("policy") && !slices.Equal(f.policyDirs, l.PolicyDirs) {
-		diffs = append(diffs, fmt.Sprintf("--policy %v, but the run used %v", f.policyDirs, l.PolicyDirs))
-	}
-	f.policyDirs = l.PolicyDirs
 	check("system-prompt-file", cleanPath(f.systemPromptFile), cleanPath(l.SystemPromptFile))
 	f.systemPromptFile = l.SystemPromptFile
 	check("run-id", f.runID, meta.RunID)

@@ -56,7 +56,7 @@ unless --allow-incomplete. Writes rewards_agree.json and rewards_agree.md.`,
 			if _, err := os.Stat(args[0]); err != nil {
 				return usagef("rewards agree: %v", err)
 			}
-			judge, err := mf.judge(judgeModel)
+			judge, err := mf.judge(judgeModel, max(workers, 1))
 			if err != nil {
 				return err
 			}

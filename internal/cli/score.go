@@ -79,7 +79,7 @@ environment's parameters as for eval (svbench envs lists them).`,
 			if err != nil {
 				return err
 			}
-			e, err := newEnv(envName, params, nil, nil)
+			e, err := newEnv(envName, params, nil)
 			if err != nil {
 				return err
 			}

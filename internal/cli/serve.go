@@ -2,6 +2,7 @@ package cli
 
 import (
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"strconv"
@@ -18,7 +19,8 @@ import (
 func newServeCmd() *cobra.Command {
 	var (
 		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel string
-		envs, datasets, allow, keyEnvs, params, policyDirs, envWorkers          []string
+		envs, datasets, allow, keyEnvs, params, envWorkers                      []string
+		flagParams                                                              envParamFlags
 		maxBatch, workers, maxRollouts                                          int
 		timeout, rolloutTimeout, drainTimeout, headerTimeout                    time.Duration
 	)
@@ -90,7 +92,9 @@ Ctrl-C after draining in-flight requests.`,
 			if cfg.EnvOptions.Params, cfg.EnvParams, err = serveParams(params); err != nil {
 				return err
 			}
-			cfg.EnvOptions.PolicyDirs = policyDirs
+			if cfg.EnvParams, err = servedParamFlags(&flagParams, envs, cfg.EnvOptions.Params, cfg.EnvParams); err != nil {
+				return err
+			}
 			if tokenEnv != "" {
 				cfg.Token = os.Getenv(tokenEnv)
 				if cfg.Token == "" {
@@ -138,7 +142,7 @@ Ctrl-C after draining in-flight requests.`,
 	fs.StringSliceVar(&allow, "rollout-allow", nil, "model endpoints /v1/rollout may reach, host:port or host (default: loopback only)")
 	fs.StringSliceVar(&keyEnvs, "rollout-key-env", nil, "environment variables a rollout request may name as api_key_env")
 	fs.StringArrayVar(&params, "param", nil, "environment parameter: env:key=value for one environment (e.g. e3:test_timeout=60), key=value for every served one (repeatable)")
-	fs.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (E2)")
+	flagParams.register(fs, false)
 	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	return cmd
@@ -170,6 +174,35 @@ func serveParams(kvs []string) (all map[string]string, own map[string]map[string
 	}
 	all, err = parseParams(shared)
 	return all, own, err
+}
+
+// servedParamFlags applies environment flags (--policy-pack) to the
+// environments being served (all when envs is empty), keyed by canonical
+// id as the server merges them.
+func servedParamFlags(p *envParamFlags, envs []string, shared map[string]string, own map[string]map[string]string) (map[string]map[string]string, error) {
+	ids := env.Default.IDs()
+	if names := serveSplitList(envs); len(names) > 0 {
+		ids = nil
+		for _, n := range names {
+			id, err := env.Default.Resolve(n)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			ids = append(ids, id)
+		}
+	}
+	byID := map[string]map[string]string{}
+	for name, kv := range own {
+		id, err := env.Default.Resolve(name)
+		if err != nil {
+			return nil, usagef("--param %s:…: %v", name, err)
+		}
+		if byID[id] == nil {
+			byID[id] = map[string]string{}
+		}
+		maps.Copy(byID[id], kv)
+	}
+	return p.applyServed(ids, shared, byID)
 }
 
 func serveSplitList(xs []string) []string {

@@ -162,7 +162,7 @@ func loadCandidates(path string) ([]sft.Candidate, error) {
 
 // evalPromptKeys reads evaluation datasets with the environment's parser.
 func evalPromptKeys(envName string, paths []string) (map[string]bool, error) {
-	e, err := newEnv(envName, nil, nil, nil)
+	e, err := newEnv(envName, nil, nil)
 	if err != nil {
 		return nil, err
 	}

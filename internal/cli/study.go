@@ -50,7 +50,7 @@ writes study.json, study.md and SVG charts:
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			judge, err := mf.judge(judgeModel)
+			judge, err := mf.judge(judgeModel, 4)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ writes study.json, study.md and SVG charts:
 					return err
 				}
 				if judge != nil {
-					je, err := newEnv(envID, map[string]string{"reward_source": judgeutil.SourceJudge}, nil, judge)
+					je, err := newEnv(envID, map[string]string{"reward_source": judgeutil.SourceJudge}, judge)
 					if err != nil {
 						return err
 					}

@@ -44,7 +44,7 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	if envName == "" {
 		return nil, usagef("%s: no --env given and neither %s nor the rows name the environment; pass --env", path, ingest.ManifestFile)
 	}
-	e, err := newEnv(envName, nil, nil, nil)
+	e, err := newEnv(envName, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -224,36 +224,6 @@ func Totals(us []artifact.ModelUsage) map[string]env.Usage {
 	return out
 }
 
-// WrapJudge records a judge's calls under role. An llm.Judge has its client
-// wrapped, so its tokens are counted; any other env.Judge reports no tokens,
-// so only its calls and failures are counted, under model.
-func (r *Recorder) WrapJudge(j env.Judge, role, model string) env.Judge {
-	if r == nil || j == nil {
-		return j
-	}
-	if lj, ok := j.(llm.Judge); ok {
-		lj.Client = r.Wrap(lj.Client, role)
-		return lj
-	}
-	return &judge{next: j, rec: r, role: role, model: model}
-}
-
-type judge struct {
-	next        env.Judge
-	rec         *Recorder
-	role, model string
-}
-
-func (j *judge) Ask(ctx context.Context, system, prompt string) (string, error) {
-	out, err := j.next.Ask(ctx, system, prompt)
-	if err != nil {
-		j.rec.Fail(j.role, j.model)
-	} else {
-		j.rec.Add(j.role, j.model, env.Usage{})
-	}
-	return out, err
-}
-
 // Journal event kinds.
 const (
 	KindCall     = "call"     // an answered call

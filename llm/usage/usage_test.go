@@ -35,7 +35,7 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 	policy := rec.Wrap(fakeClient{usage: u}, artifact.RolePolicy)
 	cached := rec.Wrap(fakeClient{usage: u, cached: true}, artifact.RolePolicy)
 	reasked := rec.Wrap(fakeClient{usage: u, rejected: true}, artifact.RolePolicy)
-	judge := rec.WrapJudge(llm.Judge{Client: fakeClient{usage: u}, Model: "judge-m"}, artifact.RoleJudge, "judge-m")
+	judge := rec.Wrap(fakeClient{usage: u}, artifact.RoleJudge)
 	failing := rec.Wrap(fakeClient{err: errors.New("503")}, artifact.RoleTarget)
 
 	var wg sync.WaitGroup
@@ -51,7 +51,7 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 			if _, err := reasked.Chat(ctx, llm.Request{Model: "m"}); err != nil {
 				t.Error(err)
 			}
-			if _, err := judge.Ask(ctx, "sys", "q"); err != nil {
+			if _, err := judge.Chat(ctx, llm.Request{Model: "judge-m"}); err != nil {
 				t.Error(err)
 			}
 			if _, err := failing.Chat(ctx, llm.Request{Model: "t"}); err == nil {
@@ -103,20 +103,7 @@ func TestRecorderSplitsByRoleAndModel(t *testing.T) {
 	}
 }
 
-type plainJudge struct{ err error }
-
-func (p plainJudge) Ask(context.Context, string, string) (string, error) { return "yes", p.err }
-
-func TestWrapJudgeCountsOpaqueJudges(t *testing.T) {
-	rec := New()
-	ok := rec.WrapJudge(plainJudge{}, artifact.RoleJudge, "safety")
-	bad := rec.WrapJudge(plainJudge{err: errors.New("down")}, artifact.RoleJudge, "safety")
-	ok.Ask(context.Background(), "", "")
-	bad.Ask(context.Background(), "", "")
-	s := rec.Snapshot()
-	if len(s) != 1 || s[0].Calls != 1 || s[0].Errors != 1 {
-		t.Fatalf("%+v", s)
-	}
+func TestNilRecorderPassesClientsThrough(t *testing.T) {
 	var nilRec *Recorder
 	if nilRec.Wrap(fakeClient{}, "x") == nil || nilRec.Snapshot() != nil {
 		t.Fatal("nil recorder must pass clients through")
