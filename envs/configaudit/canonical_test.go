@@ -163,6 +163,18 @@ resource "aws_instance" "app" {
 
 variable "ssh_from" {}
 `
+	// The open ingress split over four blocks, or over rule resources
+	// attached to the group, a quarter of the address space each: no rule
+	// is open alone, all four are together.
+	quarters := []string{"0.0.0.0/2", "64.0.0.0/2", "128.0.0.0/2", "192.0.0.0/2"}
+	var blocks, rules strings.Builder
+	for i, q := range quarters {
+		fmt.Fprintf(&blocks, "  ingress {\n    from_port   = 22\n    to_port     = 22\n    protocol    = \"tcp\"\n    cidr_blocks = [%q]\n  }\n", q)
+		fmt.Fprintf(&rules, "\nresource \"aws_security_group_rule\" \"ssh%d\" {\n  type              = \"ingress\"\n  security_group_id = aws_security_group.bastion.id\n  from_port         = 22\n  to_port           = 22\n  protocol          = \"tcp\"\n  cidr_blocks       = [%q]\n}\n", i, q)
+	}
+	inlineQuarters := strings.Replace(tfSG, "  ingress {\n    from_port   = 22\n    to_port     = 22\n    protocol    = \"tcp\"\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n", blocks.String(), 1)
+	ruleQuarters := strings.Replace(tfSG, `["0.0.0.0/0"]`, `[`+fmt.Sprintf("%q", quarters[0])+`]`, 1) + rules.String()
+	twoOffices := strings.Replace(tfSG, "    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n", "    cidr_blocks = [\"203.0.113.0/24\"]\n  }\n  ingress {\n    from_port   = 22\n    to_port     = 22\n    protocol    = \"tcp\"\n    cidr_blocks = [\"198.51.100.0/24\"]\n  }\n", 1)
 	type patchCase struct {
 		name    string
 		patched string
@@ -198,6 +210,9 @@ variable "ssh_from" {}
 			{"a local that evaluates to the open range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `[local.any]`, 1) + "\nlocals {\n  any = cidrsubnet(\"0.0.0.0/0\", 0, 0)\n}\n", false},
 			{"a data source", strings.Replace(tfSG, `["0.0.0.0/0"]`, `data.aws_ip_ranges.all.cidr_blocks`, 1), false},
 			{"the office range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `["203.0.113.0/24"]`, 1), true},
+			{"four ingress blocks of a quarter each", inlineQuarters, false},
+			{"a quarter inline and the rest in rule resources", ruleQuarters, false},
+			{"two offices in two blocks", twoOffices, true},
 		}},
 		{"open SSH beside a closed rule", FixtureTF, "tf/edge.tf", tfTwoRules, "trivy/AVD-AWS-0107", []patchCase{
 			{"swap the blocks, then make the open range unknown", swapped, false},
@@ -243,6 +258,7 @@ variable "ssh_from" {}
 func FuzzCanonicalise(f *testing.F) {
 	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [cidrsubnet(\"0.0.0.0/0\", 0, 0), var.x, local.y]\n  }\n}\nlocals {\n  y = local.y\n}\n"))
 	f.Add(false, []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n    image: x\n"), []byte("kind: Pod\nmetadata: {name: a, annotations: {k: &v /etc}}\nspec:\n  volumes: [{name: v, hostPath: {path: *v}}]\n  containers:\n  - <<: {name: a}\n    image: x\n    env: [{name: T, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['k']\"}}}]\n---\nkind: ClusterRole\nmetadata: {name: r}\naggregationRule: {clusterRoleSelectors: [{matchExpressions: [{key: a, operator: Bogus}]}]}\n"))
+	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/2\"]\n  }\n  ingress {\n    cidr_blocks = [\"64.0.0.0/2\", \"::/1\"]\n  }\n}\nresource \"aws_security_group_rule\" \"r\" {\n  type = \"ingress\"\n  security_group_id = aws_security_group.a.id\n  cidr_blocks = [\"128.0.0.0/2\"]\n}\n"))
 	f.Fuzz(func(t *testing.T, tf bool, original, patched []byte) {
 		ft := FixtureK8s
 		if tf {

@@ -1,6 +1,7 @@
 package configaudit
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net/netip"
@@ -177,6 +178,7 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 			a.body.SetAttributeValue(a.name, v)
 		}
 	}
+	notes = append(notes, openUnions(pf, fns)...)
 	if len(notes) == 0 {
 		return patched, nil
 	}
@@ -397,32 +399,54 @@ func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.Eval
 // openRange returns the open range trivy recognises when v (a string or a
 // list of strings) covers at least half of an address family.
 func openRange(attr string, v cty.Value) (cty.Value, bool) {
+	r, ok := rangesOf(attr, v)
+	if !ok {
+		return v, false
+	}
+	open4 := r.open4 || coverage(r.v4) >= 0.5
+	open6 := r.open6 || coverage(r.v6) >= 0.5
+	if !open4 && !open6 {
+		return v, false
+	}
+	return openValue(attr, v, open4), true
+}
+
+// ranges are the network ranges one attribute's value names, by family;
+// open4 marks a spelling of "everything" that is no prefix (Azure's "*").
+type ranges struct {
+	v4, v6 []netip.Prefix
+	open4  bool
+	open6  bool
+}
+
+// rangesOf reads v (a string or a list of strings) as network ranges;
+// false when it is no such value.
+func rangesOf(attr string, v cty.Value) (ranges, bool) {
+	var r ranges
 	var items []string
 	switch {
-	case v.IsNull():
-		return v, false
+	case v.IsNull() || !v.IsWhollyKnown():
+		return r, false
 	case v.Type() == cty.String:
 		items = []string{v.AsString()}
 	case v.CanIterateElements():
 		for it := v.ElementIterator(); it.Next(); {
 			_, e := it.Element()
 			if e.IsNull() || e.Type() != cty.String {
-				return v, false
+				return r, false
 			}
 			items = append(items, e.AsString())
 		}
 	default:
-		return v, false
+		return r, false
 	}
 	azure := strings.Contains(attr, "address_prefix")
-	var v4, v6 []netip.Prefix
-	open4, open6 := false, false
 	for _, s := range items {
 		s = strings.TrimSpace(s)
 		switch strings.ToLower(s) {
 		case "*", "internet", "any", "0.0.0.0":
 			if azure || s == "*" {
-				open4 = true
+				r.open4 = true
 				continue
 			}
 		}
@@ -436,30 +460,134 @@ func openRange(attr string, v cty.Value) (cty.Value, bool) {
 		}
 		p = p.Masked()
 		if p.Addr().Is4() || p.Addr().Is4In6() {
-			v4 = append(v4, p)
+			r.v4 = append(r.v4, p)
 		} else {
-			v6 = append(v6, p)
+			r.v6 = append(r.v6, p)
 		}
 	}
-	open4 = open4 || coverage(v4) >= 0.5
-	open6 = open6 || coverage(v6) >= 0.5
-	if !open4 && !open6 {
-		return v, false
-	}
+	return r, true
+}
+
+// openValue is the open range trivy recognises, in v's shape (a string, a
+// set or a list): IPv4's unless only IPv6 is open.
+func openValue(attr string, v cty.Value, open4 bool) cty.Value {
 	canon := "0.0.0.0/0"
 	switch {
-	case azure:
+	case strings.Contains(attr, "address_prefix"):
 		canon = canonicalOpenAzure
 	case !open4:
 		canon = "::/0"
 	}
 	if v.Type() == cty.String {
-		return cty.StringVal(canon), true
+		return cty.StringVal(canon)
 	}
 	if v.Type().IsSetType() {
-		return cty.SetVal([]cty.Value{cty.StringVal(canon)}), true
+		return cty.SetVal([]cty.Value{cty.StringVal(canon)})
 	}
-	return cty.TupleVal([]cty.Value{cty.StringVal(canon)}), true
+	return cty.TupleVal([]cty.Value{cty.StringVal(canon)})
+}
+
+// sgReference names the security group a rule resource attaches to.
+var sgReference = regexp.MustCompile(`^aws_security_group\.([A-Za-z0-9_-]+)\.id$`)
+
+// rangeGroup is the set of rules whose ranges together decide who can
+// reach one thing in one direction: the ingress (or egress) blocks of one
+// security group, and the rule resources attached to it; the rules of one
+// network security group or network. "" for a range belonging to no group.
+func rangeGroup(path string, a tfAttr) string {
+	parent := strings.TrimSuffix(path, "."+a.name)
+	if i := strings.LastIndexByte(parent, '['); i >= 0 && strings.HasSuffix(parent, "]") {
+		block := parent[:i] // resource.aws_security_group.edge.ingress
+		j := strings.LastIndexByte(block, '.')
+		return block[:j] + "|" + block[j+1:]
+	}
+	parts := strings.SplitN(parent, ".", 3) // resource, type, name
+	if len(parts) != 3 || parts[0] != "resource" {
+		return ""
+	}
+	unquote := func(s string) string { return strings.ToLower(strings.Trim(s, `"`)) }
+	direction := unquote(cmp.Or(a.siblings["type"], a.siblings["direction"]))
+	switch {
+	case strings.Contains(parts[1], "ingress"):
+		direction = "ingress"
+	case strings.Contains(parts[1], "egress"):
+		direction = "egress"
+	}
+	for _, k := range []string{"security_group_id", "network_security_group_name", "network"} {
+		owner, ok := a.siblings[k]
+		if !ok {
+			continue
+		}
+		if m := sgReference.FindStringSubmatch(owner); m != nil {
+			return "resource.aws_security_group." + m[1] + "|" + direction
+		}
+		return k + "=" + owner + "|" + direction
+	}
+	return ""
+}
+
+// openUnions rewrites ranges that are open only together: a patch that
+// splits 0.0.0.0/0 into four /2s over four ingress blocks, or over rule
+// resources attached to the group, leaves each rule under half the
+// address space, which no scanner flags. When a group's rules cover half
+// an address family or more between them, each rule naming that family is
+// written as the open range. An honest restriction names a few small
+// ranges and never comes near.
+func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
+	attrs := map[string]tfAttr{}
+	var order []string
+	collectTFAttrs(pf.Body(), "", tfEvalContext(pf, fns), attrs, &order)
+	type member struct {
+		path string
+		a    tfAttr
+		r    ranges
+	}
+	groups := map[string][]member{}
+	var keys []string
+	for _, path := range order {
+		a := attrs[path]
+		if !cidrAttributes[a.name] || a.status != valueKnown {
+			continue
+		}
+		r, ok := rangesOf(a.name, a.value)
+		g := rangeGroup(path, a)
+		if !ok || g == "" {
+			continue
+		}
+		if _, seen := groups[g]; !seen {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], member{path, a, r})
+	}
+	var notes []string
+	for _, g := range keys {
+		ms := groups[g]
+		if len(ms) < 2 {
+			continue
+		}
+		var v4, v6 []netip.Prefix
+		for _, m := range ms {
+			v4, v6 = append(v4, m.r.v4...), append(v6, m.r.v6...)
+		}
+		open4, open6 := coverage(v4) >= 0.5, coverage(v6) >= 0.5
+		if !open4 && !open6 {
+			continue
+		}
+		for _, m := range ms {
+			names4, names6 := len(m.r.v4) > 0, len(m.r.v6) > 0
+			if !(open4 && names4) && !(open6 && names6) {
+				continue
+			}
+			open := openValue(m.a.name, m.a.value, open4 && names4)
+			if m.a.value.RawEquals(open) {
+				continue
+			}
+			m.a.body.SetAttributeValue(m.a.name, open)
+			notes = append(notes, fmt.Sprintf("%s = %s: with the other rules of %s it covers half an address family or more: %s",
+				m.path, shorten(m.a.text), strings.ReplaceAll(g, "|", " "), shorten(string(hclwrite.TokensForValue(open).Bytes()))))
+		}
+	}
+	return notes
 }
 
 // coverage is the fraction of an address family the prefixes cover

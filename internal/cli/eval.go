@@ -124,7 +124,7 @@ svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
 	f.params.register(fs)
 	f.envFlags.register(fs, true)
 	fs.BoolVar(&f.noReport, "no-report", false, "skip writing summary.json and report.md")
-	fs.StringVar(&f.judgeModel, "judge-model", "", "model that judges answers for --param reward_source=llm_judge|hybrid (E1, E2, E4); served like --model, asked at temperature 0")
+	fs.StringVar(&f.judgeModel, "judge-model", "", "the judge: verdicts for --param reward_source=llm_judge|hybrid (E1, E2, E4), safety judgements for --param judge=llama-guard|classifier (E5, E6); served like --model, asked at temperature 0")
 	fs.StringVar(&f.progressMode, "progress", "auto", "progress display: auto, bar, lines, none")
 	fs.StringVar(&f.prices, "prices", "", "TOML file of per-million-token prices (see docs/prices.example.toml): cost by role and model goes into metadata.json and report.md")
 	f.cache.register(cmd)
