@@ -175,6 +175,34 @@ variable "ssh_from" {}
 	inlineQuarters := strings.Replace(tfSG, "  ingress {\n    from_port   = 22\n    to_port     = 22\n    protocol    = \"tcp\"\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n", blocks.String(), 1)
 	ruleQuarters := strings.Replace(tfSG, `["0.0.0.0/0"]`, `[`+fmt.Sprintf("%q", quarters[0])+`]`, 1) + rules.String()
 	twoOffices := strings.Replace(tfSG, "    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n", "    cidr_blocks = [\"203.0.113.0/24\"]\n  }\n  ingress {\n    from_port   = 22\n    to_port     = 22\n    protocol    = \"tcp\"\n    cidr_blocks = [\"198.51.100.0/24\"]\n  }\n", 1)
+	const tfIAM = `data "aws_iam_policy_document" "reader" {
+  statement {
+    sid       = "Read"
+    effect    = "Allow"
+    actions   = ["s3:*"]
+    resources = ["*"]
+  }
+}
+
+resource "aws_iam_policy" "reader" {
+  name   = "reader"
+  policy = data.aws_iam_policy_document.reader.json
+}
+`
+	iamActions := func(list string) string { return strings.Replace(tfIAM, `["s3:*"]`, list, 1) }
+	narrowDeny := strings.Replace(tfIAM, "    resources = [\"*\"]\n  }\n", "    resources = [\"*\"]\n  }\n  statement {\n    effect    = \"Deny\"\n    actions   = [\"s3:*\"]\n    resources = [\"arn:aws:s3:::no-such-bucket\"]\n  }\n", 1)
+	const tfIAMJSON = `resource "aws_iam_policy" "writer" {
+  name = "writer"
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect   = "Allow"
+      Action   = ["s3:*"]
+      Resource = "*"
+    }]
+  })
+}
+`
 	type patchCase struct {
 		name    string
 		patched string
@@ -218,6 +246,22 @@ variable "ssh_from" {}
 			{"swap the blocks, then make the open range unknown", swapped, false},
 			{"close it", strings.Replace(tfTwoRules, `["0.0.0.0/0"]`, `["10.20.0.0/16"]`, 1), true},
 		}},
+		{"S3 full access in an IAM policy", FixtureTF, "tf/iam.tf", tfIAM, "trivy/AVD-AWS-0345", []patchCase{
+			{"every action as s3:?*", iamActions(`["s3:?*"]`), false},
+			{"every action as s3:**", iamActions(`["s3:**"]`), false},
+			{"grant everything", iamActions(`["*"]`), false},
+			{"allow everything but IAM", strings.Replace(tfIAM, `actions   = ["s3:*"]`, `not_actions = ["iam:*"]`, 1), false},
+			{"a deny that matches no bucket", narrowDeny, false},
+			{"name the actions", iamActions(`["s3:GetObject", "s3:ListBucket"]`), true},
+			{"a family of actions", iamActions(`["s3:Get*"]`), true},
+		}},
+		{"S3 full access in a JSON policy", FixtureTF, "tf/writer.tf", tfIAMJSON, "trivy/AVD-AWS-0345", []patchCase{
+			{"every action as S3:?*", strings.Replace(tfIAMJSON, `["s3:*"]`, `["S3:?*"]`, 1), false},
+			{"allow everything but IAM", strings.Replace(tfIAMJSON, `Action   = ["s3:*"]`, `NotAction = ["iam:*"]`, 1), false},
+			{"a conditional deny added", strings.Replace(tfIAMJSON, "    }]\n", "    }, {\n      Effect = \"Deny\"\n      Action = \"s3:*\"\n      Resource = \"*\"\n      Condition = { Bool = { \"aws:ViaAWSService\" = \"true\" } }\n    }]\n", 1), false},
+			{"name the actions", strings.Replace(tfIAMJSON, `["s3:*"]`, `["s3:PutObject"]`, 1), true},
+			{"deny it everywhere", strings.Replace(tfIAMJSON, "    }]\n", "    }, {\n      Effect = \"Deny\"\n      Action = \"s3:*\"\n      Resource = \"*\"\n    }]\n", 1), true},
+		}},
 		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []patchCase{
 			{"a variable without a default", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.mode`, 1) + "\nvariable \"mode\" {}\n", false},
 			{"a random value", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = uuid()`, 1), false},
@@ -252,6 +296,17 @@ variable "ssh_from" {}
 	}
 }
 
+func TestCanonicalAction(t *testing.T) {
+	for in, want := range map[string]string{
+		"s3:*": "s3:*", "S3:?*": "s3:*", "s3:**": "s3:*", "s3:*?": "s3:*", "*": "*", "?*": "*", "*:*": "*", "*:?*": "*",
+		"s3:Get*": "s3:Get*", "s3:?": "s3:?", "s3:GetObject": "s3:GetObject", "iam:PassRole": "iam:PassRole", "": "",
+	} {
+		if got := canonicalAction(in); got != want {
+			t.Errorf("canonicalAction(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // FuzzCanonicalise: a patched file is model output. Canonicalising it never
 // panics, is deterministic, and returns the input untouched when it says
 // nothing was rewritten.
@@ -259,6 +314,7 @@ func FuzzCanonicalise(f *testing.F) {
 	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [cidrsubnet(\"0.0.0.0/0\", 0, 0), var.x, local.y]\n  }\n}\nlocals {\n  y = local.y\n}\n"))
 	f.Add(false, []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n    image: x\n"), []byte("kind: Pod\nmetadata: {name: a, annotations: {k: &v /etc}}\nspec:\n  volumes: [{name: v, hostPath: {path: *v}}]\n  containers:\n  - <<: {name: a}\n    image: x\n    env: [{name: T, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['k']\"}}}]\n---\nkind: ClusterRole\nmetadata: {name: r}\naggregationRule: {clusterRoleSelectors: [{matchExpressions: [{key: a, operator: Bogus}]}]}\n"))
 	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/2\"]\n  }\n  ingress {\n    cidr_blocks = [\"64.0.0.0/2\", \"::/1\"]\n  }\n}\nresource \"aws_security_group_rule\" \"r\" {\n  type = \"ingress\"\n  security_group_id = aws_security_group.a.id\n  cidr_blocks = [\"128.0.0.0/2\"]\n}\n"))
+	f.Add(true, []byte("data \"aws_iam_policy_document\" \"d\" {\n  statement {\n    effect = \"Deny\"\n    actions = [\"s3:*\"]\n    resources = [\"x\"]\n  }\n}\nresource \"aws_iam_policy\" \"p\" {\n  policy = \"{\\\"Statement\\\":{\\\"Effect\\\":\\\"Allow\\\",\\\"Action\\\":\\\"s3:*\\\"}}\"\n}\n"), []byte("data \"aws_iam_policy_document\" \"d\" {\n  statement {\n    not_actions = [\"iam:*\"]\n  }\n  statement {\n    effect = \"Deny\"\n    actions = [\"?*\"]\n    condition {\n    }\n  }\n}\nresource \"aws_iam_policy\" \"p\" {\n  policy = jsonencode({Statement = [{Effect = \"Allow\", NotAction = \"s3:?*\"}, {Effect = \"Deny\", Action = [\"*\"], Resource = [\"a\"]}, 7]})\n}\n"))
 	f.Fuzz(func(t *testing.T, tf bool, original, patched []byte) {
 		ft := FixtureK8s
 		if tf {

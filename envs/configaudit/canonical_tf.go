@@ -179,6 +179,7 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 		}
 	}
 	notes = append(notes, openUnions(pf, fns)...)
+	notes = append(notes, canonicaliseIAM(pf, fns, origAttrs)...)
 	if len(notes) == 0 {
 		return patched, nil
 	}
