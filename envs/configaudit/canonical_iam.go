@@ -149,14 +149,7 @@ func canonicalStatements(doc *hclwrite.Block, ctx *hcl.EvalContext, origStatemen
 		if t, ok := text("actions"); ok {
 			if v, status := evalTF(t, ctx); status == valueKnown {
 				if acts, ok := stringList(v); ok {
-					canon := make([]string, len(acts))
-					for j, a := range acts {
-						canon[j] = canonicalAction(a)
-					}
-					if effect == "allow" {
-						canon = withServices(canon, services)
-					}
-					if !slices.Equal(canon, acts) {
+					if canon := grantedActions(acts, effect == "allow", services); !slices.Equal(canon, acts) {
 						vals := make([]cty.Value, len(canon))
 						for j, a := range canon {
 							vals[j] = cty.StringVal(a)
@@ -286,14 +279,7 @@ func canonicalPolicyJSON(doc string, origStatements map[string]bool, services []
 		}
 		if _, ok := st["Action"]; ok {
 			acts := anyStrings(st["Action"])
-			canon := make([]string, len(acts))
-			for j, a := range acts {
-				canon[j] = canonicalAction(a)
-			}
-			if effect == "allow" {
-				canon = withServices(canon, services)
-			}
-			if !slices.Equal(canon, acts) {
+			if canon := grantedActions(acts, effect == "allow", services); !slices.Equal(canon, acts) {
 				list := make([]any, len(canon))
 				for j, a := range canon {
 					list[j] = a
@@ -337,13 +323,17 @@ func canonicalPolicyJSON(doc string, origStatements map[string]bool, services []
 	return string(b), changes
 }
 
-// withServices lists the original's "svc:*" grants beside a "*", which
-// grants them all.
-func withServices(actions, services []string) []string {
-	if !slices.Contains(actions, "*") {
-		return actions
+// grantedActions is an action list as it grants: each pattern canonical,
+// and in an Allow of "*" the "svc:*" the original allowed listed beside it
+// (the "*" grants them all).
+func grantedActions(actions []string, allow bool, services []string) []string {
+	out := make([]string, len(actions))
+	for i, a := range actions {
+		out[i] = canonicalAction(a)
 	}
-	out := slices.Clone(actions)
+	if !allow || !slices.Contains(out, "*") {
+		return out
+	}
 	for _, s := range services {
 		if !slices.Contains(out, s) {
 			out = append(out, s)

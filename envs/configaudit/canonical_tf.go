@@ -424,21 +424,8 @@ type ranges struct {
 // false when it is no such value.
 func rangesOf(attr string, v cty.Value) (ranges, bool) {
 	var r ranges
-	var items []string
-	switch {
-	case v.IsNull() || !v.IsWhollyKnown():
-		return r, false
-	case v.Type() == cty.String:
-		items = []string{v.AsString()}
-	case v.CanIterateElements():
-		for it := v.ElementIterator(); it.Next(); {
-			_, e := it.Element()
-			if e.IsNull() || e.Type() != cty.String {
-				return r, false
-			}
-			items = append(items, e.AsString())
-		}
-	default:
+	items, ok := stringList(v)
+	if !ok {
 		return r, false
 	}
 	azure := strings.Contains(attr, "address_prefix")
