@@ -29,7 +29,7 @@ func (p *envParamFlags) register(fs *pflag.FlagSet, withRoles bool) {
 		}
 		p.declared = append(p.declared, d)
 		v := new([]string)
-		fs.StringArrayVar(v, d.Name, nil, d.Usage)
+		fs.Var(&paramFlagValue{values: v, flag: d.ParamFlag}, d.Name, d.Usage)
 		p.values[d.Name] = v
 	}
 }
@@ -115,4 +115,30 @@ func (p *envParamFlags) applyServed(envs []string, shared map[string]string, per
 		}
 	}
 	return perEnv, nil
+}
+
+// paramFlagValue collects a ParamFlag's values; its type names what the
+// flag takes in --help ("path", "model").
+type paramFlagValue struct {
+	values *[]string
+	flag   env.ParamFlag
+}
+
+func (v *paramFlagValue) Set(s string) error {
+	*v.values = append(*v.values, s)
+	return nil
+}
+
+func (v *paramFlagValue) String() string { return strings.Join(*v.values, ",") }
+
+func (v *paramFlagValue) Type() string {
+	switch {
+	case v.flag.Role != "":
+		return "model"
+	case v.flag.Path && v.flag.Repeatable:
+		return "dir"
+	case v.flag.Path:
+		return "path"
+	}
+	return "string"
 }
