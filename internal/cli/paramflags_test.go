@@ -80,3 +80,25 @@ func TestServeAppliesEnvironmentFlags(t *testing.T) {
 		t.Errorf("--policy-pack against a shared mode=standard: %v", err)
 	}
 }
+
+// TestProbeTakesThePositionalEnvironmentAndItsFlags: `svbench probe e2
+// --policy-pack DIR` probes the pack as eval would evaluate it.
+func TestProbeTakesThePositionalEnvironmentAndItsFlags(t *testing.T) {
+	out := t.TempDir()
+	if code, _, stderr := runCLI(t, "probe", "e7", "--no-search", "--out", out); code != 0 {
+		t.Fatalf("probe e7: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"e2", "--policy-pack", filepath.Join(t.TempDir(), "nope")}, "nope: not a directory"},
+		{[]string{"e1", "--policy-pack", "packs/acme"}, "--policy-pack is a flag of config-verification, not of network-logs"},
+		{[]string{"e2", "--env", "e1"}, "given twice"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{"probe"}, c.args...), "--no-search", "--out", t.TempDir())...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("probe %v: exit %d, stderr %q; want a usage error mentioning %q", c.args, code, stderr, c.want)
+		}
+	}
+}

@@ -18,6 +18,9 @@ type probeOptions struct {
 	only                      []string
 	noSearch                  bool
 	params                    paramFlags
+	// envFlags are the environments' own shorthands (--policy-pack), so a
+	// custom policy pack is probed as it is evaluated.
+	envFlags envParamFlags
 }
 
 func newProbeCmd() *cobra.Command {
@@ -34,11 +37,20 @@ A registered strategy is bounded by its mean reward; a mutation by what it earns
 solve (a mutation that leaves the honest answer intact earns nothing there). probe.json and probe.md
 say which strategies reach the honest mean; the exit code is 1 when any does, so probe works as a CI
 gate for custom rubrics, datasets and policy packs.`,
-		Example: `  svbench probe --env e2 --out probes/e2
+		Example: `  svbench probe e2 --out probes/e2
+  svbench probe e2 --policy-pack packs/acme --out probes/acme
   svbench probe --env e1 --dataset my.jsonl --rubric reference --out probes/e1-ref
   svbench probe --env e3 -n 8 --no-search --out probes/e3`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runProbe(cmd, o) },
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if o.env != "" && o.env != args[0] {
+					return usagef("probe: environment %q given twice (%q and --env %q); name it once", args[0], args[0], o.env)
+				}
+				o.env = args[0]
+			}
+			return runProbe(cmd, o)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.env, "env", "e", "", "environment id or alias (e1…e6)")
@@ -50,6 +62,7 @@ gate for custom rubrics, datasets and policy packs.`,
 	f.StringSliceVar(&o.only, "strategies", nil, "run only these strategies (names from probe.json), comma-separated")
 	f.BoolVar(&o.noSearch, "no-search", false, "run only the registered strategies, not the mutation search")
 	o.params.register(f)
+	o.envFlags.register(f, false)
 	return cmd
 }
 
@@ -68,6 +81,9 @@ func runProbe(cmd *cobra.Command, o probeOptions) error {
 	if o.env != "" {
 		if id, err = env.Default.Resolve(o.env); err != nil {
 			return usageError{err}
+		}
+		if params, err = o.envFlags.apply(id, params); err != nil {
+			return err
 		}
 	}
 	newEnv := func(p map[string]string) (env.Environment, error) {
