@@ -40,3 +40,20 @@ const (
 type Redactor interface {
 	Redact(ctx context.Context, ex Example, ro *Rollout) (prompt, completion []Message, redacted bool)
 }
+
+// PolicyModel serves a built-in policy as a Model (a builtin:<policy>
+// target, attacker or tournament opponent): it sees the conversation a
+// served model would, and reports no tokens.
+func PolicyModel(name string, p Policy) Model { return policyModel{name: name, p: p} }
+
+type policyModel struct {
+	name string
+	p    Policy
+}
+
+func (m policyModel) Chat(ctx context.Context, msgs []Message) (Message, Usage, error) {
+	msg, err := m.p.Act(ctx, msgs, nil)
+	return msg, Usage{}, err
+}
+
+func (m policyModel) Name() string { return m.name }

@@ -38,24 +38,12 @@ func (builtinModels) policy(name string) (env.Policy, error) {
 	return nil, fmt.Errorf("no built-in policy %q", policy)
 }
 
-type policyModel struct {
-	name string
-	p    env.Policy
-}
-
-func (m policyModel) Chat(ctx context.Context, msgs []env.Message) (env.Message, env.Usage, error) {
-	msg, err := m.p.Act(ctx, msgs, nil)
-	return msg, env.Usage{}, err
-}
-
-func (m policyModel) Name() string { return m.name }
-
 func (b builtinModels) Model(name, _ string, _ int) (env.Model, error) {
 	p, err := b.policy(name)
 	if err != nil {
 		return nil, err
 	}
-	return policyModel{name: name, p: p}, nil
+	return env.PolicyModel(name, p), nil
 }
 
 func (b builtinModels) Eval(ctx context.Context, r env.EvalRequest) (string, error) {

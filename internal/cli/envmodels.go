@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,20 +8,6 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"
 )
-
-// policyModel serves a built-in policy as an env.Model (a builtin:<policy>
-// target or attacker): it sees the conversation a served model would.
-type policyModel struct {
-	name string
-	p    env.Policy
-}
-
-func (m policyModel) Chat(ctx context.Context, msgs []env.Message) (env.Message, env.Usage, error) {
-	msg, err := m.p.Act(ctx, msgs, nil)
-	return msg, env.Usage{}, err
-}
-
-func (m policyModel) Name() string { return m.name }
 
 // builtinModel finds builtin:<policy> among every environment's policies.
 func builtinModel(name string) (env.Model, error) {
@@ -35,7 +20,7 @@ func builtinModel(name string) (env.Model, error) {
 		}
 		if pp, ok := e.(env.PolicyProvider); ok {
 			if p, ok := pp.Policy(policy); ok {
-				return policyModel{name: name, p: p}, nil
+				return env.PolicyModel(name, p), nil
 			}
 		}
 		known = append(known, e.Info().Policies...)
