@@ -13,8 +13,10 @@
 // calling only tools the request offered. Any other entry is a miss: the
 // model is asked again, its answer overwrites the entry, and the rejection
 // is counted (Counts; llm.Response.CacheRejected for usage accounting).
-// Entries written before hashes existed are checked the same way and, if
-// they pass, stamped with a hash and replayed.
+// An entry without a hash (written before hashes existed, or with its hash
+// cleared) is a miss like a wrong hash: it is never given a fresh hash,
+// since anyone who can clear the column could otherwise have any edit
+// blessed on the next read.
 package cache
 
 import (
@@ -51,8 +53,8 @@ const (
 // schemaVersion is stored in PRAGMA user_version; a file with another
 // version was written by an incompatible svbench and is bypassed. It is
 // also part of every key. The content hash column was added without a new
-// version: older svbench binaries still read the file and write rows
-// without a hash, which this one checks and stamps like any legacy row.
+// version: older svbench binaries still read the file; the rows they write
+// without a hash are misses here, answered afresh and overwritten.
 const schemaVersion = 1
 
 // Options configure a cache.
@@ -101,7 +103,7 @@ type Cache struct {
 	broken   atomic.Bool
 	warnOnce sync.Once
 
-	hits, misses, stores, restamped, unstored atomic.Int64
+	hits, misses, stores, unstored atomic.Int64
 
 	rmu      sync.Mutex
 	rejected map[string]int64 // by reason
@@ -246,9 +248,6 @@ type Counts struct {
 	// Rejected counts, by reason (RejectHash, RejectSize, …), the entries
 	// found for a request but not replayed; each is also a miss.
 	Rejected map[string]int64
-	// Restamped counts entries from before content hashes that passed the
-	// checks, were given a hash and were replayed.
-	Restamped int64
 	// Unstored counts fresh answers not stored because they could not be
 	// replayed (a tool the request did not offer, over the size bound).
 	Unstored int64
@@ -269,7 +268,7 @@ func (c *Cache) Counts() Counts {
 	rejected := maps.Clone(c.rejected)
 	c.rmu.Unlock()
 	return Counts{Hits: c.hits.Load(), Misses: c.misses.Load(), Stores: c.stores.Load(),
-		Rejected: rejected, Restamped: c.restamped.Load(), Unstored: c.unstored.Load()}
+		Rejected: rejected, Unstored: c.unstored.Load()}
 }
 
 func (c *Cache) countRejected(reason string) {
@@ -394,37 +393,17 @@ func (c *Cache) get(ctx context.Context, key []byte, req llm.Request) (llm.Respo
 	if size > c.opts.MaxEntryBytes {
 		return llm.Response{}, reject(RejectSize, "%d bytes stored, the cap is %d", size, c.opts.MaxEntryBytes), false
 	}
-	if sum != nil && !sumMatches(sum, key, val) {
+	if sum == nil {
+		return llm.Response{}, reject(RejectHash, "no content hash (written by an older svbench, or the hash was cleared)"), false
+	}
+	if !sumMatches(sum, key, val) {
 		return llm.Response{}, reject(RejectHash, "content hash mismatch (the entry was changed after it was written)"), false
 	}
 	resp, rerr := decodeEntry(req, val)
 	if rerr != nil {
 		return llm.Response{}, rerr, false
 	}
-	if sum == nil {
-		c.stamp(ctx, key, val)
-	}
 	return resp, nil, true
-}
-
-// stamp gives a legacy entry that passed the checks its content hash. The
-// value is part of the condition, so an entry rewritten meanwhile by
-// another process is left as that process wrote it.
-func (c *Cache) stamp(ctx context.Context, key, val []byte) {
-	ctx = context.WithoutCancel(ctx)
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.broken.Load() {
-		return
-	}
-	res, err := c.db.ExecContext(ctx, "UPDATE responses SET sum = ? WHERE key = ? AND sum IS NULL AND value = ?", entrySum(key, val), key, val)
-	if err != nil {
-		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
-		return
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		c.restamped.Add(1)
-	}
 }
 
 // put stores a fresh answer. One that could not be replayed is not stored;
