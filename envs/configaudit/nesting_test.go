@@ -23,8 +23,9 @@ const deepLevels = 80_000
 var boundText = fmt.Sprintf("nested deeper than %d levels", nesting.DefaultMax)
 
 // deepTF are Terraform additions nested far past the bound, each a shape
-// HCL's parser recurses on (as large as fits in MaxPatchBytes once written
-// as a diff).
+// HCL's parser recurses on, or builds into a tree that evaluation and
+// walks recurse on (the flat sum and the index chain), as large as fits in
+// MaxPatchBytes once written as a diff.
 func deepTF() map[string]string {
 	r := strings.Repeat
 	n := deepLevels
@@ -38,6 +39,9 @@ func deepTF() map[string]string {
 		"hcl conditionals":  "locals {\n  x = " + r("a?", n) + "b\n}\n",
 		"hcl splats":        "locals {\n  x = a" + r("[*]", n) + "\n}\n",
 		"hcl interpolation": "locals {\n  x = \"" + r("${\"", n/2) + "\n}\n",
+		// 120,000 terms: scoring it took ~5 s and 2 GB before the bound.
+		"hcl flat sum":    "locals {\n  x = 1" + r("+1", 3*n/2) + "\n}\n",
+		"hcl index chain": "locals {\n  x = a" + r("[b]", n) + "\n}\n",
 	}
 }
 

@@ -17,7 +17,8 @@
 // heredocs and comments count while the literal lasts (a JSON policy in a
 // heredoc is parsed again later), and chains the HCL parser recurses on
 // without brackets (unary operators, conditionals, [*] splats, template
-// directives) count as levels. Real configurations nest a dozen or two
+// directives), and chains it builds into a tree one level deeper per link
+// (binary operators, indexes), count as levels. Real configurations nest a dozen or two
 // levels; the bound is ten times that.
 package nesting
 
