@@ -124,6 +124,48 @@ type job struct {
 	rollout int
 }
 
+// MaxEpisodes is the most (example, rollout) episodes one run plans. A plan
+// is held in memory before the first episode starts, and a run of more
+// episodes than this is better split into shards (--shard i/n, joined by
+// svbench merge) that run, fail and resume independently.
+const MaxEpisodes = 1_000_000
+
+// ErrTooManyEpisodes is wrapped by Episodes' error.
+var ErrTooManyEpisodes = errors.New("too many episodes for one run")
+
+// Episodes is examples × rollouts, refused when it is negative or more than
+// MaxEpisodes; the product is never computed past that bound, so values
+// from a flag or a file (math.MaxInt rollouts) cannot overflow it.
+func Episodes(examples, rollouts int) (int, error) {
+	if examples < 0 || rollouts < 0 {
+		return 0, fmt.Errorf("%d examples × %d rollouts: counts cannot be negative", examples, rollouts)
+	}
+	if examples > 0 && rollouts > MaxEpisodes/examples {
+		return 0, fmt.Errorf("%w: %d examples × %d rollouts per example is more than the %d episodes one run may plan; lower the examples (-n) or rollouts (-r), or split the examples over runs with --shard i/n and join them with svbench merge",
+			ErrTooManyEpisodes, examples, rollouts, MaxEpisodes)
+	}
+	return examples * rollouts, nil
+}
+
+// planJobs lists the pairs still to play. It observes ctx, so an
+// interrupt while a large plan is built stops the run there.
+func planJobs(ctx context.Context, selected []int, rollouts int, done map[artifact.Key]bool) ([]job, error) {
+	var jobs []job
+	for i, idx := range selected {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%w while planning: %w", ErrInterrupted, err)
+			}
+		}
+		for r := range rollouts {
+			if !done[artifact.Key{Index: idx, Rollout: r}] {
+				jobs = append(jobs, job{idx, r})
+			}
+		}
+	}
+	return jobs, nil
+}
+
 // Run executes (or resumes) an evaluation.
 func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	if cfg.Log == nil {
@@ -159,7 +201,18 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		if cfg.Shard, err = ParseShard(meta.Shard); err != nil {
 			return nil, err
 		}
-	} else {
+	}
+	// The plan is checked before anything is written: a run that cannot be
+	// planned leaves no directory behind to resume.
+	selected := selectExamples(cfg.Dataset.Len(), cfg.N, cfg.Seed, cfg.Shard, cfg.Log)
+	total, err := Episodes(len(selected), cfg.Rollouts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w before it started: %w", ErrInterrupted, err)
+	}
+	if cfg.ResumeDir == "" {
 		meta = newMetadata(cfg, info, rubric)
 		if cfg.RunID != "" {
 			if err := CheckRunID(cfg.RunID); err != nil {
@@ -180,7 +233,6 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 	}
 
-	selected := selectExamples(cfg.Dataset.Len(), cfg.N, cfg.Seed, cfg.Shard, cfg.Log)
 	if cfg.ResumeDir == "" {
 		meta.NumExamples = cfg.N
 		if cfg.N <= 0 || cfg.N > cfg.Dataset.Len() {
@@ -202,19 +254,14 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 
 	agg := newAggregate()
-	done, err := compactResults(filepath.Join(dir, artifact.ResultsFile), agg)
+	done, err := compactResults(ctx, filepath.Join(dir, artifact.ResultsFile), agg)
 	if err != nil {
 		return nil, err
 	}
-	var jobs []job
-	for _, idx := range selected {
-		for r := range cfg.Rollouts {
-			if !done[artifact.Key{Index: idx, Rollout: r}] {
-				jobs = append(jobs, job{idx, r})
-			}
-		}
+	jobs, err := planJobs(ctx, selected, cfg.Rollouts, done)
+	if err != nil {
+		return nil, err
 	}
-	total := len(selected) * cfg.Rollouts
 
 	f, err := os.OpenFile(filepath.Join(dir, artifact.ResultsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -592,6 +639,22 @@ func (r *run) checkpoint() {
 
 // selectExamples shuffles dataset indices with the seed, keeps the first n
 // and then this shard's share of them.
+// PlannedExamples is how many examples a run of n examples (0 = all) from
+// a dataset of rows plays in shard sh: the length of what selectExamples
+// returns, without shuffling.
+func PlannedExamples(rows, n int, sh Shard) int {
+	if n > 0 && n < rows {
+		rows = n
+	}
+	if sh.Count <= 1 {
+		return rows
+	}
+	if rows <= sh.Index {
+		return 0
+	}
+	return (rows-sh.Index-1)/sh.Count + 1
+}
+
 func selectExamples(rows, n int, seed uint64, sh Shard, log *slog.Logger) []int {
 	perm := dataset.Permutation(rows, seed)
 	if n > rows {
@@ -616,7 +679,7 @@ func selectExamples(rows, n int, seed uint64, sh Shard, log *slog.Logger) []int 
 // compactResults rewrites results.jsonl keeping the last successful row of
 // each pair (failed rows are retried, a torn last line is dropped), and
 // returns the pairs already done.
-func compactResults(path string, agg *aggregate) (map[artifact.Key]bool, error) {
+func compactResults(ctx context.Context, path string, agg *aggregate) (map[artifact.Key]bool, error) {
 	done := map[artifact.Key]bool{}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return done, nil
@@ -624,6 +687,9 @@ func compactResults(path string, agg *aggregate) (map[artifact.Key]bool, error) 
 	keep := map[artifact.Key]artifact.Result{}
 	var order []artifact.Key
 	err := artifact.EachResult(path, func(res *artifact.Result) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%w while reading the finished rows: %w", ErrInterrupted, err)
+		}
 		if res.Error != "" {
 			return nil
 		}

@@ -225,6 +225,14 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		return err
 	}
 	defer closeDS()
+	var episodes int
+	if f.resume == "" {
+		// Checked before the first run starts: a product past the cap (or
+		// past math.MaxInt) is a mistake in a flag, not a run to begin.
+		if episodes, err = runner.Episodes(runner.PlannedExamples(ds.Len(), f.n, shard), f.rollouts); err != nil {
+			return usagef("-r/--rollouts %d: %v", f.rollouts, err)
+		}
+	}
 	level := slog.LevelWarn
 	if f.verbose {
 		level = slog.LevelDebug
@@ -261,12 +269,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		if f.resume == "" {
-			examples := ds.Len()
-			if f.n > 0 && f.n < examples {
-				examples = f.n
-			}
-			episodes := examples * f.rollouts
-			fmt.Fprintf(stderr, "  %d examples × %d rollouts = %d episodes", examples, f.rollouts, episodes)
+			fmt.Fprintf(stderr, "  %d examples × %d rollouts = %d episodes", runner.PlannedExamples(ds.Len(), f.n, shard), f.rollouts, episodes)
 			if m.Client != nil && !strings.HasPrefix(m.Name, "builtin:") && !isLocalURL(m.BaseURL) {
 				fmt.Fprintf(stderr, ", at least %d model calls to %s", episodes, m.BaseURL)
 				if prices == nil {

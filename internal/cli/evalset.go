@@ -108,6 +108,7 @@ func parseEvalSetEntry(m map[string]any) (evalSetEntry, error) {
 			}
 		}
 	})
+	rKey := "r"
 	for k, v := range m {
 		canon, ok := evalSetKeys[k]
 		if !ok {
@@ -139,6 +140,7 @@ func parseEvalSetEntry(m map[string]any) (evalSetEntry, error) {
 		case "n":
 			e.N, err = tomlInt(k, v)
 		case "r":
+			rKey = k
 			e.R, err = tomlInt(k, v)
 		case "rubric":
 			e.Rubric, err = tomlString(k, v)
@@ -198,6 +200,12 @@ func parseEvalSetEntry(m map[string]any) (evalSetEntry, error) {
 	}
 	if e.N < 0 || e.R < 0 || e.MaxTokens < 0 || e.Concurrency < 0 {
 		return e, fmt.Errorf("n, r, max_tokens and concurrency cannot be negative")
+	}
+	// The dataset's size is known only when the run starts (where eval
+	// checks the plan again); what the entry itself asks for is checked
+	// here, so the error names the key the file used.
+	if _, err := runner.Episodes(max(e.N, 1), e.R); err != nil {
+		return e, fmt.Errorf("%s = %d: %w", rKey, e.R, err)
 	}
 	return e, nil
 }
