@@ -58,7 +58,7 @@ var Params = []env.ParamSpec{
 	{Name: ParamMaxTurns, Kind: env.ParamInt, Default: "10", Min: 1, Max: 64, Doc: "assistant turns per episode"},
 	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap"}, Doc: "isolation mechanism for executing code; bubblewrap is the only one (there is no weaker fallback, so verdicts do not depend on the host)"},
 	{Name: ParamTestTimeout, Kind: env.ParamInt, Default: "30", Min: 2, Max: 600, Doc: "seconds of CPU and wall time one test file may use in the sandbox (a run over it is killed and fails)"},
-	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "GOCACHE directory for compiling Go tasks (default: the user cache dir)"},
+	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "directory to keep the Go build cache in: svbench creates and uses only its subdirectory svbench-go-build and changes nothing else there (default: the user cache dir, /var/tmp under root)"},
 }
 
 func init() {

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/svbench/svbench/envs/codevuln/pyrunner"
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 	"github.com/svbench/svbench/verify/sandbox"
 )
@@ -124,6 +125,16 @@ func (v *Verifier) forget() {
 	v.mu.Unlock()
 }
 
+// GoCacheSubdir is the directory svbench creates inside go_cache (or the
+// default cache location) for the Go build cache; nothing else there is
+// touched.
+const GoCacheSubdir = "svbench-go-build"
+
+// goTmpfs sizes /tmp of a Go compile stage, which holds the go command's
+// work directory ($WORK: compiled packages before they reach the cache, the
+// linked test binary). Its contents count towards the stage's memory bound.
+const goTmpfs = 1 << 30
+
 // NewVerifier detects the toolchains and the sandbox. Missing toolchains are
 // not an error here: a task of that language then fails to verify with the
 // detection message, so a Python-only host can still score Python tasks.
@@ -152,15 +163,19 @@ func NewVerifier(ctx context.Context, sb *sandbox.Sandbox, cacheDir string, test
 			// cannot traverse /root: keep the cache where they can.
 			base = "/var/tmp"
 		}
-		cacheDir = filepath.Join(base, "svbench-e3-gocache")
+		cacheDir = base
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return nil, fmt.Errorf("e3: Go build cache %s: %w", cacheDir, err)
+		return nil, fmt.Errorf("e3: go_cache %s: %w", cacheDir, err)
 	}
-	if err := sb.PrepareShared(cacheDir); err != nil {
-		return nil, fmt.Errorf("e3: Go build cache %s: %w", cacheDir, err)
+	// The cache is a subdirectory svbench makes and marks: the directory a
+	// user names may hold their own files, whose owner svbench must not
+	// change (the compile stage writes the cache as the sandbox's uid).
+	cache, err := sb.SharedDir(cacheDir, GoCacheSubdir)
+	if err != nil {
+		return nil, fmt.Errorf("e3: go_cache %s: %w", cacheDir, err)
 	}
-	v.cache = cacheDir
+	v.cache = cache
 	return v, nil
 }
 
@@ -257,13 +272,6 @@ func isLocalPath(p string) bool {
 	return filepath.IsLocal(filepath.FromSlash(p)) && !strings.Contains(p, "\\")
 }
 
-// pyRunner is the trusted side of E3's Python test runs: the runner, the
-// object bridge and the helpers tests may import (see pyrunner/ and the
-// threat model in README.md).
-//
-//go:embed pyrunner/*.py
-var pyRunner embed.FS
-
 var (
 	pyTestDef     = regexp.MustCompile(`(?m)^\s+def (test\w*)\s*\(`)
 	pyVerdictLine = regexp.MustCompile(`(?m)^SVBENCH-VERDICT (\{.*\})$`)
@@ -317,9 +325,12 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 	}
 	defer cleanup()
 	trusted := map[string][]byte{}
-	ents, _ := pyRunner.ReadDir("pyrunner")
+	ents, _ := pyrunner.FS.ReadDir(".")
 	for _, e := range ents {
-		b, err := pyRunner.ReadFile("pyrunner/" + e.Name())
+		if !strings.HasSuffix(e.Name(), ".py") {
+			continue
+		}
+		b, err := pyrunner.FS.ReadFile(e.Name())
 		if err != nil {
 			return TestRun{Output: err.Error()}
 		}
@@ -351,6 +362,9 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 		Env:           []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
 		Limits:        v.limits,
 		ReadOnlyBinds: v.py.Binds(),
+		// The trusted runner starts the candidate's own sandbox with
+		// bwrap, which needs namespaces and mounts.
+		Nesting: true,
 	})
 	if err != nil {
 		return TestRun{Total: expected, Output: err.Error()}
@@ -481,6 +495,7 @@ func (v *Verifier) runGo(ctx context.Context, tests map[string][]byte, files Fil
 	// empty a table of test cases, say) fails there.
 	lim := v.limits
 	lim.Wall, lim.CPU, lim.AddressSpace, lim.Memory, lim.Procs, lim.FileSize = 180*time.Second, 180*time.Second, 4<<30, 4<<30, 512, 512<<20
+	lim.Tmpfs = goTmpfs
 	goExe := filepath.Join(v.gotc.Root, "bin", "go")
 	res, err := v.sb.Run(ctx, sandbox.Spec{
 		Argv:          []string{"/bin/sh", "-c", `cd mod && "$1" build -o /dev/null . && "$1" test -c -vet=off -o ../t.bin .`, "sh", goExe},
@@ -649,6 +664,7 @@ func (v *Verifier) startWarm(ctx context.Context) {
 		}
 		lim := v.limits
 		lim.Wall, lim.CPU, lim.AddressSpace, lim.Memory, lim.Procs, lim.FileSize = 600*time.Second, 600*time.Second, 4<<30, 4<<30, 512, 512<<20
+		lim.Tmpfs = goTmpfs
 		argv := append([]string{filepath.Join(v.gotc.Root, "bin", "go"), "build", "-o", "/dev/null"}, pkgs...)
 		_, _ = v.sb.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: v.goEnv(), Limits: lim,
 			ReadOnlyBinds: v.gotc.Binds(), WritableBinds: []string{v.cache}})

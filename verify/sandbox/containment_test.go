@@ -3,10 +3,13 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -132,14 +135,15 @@ func TestNoProcHidesOwnFiles(t *testing.T) {
 func TestMountsReadOnlyAndWritable(t *testing.T) {
 	for m, s := range isolated(t) {
 		t.Run(string(m), func(t *testing.T) {
-			ro, rw := t.TempDir(), t.TempDir()
+			ro := t.TempDir()
 			// bwrap resolves a bind's descriptor as the run's uid, which
 			// must be able to traverse the test's temp dir (0700).
 			if err := os.Chmod(filepath.Dir(ro), 0o711); err != nil {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(ro, "in.txt"), []byte("given"), 0o644)
-			if err := s.PrepareShared(rw); err != nil {
+			rw, err := s.SharedDir(t.TempDir(), "out")
+			if err != nil {
 				t.Fatal(err)
 			}
 			res, err := s.Run(context.Background(), Spec{
@@ -160,24 +164,48 @@ func TestMountsReadOnlyAndWritable(t *testing.T) {
 	}
 }
 
-// TestNestedSandbox: a program inside can start bwrap again, and the inner
-// program does not see what the outer one chose not to give it.
+// TestNestedSandbox: a program run with Spec.Nesting can start bwrap again,
+// with the arguments E3's runner uses (sized tmpfs mounts, a read-only root
+// and /dev, the strict filter from SeccompFilterPath); the inner program
+// does not see what the outer one chose not to give it, cannot write outside
+// its bounded mounts and cannot create namespaces. Without Nesting the
+// strict filter refuses bwrap its namespaces.
 func TestNestedSandbox(t *testing.T) {
+	const bwrap = `bwrap --unshare-user --unshare-pid --unshare-ipc --unshare-uts --die-with-parent --new-session --cap-drop ALL ` +
+		`--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 ` +
+		`--dev /dev --remount-ro /dev --size 1048576 --tmpfs /dev/shm --size 1048576 --tmpfs /tmp --remount-ro / `
+	const probe = `-- /bin/sh -c 'cat /scratch/outer-only.txt 2>/dev/null || echo "inner: hidden"; ` +
+		`touch /x /dev/x 2>/dev/null && echo "inner: root writable"; ` +
+		`stat -f -c "inner: tmp %b blocks of %S" /tmp; stat -f -c "inner: shm %b blocks of %S" /dev/shm; ` +
+		`unshare -U true 2>/dev/null && echo "inner: unshare works" || echo "inner: no namespaces"'`
 	for m, s := range isolated(t) {
-		t.Run(string(m), func(t *testing.T) {
-			dir := scratch(t, s)
-			os.WriteFile(filepath.Join(dir, "outer-only.txt"), []byte("secret"), 0o644)
-			inner := `bwrap --unshare-user --unshare-pid --unshare-ipc --unshare-uts --die-with-parent --new-session --cap-drop ALL ` +
-				`--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --dev /dev --tmpfs /tmp ` +
-				`-- /bin/sh -c 'cat /scratch/outer-only.txt 2>/dev/null || echo "inner: hidden"'`
-			res, err := s.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", inner}, Dir: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !res.OK() || strings.TrimSpace(string(res.Stdout)) != "inner: hidden" {
-				t.Errorf("nested: %+v stdout %q stderr %q", res, res.Stdout, res.Stderr)
-			}
-		})
+		for _, tc := range []struct {
+			name    string
+			nesting bool
+			cmd     string
+			want    string
+		}{
+			{"nesting", true, `exec 9<` + SeccompFilterPath + `; ` + bwrap + `--seccomp 9 ` + probe,
+				"inner: hidden\ninner: tmp 256 blocks of 4096\ninner: shm 256 blocks of 4096\ninner: no namespaces"},
+			{"strict-no-filter-file", false, `test -e ` + SeccompFilterPath + ` && echo "filter file present"`, ""},
+			{"strict", false, bwrap + probe, ""},
+		} {
+			t.Run(string(m)+"/"+tc.name, func(t *testing.T) {
+				dir := scratch(t, s)
+				os.WriteFile(filepath.Join(dir, "outer-only.txt"), []byte("secret"), 0o644)
+				res, err := s.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", tc.cmd}, Dir: dir, Nesting: tc.nesting})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := strings.TrimSpace(string(res.Stdout))
+				if tc.nesting && (!res.OK() || got != tc.want) {
+					t.Errorf("nested: exit %d killed %q stdout %q stderr %q", res.ExitCode, res.Killed, got, res.Stderr)
+				}
+				if !tc.nesting && (res.OK() || got != "" || tc.name == "strict" && !strings.Contains(string(res.Stderr), "namespace")) {
+					t.Errorf("bwrap nested without Spec.Nesting: exit %d stdout %q stderr %q", res.ExitCode, got, res.Stderr)
+				}
+			})
+		}
 	}
 }
 
@@ -217,4 +245,145 @@ func TestUIDClaimsAreExclusiveAcrossPools(t *testing.T) {
 	}
 	rel2()
 	rel3()
+}
+
+// fillScript writes up to 3 GiB into the directory argv[1] names in 8 MiB
+// files (RLIMIT_FSIZE bounds each file), keeping every file open and, with
+// argv[2] == "unlink", deleted; it reports how far it got and then waits, so
+// what it holds stays held until the sandbox acts.
+const fillScript = `
+import errno, os, sys, time
+d, mode = sys.argv[1], sys.argv[2]
+chunk = b"x" * (8 << 20)
+held, n, err = [], 0, "none"
+while n < 3 << 30:
+    p = os.path.join(d, "f%d" % len(held))
+    try:
+        f = open(p, "wb", buffering=0)
+        held.append(f)
+        if mode == "unlink":
+            os.unlink(p)
+        f.write(chunk)
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, str(e.errno))
+        break
+    n += len(chunk)
+for p in ("/held-in-root", "/dev/held-in-dev"):
+    try:
+        open(p, "w").write("x")
+        print("wrote", p, flush=True)
+    except OSError as e:
+        print("refused", p, errno.errorcode.get(e.errno), flush=True)
+print("stopped", n >> 20, "MiB", err, flush=True)
+time.sleep(30)
+`
+
+// TestRAMBackedMountsAreBounded: /tmp and /dev/shm are tmpfs (RAM); a program
+// that fills them gets ENOSPC at Limits.Tmpfs, is killed as "disk" with the
+// mount named, and cannot write the root or /dev at all. What it held is
+// within Limits.Memory (resident memory and tmpfs together).
+func TestRAMBackedMountsAreBounded(t *testing.T) {
+	py := python(t)
+	const tmpfs = 32 << 20
+	lim := Limits{Tmpfs: tmpfs, Memory: 512 << 20, Wall: 30 * time.Second, CPU: 30 * time.Second}
+	for m, s := range isolated(t) {
+		for _, dir := range []string{"/tmp", "/dev/shm"} {
+			t.Run(string(m)+dir, func(t *testing.T) {
+				res, err := s.Run(context.Background(), Spec{
+					Argv: []string{py.Exe, "-I", "-c", fillScript, dir, "keep"}, Dir: scratch(t, s),
+					ReadOnlyBinds: py.Binds(), Limits: lim,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := string(res.Stdout)
+				if res.Killed != KilledDisk || !strings.Contains(res.Detail, dir+" is full") {
+					t.Errorf("Killed %q detail %q, want disk naming %s (stdout %q stderr %q)", res.Killed, res.Detail, dir, out, res.Stderr)
+				}
+				var mib int
+				var why string
+				if _, err := fmt.Sscanf(out[strings.Index(out, "stopped"):], "stopped %d MiB %s", &mib, &why); err != nil || why != "ENOSPC" || mib > tmpfs>>20 {
+					t.Errorf("wrote %d MiB into %s and stopped on %q (%v), want ENOSPC within %d MiB: %q", mib, dir, why, err, tmpfs>>20, out)
+				}
+				for _, p := range []string{"/held-in-root", "/dev/held-in-dev"} {
+					if !strings.Contains(out, "refused "+p+" EROFS") {
+						t.Errorf("%s was not refused as read-only: %q", p, out)
+					}
+				}
+				if res.PeakMemory > lim.Memory {
+					t.Errorf("peak memory %d MiB above the run's bound %d MiB", res.PeakMemory>>20, lim.Memory>>20)
+				}
+			})
+		}
+	}
+}
+
+// TestScratchDiskIsBounded: the scratch directory is host disk; a run that
+// fills it, or holds deleted files open there, or creates entries without
+// end, is killed as "disk" while it holds little more than Limits.Disk.
+func TestScratchDiskIsBounded(t *testing.T) {
+	py := python(t)
+	const disk = 64 << 20
+	lim := Limits{Disk: disk, Wall: 60 * time.Second, CPU: 60 * time.Second}
+	manyFiles := `
+import os, time
+for i in range(` + fmt.Sprint(maxScratchEntries+1000) + `):
+    open("e%d" % i, "w").close()
+print("created all", flush=True)
+time.sleep(30)
+`
+	for m, s := range isolated(t) {
+		for _, tc := range []struct {
+			name   string
+			argv   []string
+			detail string
+		}{
+			{"files", []string{py.Exe, "-I", "-c", fillScript, ScratchMount, "keep"}, "scratch holds"},
+			{"deleted-but-open", []string{py.Exe, "-I", "-c", fillScript, ScratchMount, "unlink"}, "scratch holds"},
+			{"entries", []string{py.Exe, "-I", "-c", manyFiles}, "entries"},
+		} {
+			t.Run(string(m)+"/"+tc.name, func(t *testing.T) {
+				dir := scratch(t, s)
+				res, err := s.Run(context.Background(), Spec{Argv: tc.argv, Dir: dir, ReadOnlyBinds: py.Binds(), Limits: lim})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Killed != KilledDisk || !strings.Contains(res.Detail, tc.detail) {
+					t.Errorf("Killed %q detail %q, want disk %q (stdout %q stderr %q)", res.Killed, res.Detail, tc.detail, res.Stdout, res.Stderr)
+				}
+				// 3 GiB is far beyond the bound; 65k small files are
+				// not, and may all exist before the next measurement.
+				if strings.Contains(string(res.Stdout), "stopped") {
+					t.Errorf("the run finished its writes: %q", res.Stdout)
+				}
+				held := hostUsage(t, dir)
+				t.Logf("peak %d MiB, left on disk %d MiB, bound %d MiB", res.PeakDisk>>20, held>>20, disk>>20)
+				if held > disk+diskSlack || res.PeakDisk > disk+diskSlack {
+					t.Errorf("held %d MiB (peak seen %d MiB), more than the bound %d MiB + %d MiB", held>>20, res.PeakDisk>>20, disk>>20, diskSlack>>20)
+				}
+			})
+		}
+	}
+}
+
+// diskSlack is what a run may write between two measurements of its scratch
+// directory (documented in the README's sandbox section).
+const diskSlack = 128 << 20
+
+func hostUsage(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if fi, err := d.Info(); err == nil {
+			n += fi.Sys().(*syscall.Stat_t).Blocks * 512
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

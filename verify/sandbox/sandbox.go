@@ -8,9 +8,12 @@
 // ipc, uts, cgroup, mount): the program sees an empty root holding read-only
 // binds of /usr (and /lib, /lib64, /bin as the host lays them out),
 // /etc/alternatives, /etc/ssl and the toolchains, a fresh /dev, a fresh /proc
-// of its own pid namespace (or none, Spec.NoProc), a private tmpfs /tmp and
-// the scratch directory at /scratch, the only writable bind besides the ones
-// the caller names. The network namespace holds only a loopback device,
+// of its own pid namespace (or none, Spec.NoProc), private tmpfs mounts at
+// /tmp and /dev/shm of Limits.Tmpfs bytes each, and the scratch directory at
+// /scratch, the only writable bind besides the ones the caller names; the
+// root bwrap builds and /dev are read-only, so no other RAM-backed mount can
+// be filled. A seccomp filter (seccomp.go) denies the system calls code under
+// test never needs. The network namespace holds only a loopback device,
 // brought up by bwrap, so 127.0.0.1 works and is not the host's.
 // --die-with-parent and the pid namespace mean the whole tree dies with the
 // run. Nothing of svbench's environment reaches any process inside: bwrap and
@@ -30,9 +33,11 @@
 // RLIMIT_NPROC on itself and then executes bwrap, so they hold from the first
 // instruction and are inherited. Per run, a watchdog sums the resident memory
 // and counts the tasks of every process descending from the run and kills the
-// run when either passes Limits.Memory or Limits.Procs: forty processes that
-// each stay under the per-process limit do not add up to more than the run
-// may hold. The wall clock and the output size are enforced here by killing
+// run when either passes Limits.Memory (which counts what the run's tmpfs
+// mounts hold too) or Limits.Procs: forty processes that each stay under the
+// per-process limit do not add up to more than the run may hold. It also
+// kills a run whose tmpfs is full or whose scratch directory and writable
+// mounts hold more than Limits.Disk (see watchdog). The wall clock and the output size are enforced here by killing
 // the process group.
 //
 // RLIMIT_NPROC counts every task of a user and is not enforced for root. When
@@ -74,6 +79,7 @@ const (
 	KilledMemory    = "memory"    // a process's address space or the run's total memory
 	KilledProcs     = "procs"     // process-count limit hit (fork failed, or the run's total)
 	KilledOutput    = "output"    // stdout+stderr over Limits.Output
+	KilledDisk      = "disk"      // scratch over Limits.Disk, or a tmpfs full (Limits.Tmpfs)
 	KilledSignal    = "signal"    // died from another signal
 	KilledCancelled = "cancelled" // the caller's context ended
 )
@@ -97,12 +103,20 @@ type Limits struct {
 	Procs        int   // processes and threads of the whole run
 	FileSize     int64 // largest file a process may write, bytes
 	Output       int64 // stdout+stderr bytes kept; more kills the run
+	// Tmpfs is the size of each RAM-backed mount the program can write,
+	// /tmp and /dev/shm (the root and /dev are read-only). What they hold
+	// counts towards Memory too, so Memory is the run's bound on RAM.
+	Tmpfs int64
+	// Disk bounds the bytes the run holds in its scratch directory and
+	// writable Mounts, files it deleted but keeps open included, and
+	// (maxScratchEntries) how many entries it creates there.
+	Disk int64
 }
 
 // DefaultLimits suit a unit-test run of a small program.
 var DefaultLimits = Limits{
 	CPU: 10 * time.Second, Wall: 20 * time.Second, AddressSpace: 1 << 30, Memory: 1 << 30,
-	Procs: 64, FileSize: 16 << 20, Output: 256 << 10,
+	Procs: 64, FileSize: 16 << 20, Output: 256 << 10, Tmpfs: 64 << 20, Disk: 256 << 20,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -127,6 +141,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Output <= 0 {
 		l.Output = d.Output
+	}
+	if l.Tmpfs <= 0 {
+		l.Tmpfs = d.Tmpfs
+	}
+	if l.Disk <= 0 {
+		l.Disk = max(d.Disk, l.FileSize)
 	}
 	return l
 }
@@ -156,7 +176,7 @@ type Spec struct {
 	ReadOnlyBinds []string
 	// WritableBinds are extra host directories made writable at the same
 	// path (a build cache). A run with writable binds executes as the
-	// shared uid (see Sandbox.PrepareShared), never as a pool uid, so only
+	// shared uid (see Sandbox.SharedDir), never as a pool uid, so only
 	// trusted stages (a compiler that does not execute its input) may use it.
 	WritableBinds []string
 	// Mounts are extra host paths at other places.
@@ -166,6 +186,12 @@ type Spec struct {
 	NoProc bool
 	// ExtraFiles become file descriptors 3, 4, … of the program.
 	ExtraFiles []*os.File
+	// Nesting lets the program start bubblewrap itself: the seccomp filter
+	// then allows namespaces (unshare, clone with CLONE_NEW*) and the
+	// classic mount calls, and the strict filter is readable at
+	// SeccompFilterPath for the program to install on the sandbox it
+	// starts. Only a trusted program (E3's test runner) may ask for it.
+	Nesting bool
 }
 
 // Result is what a run produced.
@@ -180,8 +206,15 @@ type Result struct {
 	Killed   string
 	Duration time.Duration
 	Mode     Mode
-	// PeakMemory is the largest total resident memory the watchdog saw.
+	// PeakMemory is the largest total the watchdog saw of resident memory
+	// and of what the run's tmpfs mounts hold.
 	PeakMemory int64
+	// PeakDisk is the most the run held in its scratch directory and
+	// writable mounts (deleted but open files included).
+	PeakDisk int64
+	// Detail says which bound a watchdog kill (memory, procs, disk) passed
+	// and by how much.
+	Detail string
 }
 
 // OK reports a clean zero exit.
@@ -212,6 +245,9 @@ type Sandbox struct {
 
 	scratchMu   sync.Mutex
 	scratchBase string
+
+	// seccomp programs as bwrap reads them: strict, and for Spec.Nesting.
+	strict, nesting []byte
 }
 
 // New checks that bubblewrap works here (a trivial program is run) and
@@ -245,6 +281,16 @@ func New(ctx context.Context, opts Options) (*Sandbox, error) {
 		}
 	}
 	s.hostLayout()
+	for _, f := range []struct {
+		dst     *[]byte
+		nesting bool
+	}{{&s.strict, false}, {&s.nesting, true}} {
+		raw, err := seccompProgram(f.nesting)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoIsolation, err)
+		}
+		*f.dst = encodeProgram(raw)
+	}
 	dir, cleanup, err := s.NewScratch()
 	if err != nil {
 		return nil, err
@@ -333,15 +379,71 @@ func (s *Sandbox) ScratchBase() string {
 // cleanup NewScratch returns, and the shared base stays for other runs.
 func (s *Sandbox) Close() error { return nil }
 
-// PrepareShared makes dir (recursively) owned by the shared uid, so runs with
-// dir as a writable bind can write there. A no-op without root.
-func (s *Sandbox) PrepareShared(dir string) error {
-	if !s.root {
-		return nil
+// SharedMarker is the file that marks a directory as one SharedDir made.
+const SharedMarker = ".svbench-shared-dir"
+
+// SharedDir returns parent/name, a directory for writable binds (a build
+// cache) that runs execute against as the shared uid. svbench creates it
+// with a marker file inside and only ever changes the ownership of what is
+// inside it: parent is whatever directory a user named, and may hold their
+// own files (an id_rsa), which svbench never touches. An existing parent/name
+// is used only if it carries the marker, is a real directory and belongs to
+// svbench (its uid or the shared uid); anything else is refused.
+func (s *Sandbox) SharedDir(parent, name string) (string, error) {
+	if name == "" || !filepath.IsLocal(name) || strings.ContainsRune(name, filepath.Separator) {
+		return "", fmt.Errorf("sandbox: shared directory name %q must be one path element", name)
 	}
-	return chownTree(dir, s.SharedUID())
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("sandbox: shared directory parent %s is not a directory (%v); create it or name another", parent, err)
+	}
+	dir := filepath.Join(parent, name)
+	marker := filepath.Join(dir, SharedMarker)
+	switch err := os.Mkdir(dir, 0o755); {
+	case err == nil:
+		if err := os.WriteFile(marker, []byte("created by svbench for sandboxed build caches; svbench changes the ownership of what is in this directory and nothing outside it\n"), 0o644); err != nil {
+			return "", fmt.Errorf("sandbox: marking %s: %w", dir, err)
+		}
+	case errors.Is(err, fs.ErrExist):
+		if err := s.checkShared(dir, marker); err != nil {
+			return "", err
+		}
+	default:
+		return "", fmt.Errorf("sandbox: creating %s: %w", dir, err)
+	}
+	if !s.root {
+		return dir, nil
+	}
+	if err := chownTree(dir, s.SharedUID()); err != nil {
+		return "", fmt.Errorf("sandbox: handing %s to uid %d: %w", dir, s.SharedUID(), err)
+	}
+	return dir, nil
 }
 
+// checkShared accepts an existing directory as SharedDir's own.
+func (s *Sandbox) checkShared(dir, marker string) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("sandbox: %s exists but %s, so svbench will not use it or change its ownership; remove it or name another parent directory", dir, why)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("sandbox: %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return refuse("is not a directory")
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || (int(st.Uid) != os.Geteuid() && (!s.root || int(st.Uid) != s.SharedUID())) {
+		return refuse("belongs to another user")
+	}
+	if mfi, err := os.Lstat(marker); err != nil || !mfi.Mode().IsRegular() {
+		return refuse("was not created by svbench (no " + SharedMarker + " file)")
+	}
+	return nil
+}
+
+// chownTree hands a directory svbench made (a scratch or shared directory)
+// to uid. A file with more than one link is left alone: its other name may
+// be outside the tree, on a file svbench did not create.
 func chownTree(dir string, uid int) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -349,6 +451,13 @@ func chownTree(dir string, uid int) error {
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
 			return nil
+		}
+		if d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+					return nil
+				}
+			}
 		}
 		return os.Lchown(p, uid, uid)
 	})
@@ -393,7 +502,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("sandbox: scratch dir: %w", err)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
 		return res, fmt.Errorf("sandbox: scratch dir %s is not a directory", dir)
 	}
 	lim := spec.Limits.withDefaults()
@@ -403,6 +512,11 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 
 	uid := -1
 	if s.root {
+		// The scratch tree is handed to the run's uid: it must be one
+		// NewScratch made, never a directory of someone else's.
+		if rel, err := filepath.Rel(s.ScratchBase(), dir); s.ScratchBase() == "" || err != nil || !filepath.IsLocal(rel) || strings.Contains(rel, string(filepath.Separator)) {
+			return res, fmt.Errorf("sandbox: scratch dir %s was not made by NewScratch (under %s)", dir, s.ScratchBase())
+		}
 		if len(spec.WritableBinds) > 0 || hasWritableMount(spec.Mounts) {
 			uid = s.SharedUID()
 		} else {
@@ -449,7 +563,26 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		files = append(files, f)
 		return strconv.Itoa(2 + len(files)), nil
 	}
-	wrapped, err := s.wrap(spec, dir, fdOf)
+	// Data bwrap copies (a seccomp program) comes through a pipe: it is far
+	// smaller than a pipe's buffer, so writing it all before bwrap starts
+	// cannot block.
+	dataFd := func(b []byte) (string, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return "", fmt.Errorf("sandbox: pipe for bwrap: %w", err)
+		}
+		opened = append(opened, r)
+		_, err = w.Write(b)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", fmt.Errorf("sandbox: writing the seccomp filter for bwrap: %w", err)
+		}
+		files = append(files, r)
+		return strconv.Itoa(2 + len(files)), nil
+	}
+	wrapped, err := s.wrap(spec, dir, lim, fdOf, dataFd)
 	if err != nil {
 		return res, err
 	}
@@ -495,7 +628,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(lim.Wall)
 	defer timer.Stop()
-	watch := newWatchdog(cmd.Process.Pid, lim)
+	watch := newWatchdog(cmd.Process.Pid, lim, diskRoots(dir, spec.Mounts))
 	defer watch.stop()
 	var waitErr error
 	select {
@@ -504,7 +637,8 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		killWith(KilledTimeout)
 		waitErr = <-done
 	case r := <-watch.over:
-		killWith(r)
+		killWith(r.reason)
+		res.Detail = r.detail
 		waitErr = <-done
 	case <-ctx.Done():
 		killWith(KilledCancelled)
@@ -515,7 +649,7 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	// the namespace up.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	res.Duration = time.Since(start)
-	res.PeakMemory = watch.peakMemory()
+	res.PeakMemory, res.PeakDisk = watch.peaks()
 	res.Stdout, res.Stderr, res.Truncated = out.result()
 	mu.Lock()
 	res.Killed = reason
@@ -605,9 +739,21 @@ func hasAny(b []byte, ms [][]byte) bool {
 	return false
 }
 
-// wrap builds the bwrap command around spec.Argv.
-func (s *Sandbox) wrap(spec Spec, dir string, fdOf func(string) (string, error)) ([]string, error) {
-	a := []string{s.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"}
+// wrap builds the bwrap command around spec.Argv. Every mount the program
+// can write is either a bind svbench reads back (scratch, the caller's
+// writable mounts and binds) or a tmpfs of bounded size; the tmpfs root
+// bwrap builds the tree in, and /dev, are remounted read-only so they cannot
+// hold anything.
+func (s *Sandbox) wrap(spec Spec, dir string, lim Limits, fdOf func(string) (string, error), dataFd func([]byte) (string, error)) ([]string, error) {
+	filter := s.strict
+	if spec.Nesting {
+		filter = s.nesting
+	}
+	sfd, err := dataFd(filter)
+	if err != nil {
+		return nil, err
+	}
+	a := []string{s.bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--seccomp", sfd}
 	for _, p := range s.hostRO {
 		a = append(a, "--ro-bind", p, p)
 	}
@@ -624,7 +770,12 @@ func (s *Sandbox) wrap(spec Spec, dir string, fdOf func(string) (string, error))
 	if !spec.NoProc {
 		a = append(a, "--proc", "/proc")
 	}
-	a = append(a, "--dev", "/dev", "--tmpfs", "/tmp")
+	size := strconv.FormatInt(lim.Tmpfs, 10)
+	// bwrap's /dev is a tmpfs of its own, /dev/shm a directory in it: the
+	// whole of /dev goes read-only (its device nodes are separate binds and
+	// stay usable) and /dev/shm becomes a sized tmpfs.
+	a = append(a, "--dev", "/dev", "--remount-ro", "/dev",
+		"--size", size, "--tmpfs", "/dev/shm", "--size", size, "--tmpfs", "/tmp")
 	for _, p := range spec.WritableBinds {
 		fd, err := fdOf(p)
 		if err != nil {
@@ -651,7 +802,14 @@ func (s *Sandbox) wrap(spec Spec, dir string, fdOf func(string) (string, error))
 		}
 		a = append(a, op, fd, m.Target)
 	}
-	a = append(a, "--chdir", filepath.Join(ScratchMount, spec.Subdir), "--clearenv")
+	if spec.Nesting {
+		sfd, err := dataFd(s.strict)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, "--perms", "0444", "--ro-bind-data", sfd, SeccompFilterPath)
+	}
+	a = append(a, "--remount-ro", "/", "--chdir", filepath.Join(ScratchMount, spec.Subdir), "--clearenv")
 	for _, kv := range spec.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if ok && k != "" {

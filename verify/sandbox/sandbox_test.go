@@ -488,3 +488,112 @@ func TestScratchDirsShareOnePrivateBase(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedDirLeavesTheParentAlone: a directory a user names (E3's go_cache)
+// may hold their own files; svbench keeps its writable cache in a marked
+// subdirectory of its own and changes nothing else's owner or mode.
+func TestSharedDirLeavesTheParentAlone(t *testing.T) {
+	var s *Sandbox
+	for _, sb := range isolated(t) {
+		s = sb
+	}
+	parent := t.TempDir()
+	// bwrap resolves a bind's descriptor as the run's uid, which must be
+	// able to traverse the test's temp dir (0700).
+	if err := os.Chmod(filepath.Dir(parent), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(parent, "id_rsa")
+	if err := os.WriteFile(key, []byte("PRIVATE"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := ownerMode(t, key)
+	parentBefore := ownerMode(t, parent)
+	dir, err := s.SharedDir(parent, "cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second file name for the key inside svbench's directory must not
+	// make svbench chown the key through it.
+	if err := os.Link(key, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SharedDir(parent, "cache"); err != nil {
+		t.Fatalf("reusing its own directory: %v", err)
+	}
+	if got := ownerMode(t, key); got != before {
+		t.Errorf("id_rsa: %s after, %s before", got, before)
+	}
+	if got := ownerMode(t, parent); got != parentBefore {
+		t.Errorf("parent: %s after, %s before", got, parentBefore)
+	}
+	res, err := s.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", `echo built > "$1/obj"`, "sh", dir},
+		Dir: scratch(t, s), WritableBinds: []string{dir}})
+	if err != nil || !res.OK() {
+		t.Fatalf("write into the shared dir: %v %+v %s", err, res, res.Stderr)
+	}
+	if got := ownerMode(t, key); got != before {
+		t.Errorf("id_rsa after a run: %s, before %s", got, before)
+	}
+}
+
+func TestSharedDirRefusesWhatItDidNotMake(t *testing.T) {
+	var s *Sandbox
+	for _, sb := range isolated(t) {
+		s = sb
+	}
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, p string)
+		want string
+	}{
+		{"unmarked", func(t *testing.T, p string) { os.Mkdir(p, 0o755) }, "not created by svbench"},
+		{"symlink", func(t *testing.T, p string) { os.Symlink(t.TempDir(), p) }, "not a directory"},
+		{"file", func(t *testing.T, p string) { os.WriteFile(p, nil, 0o600) }, "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			p := filepath.Join(parent, "cache")
+			tc.make(t, p)
+			secret := filepath.Join(parent, "keep")
+			os.WriteFile(secret, nil, 0o600)
+			before := ownerMode(t, secret)
+			_, err := s.SharedDir(parent, "cache")
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "name another") {
+				t.Errorf("err = %v, want a refusal saying %q and what to do", err, tc.want)
+			}
+			if got := ownerMode(t, secret); got != before {
+				t.Errorf("%s: %s after, %s before", secret, got, before)
+			}
+		})
+	}
+}
+
+func TestRunRefusesAScratchItDidNotMake(t *testing.T) {
+	var s *Sandbox
+	for _, sb := range isolated(t) {
+		s = sb
+	}
+	if !s.root {
+		t.Skip("only a root svbench hands the scratch tree to another uid")
+	}
+	dir := t.TempDir()
+	before := ownerMode(t, dir)
+	_, err := s.Run(context.Background(), Spec{Argv: []string{"/bin/true"}, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "NewScratch") {
+		t.Errorf("err = %v, want a refusal naming NewScratch", err)
+	}
+	if got := ownerMode(t, dir); got != before {
+		t.Errorf("%s: %s after, %s before", dir, got, before)
+	}
+}
+
+func ownerMode(t *testing.T, p string) string {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	return fmt.Sprintf("uid %d gid %d mode %v", st.Uid, st.Gid, fi.Mode())
+}
