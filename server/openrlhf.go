@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/svbench/svbench/env"
@@ -98,12 +99,23 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 		}
 		results[i].dur = time.Since(start)
 	})
+	// As in /v1/score: items still running at the deadline finish on their
+	// own and must not write into the answer.
+	var mu sync.Mutex
+	closed := false
 	err := s.scoreAll(r.Context(), states, func(i int) {
 		start := time.Now()
-		dur := results[i].dur
-		results[i] = s.scoreItem(r.Context(), states[i], items[i])
-		results[i].dur = dur + time.Since(start)
+		res := s.scoreItem(r.Context(), states[i], items[i])
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			res.dur = results[i].dur + time.Since(start)
+			results[i] = res
+		}
 	})
+	mu.Lock()
+	closed = true
+	mu.Unlock()
 	s.recordItems("/get_reward", results)
 	if err != nil {
 		status, aerr := contextError(r.Context())

@@ -125,14 +125,27 @@ func (s *Server) handleScore(w http.ResponseWriter, r *http.Request) {
 		scoreCtx, cancel = context.WithDeadline(scoreCtx, dl.Add(-scoreMargin(s.cfg.Timeout)))
 		defer cancel()
 	}
+	// Items still being scored when scoreCtx ends are left to finish on
+	// their own (a verifier need not honour its context); closed keeps
+	// their late results out of the answer being written.
+	var mu sync.Mutex
+	closed := false
 	_ = s.scoreAll(scoreCtx, states, func(i int) {
 		start := time.Now()
-		dur := results[i].dur
-		results[i] = s.scoreItem(scoreCtx, states[i], &items[i])
-		results[i].group = groupKey(items[i].Group)
-		results[i].dur = dur + time.Since(start)
+		res := s.scoreItem(scoreCtx, states[i], &items[i])
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		res.group = groupKey(items[i].Group)
+		res.dur = results[i].dur + time.Since(start)
+		results[i] = res
 		done[i] = true
 	})
+	mu.Lock()
+	closed = true
+	mu.Unlock()
 	if err := r.Context().Err(); err != nil {
 		// The client went away or the server is shutting down: nobody
 		// reads the answer.
@@ -183,8 +196,12 @@ func (s *Server) recordItems(endpoint string, results []ScoreResult) {
 // admitted it to (see admission). The items of each environment queue
 // apart, on at most the lane's limit of goroutines, so within a request as
 // across requests a slow environment's items do not hold up a fast one's.
-// It stops early and returns the context's error when ctx ends; calls
-// already running finish.
+// It returns the context's error as soon as ctx ends, without waiting for
+// calls already running: a verifier that ignores its context (a parser
+// deep in a hostile file) must not hold the answer past the request's
+// deadline. Such calls finish in the background, keeping their worker
+// until they do, and score must not publish their results once scoreAll
+// has returned.
 func (s *Server) scoreAll(ctx context.Context, states []*envState, score func(i int)) error {
 	byLane := map[*lane][]int{}
 	var order []*lane
@@ -222,7 +239,15 @@ func (s *Server) scoreAll(ctx context.Context, states []*envState, score func(i 
 			s.adm.finish(b)
 		})
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+	}
 	return ctx.Err()
 }
 
