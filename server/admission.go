@@ -280,3 +280,58 @@ func resolveEnvWorkers(r *env.Registry, served map[string]*envState, limits map[
 	}
 	return out, nil
 }
+
+// run holds one of lane l's workers for fn, queueing as one item of l. It
+// is how work that does not arrive as a /v1/score item (a rollout's episode
+// steps and final scoring) shares the same workers: sandboxed processes
+// and scanners run at most --workers at once whatever the entry point.
+// It returns ctx's error, without calling fn, when ctx ends first.
+func (a *admission) run(ctx context.Context, l *lane, fn func()) error {
+	b := a.submit(l, 1)
+	defer a.finish(b)
+	if err := a.acquire(ctx, b); err != nil {
+		return err
+	}
+	defer a.release(l)
+	fn()
+	return nil
+}
+
+// admittedEnv is an environment whose episodes do their work under
+// admission: Start and every Step hold a worker of the environment's lane
+// while they run, and nothing in between, so a rollout waiting on its
+// model holds no worker. Close runs unqueued: releasing what an episode
+// holds must not wait behind other work (and must not depend on a live
+// context).
+type admittedEnv struct {
+	env.Environment
+	adm  *admission
+	lane *lane
+}
+
+func (e admittedEnv) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
+	var ep env.Episode
+	var err error
+	if qerr := e.adm.run(ctx, e.lane, func() { ep, err = e.Environment.Start(ctx, ex) }); qerr != nil {
+		return nil, fmt.Errorf("waiting for a worker: %w", qerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return admittedEpisode{Episode: ep, adm: e.adm, lane: e.lane}, nil
+}
+
+type admittedEpisode struct {
+	env.Episode
+	adm  *admission
+	lane *lane
+}
+
+func (ep admittedEpisode) Step(ctx context.Context, m env.Message) (env.StepResult, error) {
+	var res env.StepResult
+	var err error
+	if qerr := ep.adm.run(ctx, ep.lane, func() { res, err = ep.Episode.Step(ctx, m) }); qerr != nil {
+		return env.StepResult{}, fmt.Errorf("waiting for a worker: %w", qerr)
+	}
+	return res, err
+}

@@ -127,7 +127,11 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 		s.recordItems("/v1/rollout", []ScoreResult{res})
 	}()
 	ctx := r.Context()
-	ro, err := runner.RunEpisode(ctx, client, st.env, ex, runner.EpisodeConfig{Model: req.Model, Sampling: req.Sampling, MaxTurns: req.MaxTurns})
+	// The episode's own work (start, tool calls, simulated turns) and the
+	// final scoring queue for the scoring workers like /v1/score's items;
+	// the model calls between them hold none.
+	ae := admittedEnv{Environment: st.env, adm: s.adm, lane: st.lane}
+	ro, err := runner.RunEpisode(ctx, client, ae, ex, runner.EpisodeConfig{Model: req.Model, Sampling: req.Sampling, MaxTurns: req.MaxTurns})
 	var me *runner.ModelError
 	switch {
 	case ctx.Err() != nil:
@@ -144,7 +148,10 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		resp.Error = apiErrorf(CodeScoreFailed, "episode: %v", err)
 	}
-	sc, aerr := s.safeScore(ctx, st, ex, ro, req.Rubric)
+	var sc env.Score
+	if qerr := s.adm.run(ctx, st.lane, func() { sc, aerr = s.safeScore(ctx, st, ex, ro, req.Rubric) }); qerr != nil {
+		_, aerr = contextError(ctx)
+	}
 	if aerr != nil {
 		res.Error = aerr
 		if resp.Error == nil {
