@@ -24,18 +24,29 @@ sys.path.insert(0, HERE)
 
 import svbrpc  # noqa: E402
 
-CANDIDATE_MAIN = "\nserve_candidate(int(sys.argv[1]), [sys.argv[2]])\n"
+# The candidate end runs svbrpc.py and svbench_fixtures.py from this string
+# (-c): nothing of the runner's directory is mounted in its sandbox.
+CANDIDATE_MAIN = """
+def _svb_fixtures(src):
+    import types
+    m = types.ModuleType("svbench_fixtures")
+    exec(compile(src, "svbench_fixtures.py", "exec"), m.__dict__)
+    sys.modules["svbench_fixtures"] = m
+_svb_fixtures(%r)
+serve_candidate(int(sys.argv[1]), [sys.argv[2]])
+"""
 HIDDEN_ROOT = {"proc", "dev", "tmp", "scratch", "sys", "run"}
+SECCOMP_FILTER = "/run/svbench/seccomp.bpf"  # verify/sandbox.SeccompFilterPath
+TMPFS_BYTES = 64 << 20
 
 
-class TrustedPeer(svbrpc.Peer):
+class Guarded(svbrpc.Frame):
+    """Frames to the candidate end; any failure to talk kills it, so the
+    next test starts a fresh one."""
+
     def __init__(self, conn):
-        super().__init__(None, "T", restricted=True)
+        super().__init__(None)
         self.conn = conn
-
-    def ensure(self):
-        if self.sock is None:
-            self.conn.start()
 
     def recv(self):
         try:
@@ -50,9 +61,11 @@ class TrustedPeer(svbrpc.Peer):
             self.conn.kill()
             raise svbrpc.ProtocolError("connection to the code under test lost: %s" % e) from None
 
-    def send(self, msg, fds=()):
+    def send(self, msg):
+        if self.sock is None:
+            self.conn.start()
         try:
-            super().send(msg, fds)
+            super().send(msg)
         except OSError as e:
             self.conn.kill()
             raise svbrpc.ProtocolError("connection to the code under test lost: %s" % e) from None
@@ -65,17 +78,21 @@ class Conn:
     def __init__(self, cand, work, timeout):
         self.cand, self.work, self.timeout = cand, work, timeout
         self.proc = None
-        self.p = TrustedPeer(self)
-        self.p.timeout = timeout
+        self.frame = Guarded(self)
+        self.frame.timeout = timeout
+        self.t = svbrpc.Trusted(self.frame)
         with open(os.path.join(HERE, "svbrpc.py")) as f:
-            self.code = f.read() + CANDIDATE_MAIN
+            code = f.read()
+        with open(os.path.join(HERE, "svbench_fixtures.py")) as f:
+            self.code = code + CANDIDATE_MAIN % f.read()
 
-    def peer(self):
-        if self.p.sock is None:
+    def end(self):
+        """T's end of the bridge; the candidate process starts on first use."""
+        if self.frame.sock is None:
             self.start()
-        return self.p
+        return self.t
 
-    def bwrap_argv(self, fd):
+    def bwrap_argv(self, fd, seccomp=None):
         a = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
              "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         for name in sorted(os.listdir("/")):
@@ -86,8 +103,14 @@ class Conn:
                 a += ["--symlink", os.readlink(p), p]
             elif os.path.isdir(p):
                 a += ["--ro-bind", p, p]
-        a += ["--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", self.cand, self.cand,
-              "--bind", self.work, self.work, "--chdir", self.work, "--clearenv"]
+        # /dev/shm and /tmp are RAM: sized, and counted by svbench's
+        # watchdog against the run's memory bound; the root and /dev are
+        # read-only, so the work directory is the only place to write.
+        a += ["--dev", "/dev", "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+              "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--ro-bind", self.cand, self.cand,
+              "--bind", self.work, self.work, "--remount-ro", "/", "--chdir", self.work, "--clearenv"]
+        if seccomp is not None:
+            a += ["--seccomp", str(seccomp)]
         for k, v in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("TMPDIR", self.work), ("LANG", "C.UTF-8"),
                      ("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")):
             a += ["--setenv", k, v]
@@ -95,13 +118,20 @@ class Conn:
 
     def start(self):
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # svbench's strict seccomp filter for the code under test (no
+        # namespaces, mounts, io_uring, keyrings, ptrace...). bwrap reads the
+        # descriptor to its end, so it is opened anew for every start. The
+        # runner's own sandbox was given a filter that still lets it build
+        # this one; without the file there is no candidate process.
+        sfd = os.open(SECCOMP_FILTER, os.O_RDONLY)
         try:
-            self.proc = subprocess.Popen(self.bwrap_argv(b.fileno()), pass_fds=(b.fileno(),), stdin=subprocess.DEVNULL,
-                                         stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno(), env={},
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(self.bwrap_argv(b.fileno(), sfd), pass_fds=(b.fileno(), sfd),
+                                         stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(),
+                                         stderr=sys.stderr.fileno(), env={}, start_new_session=True)
         finally:
             b.close()
-        self.p.sock = a
+            os.close(sfd)
+        self.frame.sock = a
 
     def kill(self):
         if self.proc is not None:
@@ -111,9 +141,9 @@ class Conn:
                 pass
             self.proc.wait()
             self.proc = None
-        if self.p.sock is not None:
-            self.p.sock.close()
-            self.p.sock = None
+        if self.frame.sock is not None:
+            self.frame.sock.close()
+            self.frame.sock = None
 
 
 class Outcome(unittest.TextTestResult):

@@ -1,23 +1,29 @@
-"""svbench's object bridge between the trusted test runner and the code under test.
+"""svbench's data-only bridge between the trusted test runner and the code under test.
 
-The two ends run in different sandboxes: the trusted end (T) holds the tests and
-decides the verdict; the candidate end (C) imports the model's modules and does
-nothing but execute operations T asks for, answering with values. Values cross
-as data (JSON with a few tags); everything else crosses as a handle the owner
-keeps, and operations on a handle travel back to its owner. So a test in T
-asserts on plain Python values built by T's own decoder, and code in C can
-reach nothing of T's but the objects T chose to hand it, through public
-attributes only.
+The two ends run in different sandboxes. The trusted end (T) holds the tests
+and decides the verdict; the candidate end (C) imports the model's modules and
+executes the operations T asks for. Only data crosses from C to T: None,
+bools, numbers, strings, bytes, tuples, lists, dicts, sets, a few standard
+value types (dates, decimals, UUIDs, paths) and copies of exceptions (a class
+name and data arguments). An object of C that is not data stays in C; T holds
+an opaque reference to it and can only ask it questions whose answers are
+again data. T sends only data (and C's own references back). T never hands C
+a reference to any of its objects, never serves a request from C, never
+imports, calls or looks up anything by a name C chose (except exception
+classes of the standard library, matched by name among modules T has already
+imported), so whatever runs in C can reach nothing of T's.
+
+C is the model's process: everything C says is hostile input. T's decoder
+accepts the tags below and nothing else, bounds sizes and depth, and turns
+anything malformed into ProtocolError (the test errors; it never passes).
 
 Both ends import this file; only T's copy is trusted.
 """
 
 import base64
 import builtins
-import collections
 import datetime
 import decimal
-import enum
 import importlib
 import json
 import pathlib
@@ -28,75 +34,54 @@ import uuid
 
 MAX_FRAME = 64 << 20
 MAX_ITEMS = 1_000_000
-HEADER = struct.Struct(">II")
+MAX_DEPTH = 100
+MAX_NAME = 200
+HEADER = struct.Struct(">I")
 
 
 class ProtocolError(Exception):
     """The peer broke the protocol or went away."""
 
 
-class StaleHandle(Exception):
-    """A handle from an earlier connection was used."""
+class NotData(TypeError):
+    """A test tried to send the code under test something that is not data."""
 
 
-def _stdlib(module):
-    top = (module or "").split(".")[0]
-    return top == "builtins" or top in sys.stdlib_module_names
+class StaleReference(Exception):
+    """A reference from an earlier connection was used."""
 
 
-def _walk(root, qualname):
-    obj = root
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
+class Record(tuple):
+    """A named tuple of the code under test, decoded without running any
+    code of its making: fields are names, read by attribute."""
+
+    __slots__ = ()
+    _fields = ()
+
+    def __getattr__(self, name):
+        fields = type(self)._fields
+        if name in fields:
+            return self[fields.index(name)]
+        raise AttributeError(name)
+
+    def _asdict(self):
+        return dict(zip(type(self)._fields, self))
 
 
-class Peer:
-    """One end of the bridge. side is "T" (trusted) or "C" (candidate)."""
+class Frame:
+    """Length-prefixed JSON frames over a stream socket."""
 
-    def __init__(self, sock, side, restricted=False):
+    def __init__(self, sock):
         self.sock = sock
-        self.side = side
-        # restricted: the peer is hostile; what it may do with our objects
-        # is limited to calls and public attributes (T sets this).
-        self.restricted = restricted
-        self.objects = {}     # handle id -> our object handed out
-        self.handle_of = {}   # id(obj) -> handle id
-        self.next_id = 1
-        self.proxies = {}     # peer's handle id -> local proxy
-        self.classes = {}     # peer's class key -> local proxy class
-        self.own_classes = {}  # our class key -> class
-        self.next_q = 1
         self.timeout = None
-        # Mutable containers the trusted end handed over (dict, list, set,
-        # bytearray) stay shared: each message carries the ones either end
-        # changed since, so code that keeps a dict it was given and fills it
-        # in later is seen by the test, as it would be in one process.
-        self.methods = {}    # (handle, name) -> BoundProxy
-        self.shared = {}     # sid -> container
-        self.shared_of = {}  # id(container) -> sid
-        self.snap = {}       # sid -> JSON of its content when last synced
-        # Handle ids carry a token of this process, so a handle from a
-        # restarted peer never names a different object by accident.
-        self.token = base64.b32encode(__import__("os").urandom(5)).decode().lower()
 
-    def ensure(self):
-        """Connect before a request; the trusted end starts its peer here."""
-
-    # ---- framing -------------------------------------------------------
-    def send(self, msg, fds=()):
-        self._attach_sync(msg)
+    def send(self, msg):
         data = json.dumps(msg, allow_nan=True, separators=(",", ":")).encode("utf-8", "surrogatepass")
         if len(data) > MAX_FRAME:
             raise ProtocolError("message of %d bytes exceeds the frame limit" % len(data))
-        header = HEADER.pack(len(data), len(fds))
-        if fds:
-            socket.send_fds(self.sock, [header], list(fds))
-        else:
-            self.sock.sendall(header)
-        self.sock.sendall(data)
+        self.sock.sendall(HEADER.pack(len(data)) + data)
 
-    def _recv_exact(self, n):
+    def _exact(self, n):
         buf = bytearray()
         while len(buf) < n:
             chunk = self.sock.recv(min(n - len(buf), 1 << 20))
@@ -107,213 +92,677 @@ class Peer:
 
     def recv(self):
         self.sock.settimeout(self.timeout)
-        msg, fds, _flags, _addr = socket.recv_fds(self.sock, HEADER.size, 8)
-        if not msg:
-            raise ProtocolError("peer closed the connection")
-        if len(msg) < HEADER.size:
-            msg += self._recv_exact(HEADER.size - len(msg))
-        n, nfds = HEADER.unpack(msg)
-        if n > MAX_FRAME or nfds != len(fds):
-            for fd in fds:
-                _close(fd)
-            raise ProtocolError("bad frame header")
-        data = self._recv_exact(n)
-        try:
-            obj = json.loads(data.decode("utf-8", "surrogatepass"))
-        except (ValueError, RecursionError) as e:
-            raise ProtocolError("undecodable message: %s" % e) from None
-        if not isinstance(obj, dict):
-            raise ProtocolError("message is not an object")
-        fds = list(fds)
-        self._apply_sync(obj, fds)
-        return obj, fds
+        (n,) = HEADER.unpack(self._exact(HEADER.size))
+        if n > MAX_FRAME:
+            raise ProtocolError("frame of %d bytes exceeds the limit" % n)
+        return parse_message(self._exact(n))
 
-    def _attach_sync(self, msg):
-        if self.side == "T":
-            drops = [sid for sid in self.shared if sys.getrefcount(self.shared[sid]) <= 2]
-            for sid in drops:
-                obj = self.shared.pop(sid)
-                self.shared_of.pop(id(obj), None)
-                self.snap.pop(sid, None)
-            if drops:
-                msg["drop"] = drops
-        changed = []
-        for sid, obj in list(self.shared.items()):
-            content = self._content(obj, [])
-            text = json.dumps(content, allow_nan=True, sort_keys=True)
-            if self.snap.get(sid) != text:
-                self.snap[sid] = text
-                changed.append([sid, content])
-        if changed:
-            msg["sync"] = changed
 
-    def _apply_sync(self, msg, fds):
-        drops = msg.get("drop")
-        if isinstance(drops, list) and self.side == "C":
-            for sid in drops:
-                obj = self.shared.pop(sid, None) if isinstance(sid, str) else None
-                if obj is not None:
-                    self.shared_of.pop(id(obj), None)
-                    self.snap.pop(sid, None)
-        for entry in msg.get("sync") or []:
-            sid, content = _list(entry, 2)
-            if _str(sid) in self.shared or self.side == "C":
-                self._decode_shared(sid, content, fds)
-                self.snap[sid] = json.dumps(self._content(self.shared[sid], []), allow_nan=True, sort_keys=True) if sid in self.shared else None
+def parse_message(data):
+    """One frame's JSON object; anything else is a ProtocolError."""
+    try:
+        obj = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError) as e:
+        raise ProtocolError("undecodable message: %s" % e) from None
+    if not isinstance(obj, dict):
+        raise ProtocolError("message is not an object")
+    return obj
 
-    def _content(self, v, fds):
-        if isinstance(v, dict):
-            return {"$d": [[self.encode(k, fds), self.encode(x, fds)] for k, x in v.items()]}
+
+# ---- values ----------------------------------------------------------------
+
+def _b64(x):
+    if not isinstance(x, str):
+        raise ProtocolError("bad bytes")
+    try:
+        return base64.b64decode(x, validate=True)
+    except ValueError:
+        raise ProtocolError("bad bytes") from None
+
+
+def _list(x, n=None):
+    if not isinstance(x, list) or (n is not None and len(x) != n):
+        raise ProtocolError("bad value")
+    if len(x) > MAX_ITEMS:
+        raise ProtocolError("too many items")
+    return x
+
+
+def _str(x):
+    if not isinstance(x, str):
+        raise ProtocolError("bad value")
+    return x
+
+
+def _int(x):
+    if type(x) is not int:
+        raise ProtocolError("bad value")
+    return x
+
+
+def _name(x):
+    x = _str(x)
+    if len(x) > MAX_NAME:
+        raise ProtocolError("name too long")
+    return x
+
+
+class Codec:
+    """Encoding and decoding of data values, shared by both ends. What is not
+    data is left to the end's own hooks: C turns its objects into references,
+    T refuses to send anything but data."""
+
+    def encode(self, v, depth=0):
+        if depth > MAX_DEPTH:
+            raise ValueError("value nested more than %d levels deep" % MAX_DEPTH)
+        d = depth + 1
+        if v is None or v is True or v is False:
+            return v
+        t = type(v)
+        if t is int or t is str or t is float:
+            return v
+        if isinstance(v, BaseException):
+            return {"$e": self.encode_exception(v, d)}
+        if isinstance(v, bool):
+            return bool(v)
+        if isinstance(v, int):
+            return int.__index__(v)
+        if isinstance(v, float):
+            return float.__float__(v)
+        if isinstance(v, str):
+            return str.__str__(v)
+        if isinstance(v, bytearray):
+            return {"$ba": base64.b64encode(bytes(v)).decode()}
+        if isinstance(v, (bytes, memoryview)):
+            return {"$b": base64.b64encode(bytes(v)).decode()}
+        if isinstance(v, tuple) and isinstance(getattr(t, "_fields", None), tuple):
+            return {"$nt": [t.__name__, [str(f) for f in t._fields], [self.encode(x, d) for x in v]]}
+        if isinstance(v, tuple):
+            return {"$t": [self.encode(x, d) for x in v]}
         if isinstance(v, list):
-            return {"$l": [self.encode(x, fds) for x in v]}
+            return [self.encode(x, d) for x in v]
+        if isinstance(v, dict):
+            return {"$d": [[self.encode(k, d), self.encode(x, d)] for k, x in v.items()]}
+        if isinstance(v, frozenset):
+            return {"$fs": [self.encode(x, d) for x in v]}
         if isinstance(v, set):
-            return {"$s": [self.encode(x, fds) for x in v]}
-        return {"$ba": base64.b64encode(bytes(v)).decode()}
+            return {"$s": [self.encode(x, d) for x in v]}
+        if isinstance(v, datetime.datetime):
+            return {"$dt": v.isoformat()}
+        if isinstance(v, datetime.date):
+            return {"$date": v.isoformat()}
+        if isinstance(v, datetime.time):
+            return {"$time": v.isoformat()}
+        if isinstance(v, datetime.timedelta):
+            return {"$td": [v.days, v.seconds, v.microseconds]}
+        if isinstance(v, decimal.Decimal):
+            return {"$dec": str(v)}
+        if isinstance(v, uuid.UUID):
+            return {"$uuid": str(v)}
+        if isinstance(v, pathlib.PurePath):
+            return {"$path": str(v)}
+        return self.encode_other(v, d)
 
-    def _decode_shared(self, sid, content, fds):
-        if not isinstance(content, dict):
-            raise ProtocolError("bad shared container")
-        value = self.decode(content, fds)
-        if isinstance(value, list) and content.get("$l") is None:
-            raise ProtocolError("bad shared container")
-        obj = self.shared.get(sid)
-        if obj is None:
-            if self.side == "T":
-                return value  # not one of ours: a plain copy
-            obj = value
-            self.shared[sid] = obj
-            self.shared_of[id(obj)] = sid
-            return obj
-        if type(obj) is not type(value):
-            raise ProtocolError("shared container changed type")
-        if isinstance(obj, dict):
-            obj.clear()
-            obj.update(value)
-        elif isinstance(obj, set):
-            obj.clear()
-            obj |= value
-        else:
-            obj[:] = value
-        return obj
-
-    # ---- requests ------------------------------------------------------
-    def request(self, op, **kw):
-        self.ensure()
-        q = self.next_q
-        self.next_q += 1
-        kw["q"] = q
-        kw["op"] = op
-        fds = kw.pop("_fds", ())
-        cur = sys.exc_info()[1]
-        if cur is not None and op == "call":
-            kw["x"] = self._enc_safe(cur, [])
-        self.send(kw, fds)
-        while True:
-            msg, rfds = self.recv()
-            if "q" in msg:
-                self.serve_one(msg, rfds)
-                continue
-            if msg.get("r") != q:
-                raise ProtocolError("reply to an unknown request")
-            try:
-                if "e" in msg:
-                    exc = self.decode(msg["e"], rfds)
-                    if not isinstance(exc, BaseException):
-                        raise ProtocolError("error reply is not an exception")
-                else:
-                    return self.decode(msg.get("v"), rfds)
-            except (ProtocolError, StaleHandle):
-                raise
-            except Exception as e:
-                # Whatever a malformed value makes a decoder raise, the test
-                # sees one kind of error: the peer broke the protocol.
-                raise ProtocolError("undecodable reply: %s: %s" % (type(e).__name__, e)) from None
-            raise exc
-
-    def serve_forever(self):
-        while True:
-            msg, fds = self.recv()
-            if "q" not in msg:
-                raise ProtocolError("unexpected reply")
-            self.serve_one(msg, fds)
-
-    def serve_one(self, msg, fds):
-        q = msg.get("q")
+    def encode_exception(self, e, depth):
+        cls = type(e)
+        bases = [b.__name__ for b in cls.__mro__ if b.__module__ == "builtins" and issubclass(b, BaseException)]
         try:
-            ctx = msg.get("x")
-            if ctx is not None:
-                # Run the operation while the peer's current exception is
-                # ours too, so logging.exception() and friends see it.
+            args = [self.encode(a, depth) for a in e.args]
+        except Exception:
+            args = [str(a)[:2000] for a in e.args]
+        try:
+            text = str(e)[:10000]
+        except Exception:
+            text = ""
+        return {"c": [str(getattr(cls, "__module__", ""))[:MAX_NAME], str(getattr(cls, "__qualname__", "Error"))[:MAX_NAME], bases[:8]],
+                "a": args, "s": text}
+
+    def encode_other(self, v, depth):
+        raise NotData("%s is not data" % type(v).__name__)
+
+    def decode(self, v, depth=0):
+        if depth > MAX_DEPTH:
+            raise ProtocolError("value nested too deeply")
+        d = depth + 1
+        if v is None or type(v) in (bool, int, float, str):
+            return v
+        if isinstance(v, list):
+            return [self.decode(x, d) for x in _list(v)]
+        if not isinstance(v, dict) or len(v) != 1:
+            raise ProtocolError("bad value")
+        tag, x = next(iter(v.items()))
+        if tag == "$t":
+            return tuple(self.decode(i, d) for i in _list(x))
+        if tag == "$d":
+            out = {}
+            for pair in _list(x):
+                k, val = _list(pair, 2)
+                key = self.decode(k, d)
                 try:
-                    raise self._as_exception(self.decode(ctx, fds))
-                except BaseException:
-                    value = self._execute(msg, fds)
+                    out[key] = self.decode(val, d)
+                except TypeError:
+                    raise ProtocolError("unhashable key") from None
+            return out
+        if tag in ("$s", "$fs"):
+            try:
+                items = set(self.decode(i, d) for i in _list(x))
+            except TypeError:
+                raise ProtocolError("unhashable set item") from None
+            return items if tag == "$s" else frozenset(items)
+        if tag == "$b":
+            return _b64(x)
+        if tag == "$ba":
+            return bytearray(_b64(x))
+        if tag == "$nt":
+            name, fields, vals = _list(x, 3)
+            return self.record(_name(name), [_name(f) for f in _list(fields)], [self.decode(i, d) for i in _list(vals)])
+        try:
+            if tag == "$dt":
+                return datetime.datetime.fromisoformat(_name(x))
+            if tag == "$date":
+                return datetime.date.fromisoformat(_name(x))
+            if tag == "$time":
+                return datetime.time.fromisoformat(_name(x))
+            if tag == "$td":
+                days, secs, us = _list(x, 3)
+                return datetime.timedelta(days=_int(days), seconds=_int(secs), microseconds=_int(us))
+            if tag == "$dec":
+                return decimal.Decimal(_name(x))
+            if tag == "$uuid":
+                return uuid.UUID(_name(x))
+            if tag == "$path":
+                return pathlib.PurePosixPath(_str(x)) if self.pure_paths else pathlib.Path(_str(x))
+        except (ValueError, OverflowError, decimal.InvalidOperation):
+            raise ProtocolError("bad %s value" % tag) from None
+        if tag == "$e":
+            return self.decode_exception(x, d)
+        return self.decode_other(tag, x, d)
+
+    pure_paths = False
+
+    def record(self, name, fields, values):
+        if len(fields) != len(values):
+            raise ProtocolError("bad record")
+        cls = type(name if name.isidentifier() else "record", (Record,), {"__slots__": (), "_fields": tuple(fields)})
+        return cls(values)
+
+    def decode_exception(self, x, depth):
+        if not isinstance(x, dict):
+            raise ProtocolError("bad exception")
+        c = _list(x.get("c"), 3)
+        module, qual = _name(c[0]), _name(c[1])
+        bases = [_name(b) for b in _list(c[2])]
+        args = tuple(self.decode(a, depth) for a in _list(x.get("a", [])))
+        cls = self.exception_class(module, qual, bases)
+        try:
+            e = cls(*args)
+        except Exception:
+            e = cls.__new__(cls)
+            e.args = args
+        return e
+
+    def exception_class(self, module, qual, bases):
+        return RuntimeError
+
+    def decode_other(self, tag, x, depth):
+        raise ProtocolError("unknown tag %r" % tag)
+
+
+def _builtin_exception(name):
+    cls = getattr(builtins, name, None) if not name.startswith("_") else None
+    if isinstance(cls, type) and issubclass(cls, Exception):
+        return cls
+    return None
+
+
+def _stdlib(module):
+    top = (module or "").split(".")[0]
+    return top == "builtins" or top in sys.stdlib_module_names
+
+
+# ---- the trusted end -----------------------------------------------------------
+
+class Remote:
+    """T's reference to an object that lives in C. Every use is a question
+    sent to C; every answer is data or another reference. Equality and
+    hashing are by identity: C cannot decide what its objects compare equal
+    to in T."""
+
+    __slots__ = ("_svb_end", "_svb_ref", "__weakref__")
+
+    def __getattr__(self, name):
+        if name.startswith("_svb_"):
+            raise AttributeError(name)
+        end = object.__getattribute__(self, "_svb_end")
+        ref = object.__getattribute__(self, "_svb_ref")
+        cached = end.methods.get((ref, name))
+        if cached is not None:
+            return cached
+        return end.request("get", o=ref, n=name)
+
+    def __setattr__(self, name, value):
+        if name.startswith("_svb_"):
+            object.__setattr__(self, name, value)
+            return
+        self._svb_op("set", n=name, v=value)
+
+    def __delattr__(self, name):
+        self._svb_op("del", n=name)
+
+    def _svb_op(self, op, **kw):
+        end = object.__getattribute__(self, "_svb_end")
+        return end.request(op, o=object.__getattribute__(self, "_svb_ref"), **kw)
+
+    def __call__(self, *args, **kwargs):
+        return self._svb_op("call", a=args, k=kwargs)
+
+    def __len__(self):
+        n = self._svb_op("len")
+        if type(n) is not int or n < 0:
+            raise TypeError("len() of a remote object is not a non-negative int")
+        return n
+
+    def __iter__(self):
+        items = self._svb_op("iter")
+        if not isinstance(items, list):
+            raise TypeError("remote iteration did not give a list")
+        return iter(items)
+
+    def __getitem__(self, k):
+        return self._svb_op("getitem", key=k)
+
+    def __setitem__(self, k, v):
+        self._svb_op("setitem", key=k, v=v)
+
+    def __delitem__(self, k):
+        self._svb_op("delitem", key=k)
+
+    def __contains__(self, v):
+        return self._svb_op("contains", v=v) is True
+
+    def __bool__(self):
+        return self._svb_op("bool") is True
+
+    def __str__(self):
+        s = self._svb_op("str")
+        if not isinstance(s, str):
+            raise TypeError("str() of a remote object is not a str")
+        return s
+
+    def __repr__(self):
+        try:
+            r = self._svb_op("repr")
+        except Exception as e:
+            return "<remote object: %s>" % type(e).__name__
+        return r if isinstance(r, str) else "<remote object>"
+
+    def __bytes__(self):
+        b = self._svb_op("bytes")
+        if not isinstance(b, bytes):
+            raise TypeError("bytes() of a remote object is not bytes")
+        return b
+
+    def __int__(self):
+        v = self._svb_op("int")
+        if type(v) is not int:
+            raise TypeError("int() of a remote object is not an int")
+        return v
+
+    __index__ = __int__
+
+    def __float__(self):
+        v = self._svb_op("float")
+        if type(v) is not float:
+            raise TypeError("float() of a remote object is not a float")
+        return v
+
+    def __fspath__(self):
+        v = self._svb_op("fspath")
+        if not isinstance(v, (str, bytes)):
+            raise TypeError("fspath() of a remote object is not a path")
+        return v
+
+    def __enter__(self):
+        return self._svb_op("call", n="__enter__", a=(), k={})
+
+    def __exit__(self, et, ev, tb):
+        # The exception, if any, crosses as a copy; C re-raises nothing.
+        return self._svb_op("exit", a=(ev,)) is True
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __hash__(self):
+        return object.__hash__(self)
+
+
+class RemoteMethod:
+    """A method of an object in C, called in one round trip."""
+
+    __slots__ = ("end", "ref", "name")
+
+    def __init__(self, end, ref, name):
+        self.end, self.ref, self.name = end, ref, name
+
+    def __call__(self, *args, **kwargs):
+        return self.end.request("call", o=self.ref, n=self.name, a=args, k=kwargs)
+
+    def __repr__(self):
+        return "<remote method %s>" % self.name
+
+
+class RemoteType(type):
+    """The stand-in of a class of C: isinstance() works on references to its
+    objects, calling it constructs an object in C, attributes are read in C."""
+
+    def __call__(cls, *args, **kwargs):
+        return cls.__dict__["_svb_cend"].request("call", o=cls.__dict__["_svb_cref"], a=args, k=kwargs)
+
+    def __getattr__(cls, name):
+        if name.startswith("_svb_") or name.startswith("__"):
+            raise AttributeError(name)
+        return cls.__dict__["_svb_cend"].request("get", o=cls.__dict__["_svb_cref"], n=name)
+
+
+class Trusted(Codec):
+    """T's end of one connection: it asks, C answers. C never asks."""
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.seq = 0
+        self.refs = {}      # C's reference id -> stand-in (one per object)
+        self.exc_classes = {}  # (module, qualname) -> local exception class
+        self.methods = {}   # (ref, name) -> RemoteMethod
+        self.std_wrappers = {}
+
+    # Encoding: data, C's own references, copies of exceptions. Nothing of T's.
+    def encode_other(self, v, depth):
+        if isinstance(v, Remote) and object.__getattribute__(v, "_svb_end") is self:
+            return {"$r": object.__getattribute__(v, "_svb_ref")}
+        if isinstance(v, RemoteMethod) and v.end is self:
+            return {"$rm": [v.ref, v.name]}
+        if isinstance(v, RemoteType) and v.__dict__.get("_svb_cend") is self:
+            return {"$r": v.__dict__["_svb_cref"]}
+        raise NotData(
+            "only data crosses to the code under test: a %s is not data. Send its content "
+            "(str, bytes, numbers, lists, dicts...), or build the object on the candidate's side "
+            "with svbench_trusted.build(...)" % type(v).__name__)
+
+    def exception_class(self, module, qual, bases):
+        if module == "builtins":
+            cls = _builtin_exception(qual)
+            if cls is not None:
+                return cls
+        elif _stdlib(module) and module in sys.modules and all(p and not p.startswith("_") for p in qual.split(".")):
+            obj = sys.modules[module]
+            for part in qual.split("."):
+                obj = obj.__dict__.get(part) if isinstance(getattr(obj, "__dict__", None), dict) else None
+            if isinstance(obj, type) and issubclass(obj, Exception) and not obj.__module__.startswith("unittest"):
+                return obj
+        key = (module, qual)
+        cls = self.exc_classes.get(key)
+        if cls is None:
+            base = next((b for b in map(_builtin_exception, bases) if b is not None), Exception)
+            name = qual.rsplit(".", 1)[-1]
+            cls = type(name if name.isidentifier() else "RemoteError", (base,), {"__module__": module, "__qualname__": qual})
+            self.exc_classes[key] = cls
+        return cls
+
+    def decode_other(self, tag, x, depth):
+        if tag == "$r":
+            return self.reference(x)
+        raise ProtocolError("unknown tag %r" % tag)
+
+    def reference(self, x):
+        """{"$r": {"id", "kind", "cls"?, "module"?, "qual"?, "owner"?, "name"?}}"""
+        if not isinstance(x, dict):
+            raise ProtocolError("bad reference")
+        rid = _name(x.get("id"))
+        got = self.refs.get(rid)
+        if got is not None:
+            return got
+        kind = x.get("kind")
+        if kind == "method":
+            owner, name = _name(x.get("owner")), _name(x.get("name"))
+            m = RemoteMethod(self, owner, name)
+            self.methods[(owner, name)] = m
+            self.refs[rid] = m
+            return m
+        if kind == "excclass":
+            # An exception class of C is a name: T makes its own class of
+            # that name, the one decoded exception copies of it get.
+            cls = self.exception_class(_name(x.get("module")), _name(x.get("qual")), [_name(b) for b in _list(x.get("bases", []))])
+            self.refs[rid] = cls
+            return cls
+        if kind == "class":
+            module, qual = _name(x.get("module")), _name(x.get("qual"))
+            name = qual.rsplit(".", 1)[-1]
+            cls = RemoteType(name if name.isidentifier() else "Remote", (Remote,),
+                             {"__slots__": (), "_svb_cend": self, "_svb_cref": rid, "__module__": module, "__qualname__": qual})
+            self.refs[rid] = cls
+            return cls
+        if kind != "object":
+            raise ProtocolError("bad reference kind")
+        cls = Remote
+        c = x.get("cls")
+        if c is not None:
+            holder = self.reference(c)
+            if isinstance(holder, RemoteType):
+                cls = holder
+        std = x.get("std")
+        if std is not None and cls is Remote:
+            cls = self.std_wrapper(_list(std, 2))
+        p = object.__new__(cls)
+        object.__setattr__(p, "_svb_end", self)
+        object.__setattr__(p, "_svb_ref", rid)
+        self.refs[rid] = p
+        return p
+
+    def std_wrapper(self, std):
+        """An object of a standard class (an ssl.SSLContext, say) stays in
+        C; isinstance() in the tests sees the class through __class__, when
+        T has imported that class's module itself. Builtin types are never
+        claimed: data crosses as data."""
+        module, qual = _name(std[0]), _name(std[1])
+        if module == "builtins" or not _stdlib(module) or module not in sys.modules:
+            return Remote
+        obj = sys.modules[module]
+        for part in qual.split("."):
+            if part.startswith("_"):
+                return Remote
+            obj = obj.__dict__.get(part) if isinstance(getattr(obj, "__dict__", None), dict) else None
+        if not isinstance(obj, type):
+            return Remote
+        w = self.std_wrappers.get(obj)
+        if w is None:
+            w = type("Remote" + obj.__name__, (Remote,), {"__slots__": (), "__class__": property(lambda self, c=obj: c)})
+            self.std_wrappers[obj] = w
+        return w
+
+    def request(self, op, o=None, n=None, a=None, k=None, key=None, v=None, **extra):
+        """One question to C; the answer is data, a reference, or an
+        exception copy raised here. Every argument is encoded as data."""
+        self.seq += 1
+        msg = {"q": self.seq, "op": op}
+        if o is not None:
+            msg["o"] = o
+        if n is not None:
+            msg["n"] = n
+        if a is not None:
+            msg["a"] = [self.encode(x) for x in a]
+        if k is not None:
+            msg["kw"] = [[str(name), self.encode(x)] for name, x in k.items()]
+        if op in ("getitem", "setitem", "delitem"):
+            msg["key"] = self.encode(key)
+        if op in ("set", "setitem", "contains"):
+            msg["v"] = self.encode(v)
+        msg.update(extra)
+        self.frame.send(msg)
+        reply = self.frame.recv()
+        if "q" in reply or set(reply) - {"r", "v", "e"}:
+            raise ProtocolError("the code under test sent a request or an unknown field; only answers are accepted")
+        if reply.get("r") != self.seq:
+            raise ProtocolError("reply to an unknown request")
+        try:
+            if "e" in reply:
+                exc = self.decode(reply["e"])
             else:
-                value = self._execute(msg, fds)
-            out = []
-            enc = self.encode(value, out)
-            self.send({"r": q, "v": enc}, out)
+                return self.decode(reply.get("v"))
         except ProtocolError:
             raise
-        except BaseException as e:  # the operation's own failure travels back
-            if isinstance(e, (KeyboardInterrupt, SystemExit)) and self.side == "T":
-                e = RuntimeError("%s in a callback" % type(e).__name__)
-            out = []
-            self.send({"r": q, "e": self._enc_safe(e, out)}, out)
+        except Exception as e:
+            raise ProtocolError("undecodable reply: %s: %s" % (type(e).__name__, e)) from None
+        if not isinstance(exc, BaseException):
+            raise ProtocolError("error reply is not an exception")
+        raise exc
 
-    def _as_exception(self, v):
-        return v if isinstance(v, BaseException) else RuntimeError(str(v))
 
-    def _target(self, ref):
+class RemoteModule(type(sys)):
+    """A module of the code under test as the tests see it."""
+
+    def __init__(self, name, conn, file=None):
+        super().__init__(name)
+        object.__setattr__(self, "_svb_conn", conn)
+        if file:
+            # The candidate's source, readable as data by trusted tests.
+            object.__setattr__(self, "__file__", file)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        # Read on every use: the module's functions and classes come back
+        # as the same stand-ins (their references are their paths).
+        return object.__getattribute__(self, "_svb_conn").end().request("get", o="m:" + self.__name__, n=name)
+
+    def __setattr__(self, name, value):
+        if name.startswith("__"):
+            object.__setattr__(self, name, value)
+            return
+        self.__dict__.pop(name, None)
+        object.__getattribute__(self, "_svb_conn").end().request("set", o="m:" + self.__name__, n=name, v=value)
+
+
+# ---- the candidate end -----------------------------------------------------------
+
+class Candidate(Codec):
+    """C's end: imports the candidate's modules and answers T's requests.
+    Nothing here is trusted; it only has to be useful to honest code."""
+
+    pure_paths = False
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.objects = {}
+        self.ref_of = {}
+        self.next_id = 1
+        self.token = base64.b32encode(__import__("os").urandom(5)).decode().lower()
+
+    def _ref(self, obj):
+        path = self._path_of(obj)
+        if path:
+            # Functions and classes of the candidate's modules are named by
+            # their path, so a reference outlives a restart of this process.
+            return path
+        rid = self.ref_of.get(id(obj))
+        if rid is None or self.objects.get(rid) is not obj:
+            rid = "%s.%d" % (self.token, self.next_id)
+            self.next_id += 1
+            self.objects[rid] = obj
+            self.ref_of[id(obj)] = rid
+        return rid
+
+    def _path_of(self, v):
+        module = getattr(v, "__module__", None)
+        qual = getattr(v, "__qualname__", None)
+        if not isinstance(module, str) or not isinstance(qual, str) or "<" in qual or _stdlib(module):
+            return None
+        mod = sys.modules.get(module)
+        try:
+            obj = mod
+            for part in qual.split("."):
+                obj = getattr(obj, part)
+            if mod is not None and obj is v:
+                return "p:%s:%s" % (module, qual)
+        except Exception:
+            return None
+        return None
+
+    def encode_other(self, v, depth):
+        if isinstance(v, type):
+            if issubclass(v, BaseException):
+                return {"$r": {"id": self._ref(v), "kind": "excclass", "module": str(v.__module__), "qual": str(v.__qualname__),
+                               "bases": [b.__name__ for b in v.__mro__ if b.__module__ == "builtins"][:8]}}
+            return {"$r": {"id": self._ref(v), "kind": "class", "module": str(v.__module__), "qual": str(v.__qualname__)}}
+        owner = getattr(v, "__self__", None)
+        name = getattr(v, "__name__", None)
+        if owner is not None and isinstance(name, str) and type(v).__name__ in ("method", "builtin_function_or_method") \
+                and type(owner).__name__ != "module" and not isinstance(owner, type):
+            return {"$r": {"id": self._ref(v), "kind": "method", "owner": self._ref(owner), "name": name}}
+        ref = {"id": self._ref(v), "kind": "object"}
+        t = type(v)
+        if _stdlib(getattr(t, "__module__", "")):
+            ref["std"] = [t.__module__, t.__qualname__]
+        elif type(t) is type:
+            ref["cls"] = self.encode_other(t, depth)["$r"]
+        return {"$r": ref}
+
+    def decode_other(self, tag, x, depth):
+        if tag == "$r":
+            return self.target(x)
+        if tag == "$rm":
+            owner, name = _list(x, 2)
+            return getattr(self.target(owner), _str(name))
+        raise ProtocolError("unknown tag %r" % tag)
+
+    def exception_class(self, module, qual, bases):
+        if module == "builtins":
+            return _builtin_exception(qual) or RuntimeError
+        base = next((b for b in map(_builtin_exception, bases) if b is not None), Exception)
+        return type(qual.rsplit(".", 1)[-1] if qual.rsplit(".", 1)[-1].isidentifier() else "RemoteError", (base,), {})
+
+    def target(self, ref):
         if not isinstance(ref, str):
-            raise ProtocolError("bad handle")
+            raise ProtocolError("bad reference")
         if ref.startswith("m:"):
-            name = ref[2:]
-            if self.restricted:
-                raise PermissionError("modules of the test runner are not reachable")
-            return importlib.import_module(name)
+            return importlib.import_module(ref[2:])
         if ref.startswith("p:"):
-            if self.restricted:
-                raise PermissionError("paths of the test runner are not reachable")
             module, _, qual = ref[2:].partition(":")
-            return _walk(importlib.import_module(module), qual)
+            obj = importlib.import_module(module)
+            for part in qual.split("."):
+                obj = getattr(obj, part)
+            return obj
         if ref in self.objects:
             return self.objects[ref]
-        raise StaleHandle("handle %s is not held (the code under test was restarted)" % ref)
+        raise StaleReference("reference %s is not held (the code under test was restarted)" % ref)
 
-    def _check_name(self, name):
-        if not isinstance(name, str):
-            raise ProtocolError("bad attribute name")
-        if self.restricted and name.startswith("_") and name not in _ALLOWED_DUNDERS:
-            raise AttributeError("attribute %r of a test object is not reachable" % name)
-
-    def _execute(self, msg, fds):
+    def execute(self, msg):
         op = msg.get("op")
-        obj = self._target(msg.get("o"))
-        if op == "getattr":
-            name = msg.get("n")
-            self._check_name(name)
-            v = getattr(obj, name)
-            if self.restricted and type(v).__name__ == "module":
-                raise AttributeError("modules of the test runner are not reachable")
-            return v
-        if op == "setattr":
-            name = msg.get("n")
-            self._check_name(name)
-            if self.restricted and isinstance(obj, (type, type(sys), type(_walk))):
-                raise PermissionError("classes, modules and functions of the test runner are read-only")
-            setattr(obj, name, self.decode(msg.get("v"), fds))
+        if op == "build":
+            # An object the tests need, built on this side from data.
+            module, _, name = _str(msg.get("f")).rpartition(".")
+            fn = getattr(importlib.import_module(module), name)
+            return ("keep", fn(*self._args(msg), **self._kwargs(msg)))
+        if op == "callpath":
+            module, _, name = _str(msg.get("f")).rpartition(".")
+            return getattr(importlib.import_module(module), name)(*self._args(msg), **self._kwargs(msg))
+        if op == "value":
+            return ("data", self.target(msg.get("o")))
+        obj = self.target(msg.get("o"))
+        if op == "get":
+            return getattr(obj, _str(msg.get("n")))
+        if op == "set":
+            setattr(obj, _str(msg.get("n")), self.decode(msg.get("v")))
+            return None
+        if op == "del":
+            delattr(obj, _str(msg.get("n")))
             return None
         if op == "call":
-            args = self.decode(msg.get("a", {"$t": []}), fds)
-            kwargs = self.decode(msg.get("k", {"$d": []}), fds)
-            if not isinstance(args, tuple) or not isinstance(kwargs, dict):
-                raise ProtocolError("bad call arguments")
-            name = msg.get("n")
-            if name is not None:
-                self._check_name(name)
-                obj = getattr(obj, name)
-            return obj(*args, **kwargs)
+            if msg.get("n") is not None:
+                obj = getattr(obj, _str(msg.get("n")))
+            return obj(*self._args(msg), **self._kwargs(msg))
         if op == "len":
             return len(obj)
         if op == "iter":
@@ -323,16 +772,20 @@ class Peer:
                 if len(out) > MAX_ITEMS:
                     raise ValueError("iteration produced more than %d items" % MAX_ITEMS)
             return out
+        if op == "exit":
+            args = self._args(msg)
+            ev = args[0] if args and isinstance(args[0], BaseException) else None
+            return obj.__exit__(type(ev) if ev is not None else None, ev, None)
         if op == "getitem":
-            return obj[self.decode(msg.get("k"), fds)]
+            return obj[self.decode(msg.get("key"))]
         if op == "setitem":
-            obj[self.decode(msg.get("k"), fds)] = self.decode(msg.get("v"), fds)
+            obj[self.decode(msg.get("key"))] = self.decode(msg.get("v"))
             return None
         if op == "delitem":
-            del obj[self.decode(msg.get("k"), fds)]
+            del obj[self.decode(msg.get("key"))]
             return None
         if op == "contains":
-            return self.decode(msg.get("v"), fds) in obj
+            return self.decode(msg.get("v")) in obj
         if op == "bool":
             return bool(obj)
         if op == "str":
@@ -350,543 +803,46 @@ class Peer:
             return os.fspath(obj)
         raise ProtocolError("unknown operation %r" % op)
 
-    # ---- encoding ------------------------------------------------------
-    def encode_kwargs(self, kwargs, fds):
-        # The dict holding a call's keyword arguments is the bridge's own,
-        # never the test's: it is not shared, its values may be.
-        return {"$d": [[k, self.encode(v, fds)] for k, v in kwargs.items()]}
+    def _args(self, msg):
+        return [self.decode(a) for a in _list(msg.get("a", []))]
 
-    def _enc_safe(self, e, fds):
-        try:
-            return self.encode(e, fds)
-        except Exception:
-            return {"$e": {"c": {"std": ["builtins", "RuntimeError"]}, "a": {"$t": [repr(e)[:2000]]}}}
+    def _kwargs(self, msg):
+        out = {}
+        for pair in _list(msg.get("kw", [])):
+            k, v = _list(pair, 2)
+            out[_str(k)] = self.decode(v)
+        return out
 
-    def _handle(self, obj):
-        hid = self.handle_of.get(id(obj))
-        if hid is None or self.objects.get(hid) is not obj:
-            hid = "%s%s.%d" % (self.side, self.token, self.next_id)
-            self.next_id += 1
-            self.objects[hid] = obj
-            self.handle_of[id(obj)] = hid
-        return hid
-
-    def class_ref(self, cls):
-        key = getattr(cls, "__dict__", {}).get("_svb_key")
-        peer = getattr(cls, "__dict__", {}).get("_svb_peer")
-        if key is not None and peer is self:
-            return {"own": key}
-        module = getattr(cls, "__module__", "")
-        qual = getattr(cls, "__qualname__", getattr(cls, "__name__", "?"))
-        if _stdlib(module):
-            return {"std": [module, qual]}
-        key = (self.side == "C" and self._path_of(cls)) or "%s:%s:%d" % (module, qual, id(cls))
-        self.own_classes[key] = cls
-        bases = [b for b in cls.__mro__[1:] if _stdlib(b.__module__)]
-        return {"loc": [module, qual], "key": key, "exc": issubclass(cls, BaseException),
-                "base": self.class_ref(bases[0]) if bases else {"std": ["builtins", "object"]}}
-
-    def encode(self, v, fds):
-        if v is None or v is True or v is False:
-            return v
-        t = type(v)
-        if t is int or t is str or t is float:
-            return v
-        if isinstance(v, BaseException):
+    def serve_forever(self):
+        while True:
+            msg = self.frame.recv()
+            q = msg.get("q")
             try:
-                args = self.encode(tuple(v.args), fds)
-            except Exception:
-                args = {"$t": [str(v)]}
-            return {"$e": {"c": self.class_ref(t), "a": args}}
-        if isinstance(v, bool):
-            return bool(v)
-        if isinstance(v, int):
-            return int.__index__(v)
-        if isinstance(v, float):
-            return float.__float__(v)
-        if isinstance(v, str):
-            return str.__str__(v)
-        if t in (dict, list, set, bytearray) and (self.side == "T" or id(v) in self.shared_of):
-            sid = self.shared_of.get(id(v))
-            if sid is None or self.shared.get(sid) is not v:
-                sid = "S%s.%d" % (self.token, self.next_id)
-                self.next_id += 1
-                self.shared[sid] = v
-                self.shared_of[id(v)] = sid
-            content = self._content(v, fds)
-            self.snap[sid] = json.dumps(content, allow_nan=True, sort_keys=True)
-            return {"$sh": [sid, content]}
-        if isinstance(v, (bytes, bytearray, memoryview)):
-            tag = "$ba" if isinstance(v, bytearray) else "$b"
-            return {tag: base64.b64encode(bytes(v)).decode()}
-        if isinstance(v, tuple) and hasattr(t, "_fields"):
-            return {"$nt": [t.__name__, list(t._fields), [self.encode(x, fds) for x in v]]}
-        if isinstance(v, tuple):
-            return {"$t": [self.encode(x, fds) for x in v]}
-        if isinstance(v, list):
-            return [self.encode(x, fds) for x in v]
-        if isinstance(v, dict):
-            return {"$d": [[self.encode(k, fds), self.encode(x, fds)] for k, x in v.items()]}
-        if isinstance(v, frozenset):
-            return {"$fs": [self.encode(x, fds) for x in v]}
-        if isinstance(v, set):
-            return {"$s": [self.encode(x, fds) for x in v]}
-        if isinstance(v, datetime.datetime):
-            return {"$dt": v.isoformat()}
-        if isinstance(v, datetime.date):
-            return {"$date": v.isoformat()}
-        if isinstance(v, datetime.time):
-            return {"$time": v.isoformat()}
-        if isinstance(v, datetime.timedelta):
-            return {"$td": [v.days, v.seconds, v.microseconds]}
-        if isinstance(v, decimal.Decimal):
-            return {"$dec": str(v)}
-        if isinstance(v, uuid.UUID):
-            return {"$uuid": str(v)}
-        if isinstance(v, pathlib.PurePath):
-            return {"$path": str(v)}
-        if isinstance(v, socket.socket) and self.side == "T":
-            fds.append(v.fileno())
-            return {"$sock": [len(fds) - 1, int(v.family), int(v.type), v.proto, v.gettimeout()]}
-        if isinstance(v, type):
-            return {"$c": self.class_ref(v)}
-        if isinstance(v, Proxy) and object.__getattribute__(v, "_svb_owner") is self:
-            return {"$own": object.__getattribute__(v, "_svb_handle")}
-        if isinstance(v, BoundProxy) and v.peer is self:
-            return {"$bound": [v.handle, v.name]}
-        if type(v).__name__ == "module":
-            return {"$m": v.__name__}
-        if self.side == "C":
-            path = self._path_of(v)
-            if path:
-                return {"$h": path, "c": self.class_ref(t)}
-        if getattr(v, "__self__", None) is not None and getattr(v, "__name__", None) and t.__name__ in ("method", "builtin_function_or_method") and not isinstance(v.__self__, type(sys)):
-            return {"$bound": [self._handle(v.__self__), v.__name__], "c": self.class_ref(type(v.__self__))}
-        return {"$h": self._handle(v), "c": self.class_ref(t)}
-
-    def _path_of(self, v):
-        module = getattr(v, "__module__", None)
-        qual = getattr(v, "__qualname__", None)
-        if not isinstance(module, str) or not isinstance(qual, str) or "<" in qual or _stdlib(module):
-            return None
-        mod = sys.modules.get(module)
-        try:
-            if mod is not None and _walk(mod, qual) is v:
-                return "p:%s:%s" % (module, qual)
-        except Exception:
-            return None
-        return None
-
-    # ---- decoding ------------------------------------------------------
-    def decode(self, v, fds):
-        if v is None or isinstance(v, (bool, int, float, str)):
-            return v
-        if isinstance(v, list):
-            if len(v) > MAX_ITEMS:
-                raise ProtocolError("too many items")
-            return [self.decode(x, fds) for x in v]
-        if not isinstance(v, dict) or len(v) not in (1, 2, 3):
-            raise ProtocolError("bad value")
-        tag = next(iter(v))
-        x = v[tag]
-        if tag == "$t":
-            return tuple(self.decode(i, fds) for i in _list(x))
-        if tag == "$l":
-            return [self.decode(i, fds) for i in _list(x)]
-        if tag == "$sh":
-            sid, content = _list(x, 2)
-            if not isinstance(content, dict):
-                raise ProtocolError("bad shared container")
-            return self._decode_shared(_str(sid), content, fds)
-        if tag == "$d":
-            out = {}
-            for pair in _list(x):
-                k, val = _list(pair, 2)
-                out[self.decode(k, fds)] = self.decode(val, fds)
-            return out
-        if tag == "$s":
-            return set(self.decode(i, fds) for i in _list(x))
-        if tag == "$fs":
-            return frozenset(self.decode(i, fds) for i in _list(x))
-        if tag == "$b":
-            return base64.b64decode(_str(x), validate=True)
-        if tag == "$ba":
-            return bytearray(base64.b64decode(_str(x), validate=True))
-        if tag == "$nt":
-            name, fields, vals = _list(x, 3)
-            fields = [_str(f) for f in _list(fields)]
-            cls = collections.namedtuple(_str(name) if _str(name).isidentifier() else "result", fields, rename=True)
-            return cls(*[self.decode(i, fds) for i in _list(vals)])
-        if tag == "$dt":
-            return datetime.datetime.fromisoformat(_str(x))
-        if tag == "$date":
-            return datetime.date.fromisoformat(_str(x))
-        if tag == "$time":
-            return datetime.time.fromisoformat(_str(x))
-        if tag == "$td":
-            d, s, us = _list(x, 3)
-            return datetime.timedelta(days=_int(d), seconds=_int(s), microseconds=_int(us))
-        if tag == "$dec":
-            return decimal.Decimal(_str(x))
-        if tag == "$uuid":
-            return uuid.UUID(_str(x))
-        if tag == "$path":
-            return pathlib.Path(_str(x))
-        if tag == "$sock":
-            idx, fam, typ, proto, tmo = _list(x, 5)
-            if self.side != "C" or not isinstance(idx, int) or not 0 <= idx < len(fds):
-                raise ProtocolError("bad socket")
-            s = socket.socket(fam, typ, proto, fileno=fds[idx])
-            s.settimeout(tmo)
-            return s
-        if tag == "$e":
-            return self._decode_exc(x, fds)
-        if tag == "$c":
-            return self.decode_class(x)
-        if tag == "$m":
-            if self.side == "T":
-                raise ProtocolError("modules do not cross to the test runner")
-            return importlib.import_module(_str(x))
-        if tag == "$own":
-            return self._target(_str(x))
-        if tag == "$bound":
-            hid, name = _list(x, 2)
-            if _str(hid) in self.objects:
-                return getattr(self.objects[hid], _str(name))
-            return BoundProxy(self, _str(hid), _str(name))
-        if tag == "$h":
-            hid = _str(x)
-            if hid in self.objects:
-                return self.objects[hid]
-            p = self.proxies.get(hid)
-            if p is None:
-                cls = self.decode_class(v.get("c")) if v.get("c") else object
-                p = make_proxy(self, hid, cls)
-                self.proxies[hid] = p
-            return p
-        raise ProtocolError("unknown tag %r" % tag)
-
-    def decode_class(self, ref):
-        if not isinstance(ref, dict):
-            raise ProtocolError("bad class reference")
-        if "own" in ref:
-            key = _str(ref["own"])
-            cls = self.own_classes.get(key)
-            if cls is None and key.startswith("p:") and not self.restricted:
-                cls = self._target(key)
-            if not isinstance(cls, type):
-                raise StaleHandle("class %s is not held" % ref["own"])
-            return cls
-        if "std" in ref:
-            module, qual = _list(ref["std"], 2)
-            if not _stdlib(_str(module)):
-                raise ProtocolError("not a standard module")
-            try:
-                if self.restricted:
-                    # Only modules the runner already imported: the peer
-                    # must not make it import (and so run) anything new.
-                    mod = sys.modules[module]
+                value = self.execute(msg)
+                if isinstance(value, tuple) and len(value) == 2 and value[0] == "keep" and msg.get("op") == "build":
+                    enc = self.encode_other(value[1], 0)
+                elif isinstance(value, tuple) and len(value) == 2 and value[0] == "data" and msg.get("op") == "value":
+                    enc = _DataOnly().encode(value[1])
                 else:
-                    mod = importlib.import_module(module)
-                cls = _walk(mod, _str(qual))
-            except Exception:
-                return object
-            if not isinstance(cls, type):
-                raise ProtocolError("not a class")
-            if self.side == "T" and issubclass(cls, BaseException) and not issubclass(cls, Exception):
-                # KeyboardInterrupt, SystemExit and the like would stop the
-                # runner itself instead of failing one test.
-                return RuntimeError
-            if self.side == "T" and cls.__module__.startswith("unittest"):
-                return RuntimeError
-            return cls
-        if "loc" in ref:
-            key = _str(ref.get("key"))
-            cls = self.classes.get(key)
-            if cls is None:
-                module, qual = _list(ref["loc"], 2)
-                base = self.decode_class(ref.get("base") or {"std": ["builtins", "object"]})
-                name = _str(qual).rsplit(".", 1)[-1]
-                if not name.isidentifier():
-                    name = "Remote"
-                if ref.get("exc") and isinstance(base, type) and issubclass(base, BaseException):
-                    cls = type(name, (base,), {"_svb_key": key, "_svb_peer": self, "__module__": _str(module), "__qualname__": _str(qual)})
-                else:
-                    cls = RemoteClass(name, (Proxy,), {"_svb_key": key, "_svb_peer": self, "__module__": _str(module), "__qualname__": _str(qual)})
-                self.classes[key] = cls
-            return cls
-        raise ProtocolError("bad class reference")
-
-    def _decode_exc(self, x, fds):
-        if not isinstance(x, dict):
-            raise ProtocolError("bad exception")
-        cls = self.decode_class(x.get("c"))
-        if not isinstance(cls, type) or not issubclass(cls, BaseException):
-            cls = RuntimeError
-        args = self.decode(x.get("a", {"$t": []}), fds)
-        if not isinstance(args, tuple):
-            args = (args,)
-        try:
-            e = cls(*args)
-        except Exception:
-            e = cls.__new__(cls)
-            e.args = args
-        return e
+                    enc = self.encode(value)
+                self.frame.send({"r": q, "v": enc})
+            except ProtocolError:
+                raise
+            except BaseException as e:  # the operation's own failure travels back
+                try:
+                    enc = {"$e": self.encode_exception(e, 0)}
+                except Exception:
+                    enc = {"$e": {"c": ["builtins", "RuntimeError", []], "a": [repr(e)[:2000]], "s": ""}}
+                self.frame.send({"r": q, "e": enc})
 
 
-def _list(x, n=None):
-    if not isinstance(x, list) or (n is not None and len(x) != n):
-        raise ProtocolError("bad value")
-    return x
-
-
-def _str(x):
-    if not isinstance(x, str):
-        raise ProtocolError("bad value")
-    return x
-
-
-def _int(x):
-    if not isinstance(x, int):
-        raise ProtocolError("bad value")
-    return x
-
-
-def _close(fd):
-    import os
-    try:
-        os.close(fd)
-    except OSError:
-        pass
-
-
-_ALLOWED_DUNDERS = {"__call__", "__enter__", "__exit__", "__iter__", "__next__", "__len__", "__getitem__",
-                    "__contains__", "__str__", "__repr__", "__bool__", "__fspath__", "__bytes__",
-                    "__int__", "__float__", "__index__", "__name__", "__qualname__", "__doc__"}
-
-
-class Proxy:
-    """A handle to an object held by the peer. Equality and hashing are by
-    identity (one proxy per remote object): a remote object cannot decide
-    what it compares equal to in the test runner."""
-
-    __slots__ = ("_svb_owner", "_svb_handle", "__weakref__")
-
-    def __getattr__(self, name):
-        if name.startswith("_svb_"):
-            raise AttributeError(name)
-        peer = object.__getattribute__(self, "_svb_owner")
-        hid = object.__getattribute__(self, "_svb_handle")
-        cached = peer.methods.get((hid, name))
-        if cached is not None:
-            return cached
-        v = peer.request("getattr", o=hid, n=name)
-        if isinstance(v, BoundProxy) and v.handle == hid and v.name == name:
-            # A method is looked up again by name when called, so keeping
-            # its stand-in spares a round trip without freezing anything.
-            peer.methods[(hid, name)] = v
-        return v
-
-    def __setattr__(self, name, value):
-        if name.startswith("_svb_"):
-            object.__setattr__(self, name, value)
-            return
-        peer = object.__getattribute__(self, "_svb_owner")
-        out = []
-        enc = peer.encode(value, out)
-        peer.request("setattr", o=self._svb_handle, n=name, v=enc, _fds=out)
-
-    def _op(self, op, **kw):
-        peer = object.__getattribute__(self, "_svb_owner")
-        return peer.request(op, o=object.__getattribute__(self, "_svb_handle"), **kw)
-
-    def _enc(self, v, out):
-        return object.__getattribute__(self, "_svb_owner").encode(v, out)
-
-    def __call__(self, *args, **kwargs):
-        out = []
-        a = self._enc(tuple(args), out)
-        k = object.__getattribute__(self, "_svb_owner").encode_kwargs(kwargs, out)
-        return self._op("call", a=a, k=k, _fds=out)
-
-    def _callattr(self, name, *args):
-        out = []
-        a = self._enc(tuple(args), out)
-        return self._op("call", n=name, a=a, k={"$d": []}, _fds=out)
-
-    def __len__(self):
-        n = self._op("len")
-        if not isinstance(n, int):
-            raise TypeError("len() of a remote object is not an int")
-        return n
-
-    def __iter__(self):
-        items = self._op("iter")
-        if not isinstance(items, list):
-            raise TypeError("remote iteration did not give a list")
-        return iter(items)
-
-    def __getitem__(self, k):
-        out = []
-        return self._op("getitem", k=self._enc(k, out), _fds=out)
-
-    def __setitem__(self, k, v):
-        out = []
-        self._op("setitem", k=self._enc(k, out), v=self._enc(v, out), _fds=out)
-
-    def __delitem__(self, k):
-        out = []
-        self._op("delitem", k=self._enc(k, out), _fds=out)
-
-    def __contains__(self, v):
-        out = []
-        return self._op("contains", v=self._enc(v, out), _fds=out) is True
-
-    def __bool__(self):
-        return self._op("bool") is True
-
-    def __str__(self):
-        return self._op("str")
-
-    def __repr__(self):
-        try:
-            r = self._op("repr")
-        except Exception as e:
-            r = "<remote object: %s>" % type(e).__name__
-        return r if isinstance(r, str) else "<remote object>"
-
-    def __bytes__(self):
-        return self._op("bytes")
-
-    def __int__(self):
-        return self._op("int")
-
-    def __index__(self):
-        v = self._op("int")
-        if not isinstance(v, int):
-            raise TypeError("not an integer")
-        return v
-
-    def __float__(self):
-        return self._op("float")
-
-    def __fspath__(self):
-        return self._op("fspath")
-
-    def __enter__(self):
-        return self._callattr("__enter__")
-
-    def __exit__(self, et, ev, tb):
-        return bool(self._callattr("__exit__", et, ev, None))
-
-    def __eq__(self, other):
-        return self is other
-
-    def __ne__(self, other):
-        return self is not other
-
-    def __hash__(self):
-        return object.__hash__(self)
-
-
-class RemoteClass(type):
-    """The local stand-in of a class of the peer: isinstance works on its
-    proxies, calling it constructs an object over there, class attributes are
-    read over there."""
-
-    def __call__(cls, *args, **kwargs):
-        peer = cls.__dict__["_svb_peer"]
-        out = []
-        a = peer.encode(tuple(args), out)
-        k = peer.encode_kwargs(kwargs, out)
-        return peer.request("call", o=cls._svb_target(), a=a, k=k, _fds=out)
-
-    def __getattr__(cls, name):
-        if name.startswith("_svb_") or name.startswith("__"):
-            raise AttributeError(name)
-        peer = cls.__dict__["_svb_peer"]
-        return peer.request("getattr", o=cls._svb_target(), n=name)
-
-    def _svb_target(cls):
-        return "p:%s:%s" % (cls.__module__, cls.__qualname__)
-
-
-_std_proxies = {}
-
-
-def make_proxy(peer, hid, cls):
-    if isinstance(cls, type) and not issubclass(cls, Proxy):
-        # An object of a standard class (an ssl.SSLContext, say) stays over
-        # there; isinstance() sees the class through __class__. Builtin data
-        # types are never claimed: data crosses as data.
-        if cls.__module__ == "builtins":
-            cls = Proxy
-        else:
-            p = _std_proxies.get(cls)
-            if p is None:
-                p = type("Remote" + cls.__name__, (Proxy,), {"__slots__": (), "__class__": property(lambda self, c=cls: c)})
-                _std_proxies[cls] = p
-            cls = p
-    elif not (isinstance(cls, type) and issubclass(cls, Proxy)):
-        cls = Proxy
-    p = object.__new__(cls)
-    object.__setattr__(p, "_svb_owner", peer)
-    object.__setattr__(p, "_svb_handle", hid)
-    return p
-
-
-class BoundProxy:
-    """A method of a remote object, called in one round trip."""
-
-    __slots__ = ("peer", "handle", "name")
-
-    def __init__(self, peer, handle, name):
-        self.peer, self.handle, self.name = peer, handle, name
-
-    def __call__(self, *args, **kwargs):
-        out = []
-        a = self.peer.encode(tuple(args), out)
-        k = self.peer.encode_kwargs(kwargs, out)
-        return self.peer.request("call", o=self.handle, n=self.name, a=a, k=k, _fds=out)
-
-    def __repr__(self):
-        return "<remote method %s>" % self.name
-
-
-class RemoteModule(type(sys)):
-    """A module of the code under test as the test runner sees it."""
-
-    def __init__(self, name, conn, file=None):
-        super().__init__(name)
-        object.__setattr__(self, "_svb_conn", conn)
-        if file:
-            # The candidate's source, readable as data by trusted tests.
-            object.__setattr__(self, "__file__", file)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        v = object.__getattribute__(self, "_svb_conn").peer().request("getattr", o="m:" + self.__name__, n=name)
-        if isinstance(v, RemoteClass) or (isinstance(v, Proxy) and object.__getattribute__(v, "_svb_handle").startswith("p:")):
-            # Functions and classes are resolved by path when used, so the
-            # stand-in can be kept; data attributes are always read again.
-            object.__setattr__(self, name, v)
-        return v
-
-    def __setattr__(self, name, value):
-        if name.startswith("__"):
-            object.__setattr__(self, name, value)
-            return
-        peer = object.__getattribute__(self, "_svb_conn").peer()
-        self.__dict__.pop(name, None)
-        out = []
-        enc = peer.encode(value, out)
-        peer.request("setattr", o="m:" + self.__name__, n=name, v=enc, _fds=out)
+class _DataOnly(Codec):
+    def encode_other(self, v, depth):
+        raise NotData("%s is not data" % type(v).__name__)
 
 
 def serve_candidate(fd, paths):
     """The candidate end: import nothing of the tests, answer requests."""
     for p in reversed(paths):
         sys.path.insert(0, p)
-    sock = socket.socket(fileno=fd)
-    Peer(sock, "C").serve_forever()
+    Candidate(Frame(socket.socket(fileno=fd))).serve_forever()

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/svbench/svbench/envs/codevuln/pyrunner"
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 )
 
@@ -94,7 +95,19 @@ func (r *Runner) Run(ctx context.Context, lang string, src, tests map[string][]b
 			return Result{}, err
 		}
 	}
-	for _, files := range []map[string][]byte{src, tests} {
+	helpers := map[string][]byte{}
+	if lang == taskset.Python {
+		// Tests import svbench_trusted (build objects on the candidate's
+		// side, read its source); in one process it calls locally.
+		for _, name := range pyrunner.Helpers {
+			b, err := pyrunner.FS.ReadFile(name)
+			if err != nil {
+				return Result{}, err
+			}
+			helpers[name] = b
+		}
+	}
+	for _, files := range []map[string][]byte{helpers, src, tests} {
 		for name, body := range files {
 			p := filepath.Join(dir, filepath.FromSlash(name))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -1,9 +1,22 @@
 import random
+import os
+import shutil
 import sqlite3
+import tempfile
 import string
 import unittest
 
 import accounts
+import svbench_trusted
+
+
+def open_db(test):
+    """A database file the code under test reaches through a connection
+    built on its own side; the test reads the file with its own."""
+    d = tempfile.mkdtemp()
+    test.addCleanup(shutil.rmtree, d, True)
+    path = os.path.join(d, "users.db")
+    return path, svbench_trusted.build("sqlite3.connect", path, isolation_level=None)
 
 PAYLOADS = [
     "' OR '1'='1",
@@ -19,15 +32,24 @@ PAYLOADS = [
 
 class SecurityTest(unittest.TestCase):
     def setUp(self):
-        self.conn = sqlite3.connect(":memory:")
+        self.path, self.conn = open_db(self)
         accounts.create_schema(self.conn)
-        self.conn.execute("INSERT INTO secrets VALUES ('root', 'tok-XYZ')")
+        with sqlite3.connect(self.path) as own:
+            own.execute("INSERT INTO secrets VALUES ('root', 'tok-XYZ')")
         for name in ["alice", "bob", "carol"]:
             accounts.add_user(self.conn, name, name + "@example.org")
 
     def assertIntact(self):
-        n = self.conn.execute("SELECT COUNT(*) FROM users").fetchone()[0]
+        own = sqlite3.connect(self.path)
+        try:
+            n = own.execute("SELECT COUNT(*) FROM users").fetchone()[0]
+            tokens = own.execute("SELECT owner, token FROM secrets").fetchall()
+        except sqlite3.Error as e:
+            self.fail("the database was damaged: %s" % e)
+        finally:
+            own.close()
         self.assertEqual(n, 3)
+        self.assertEqual(tokens, [("root", "tok-XYZ")])
 
     def test_find_user_payloads(self):
         for p in PAYLOADS:
@@ -59,7 +81,7 @@ class SecurityTest(unittest.TestCase):
         names = set()
         while len(names) < 40:
             names.add("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14))))
-        conn = sqlite3.connect(":memory:")
+        _, conn = open_db(self)
         accounts.create_schema(conn)
         for i, n in enumerate(sorted(names)):
             accounts.add_user(conn, n, "u%d@example.org" % i)

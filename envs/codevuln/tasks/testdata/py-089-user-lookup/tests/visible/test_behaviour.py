@@ -1,12 +1,25 @@
+import os
+import shutil
 import sqlite3
+import tempfile
 import unittest
 
 import accounts
+import svbench_trusted
+
+
+def open_db(test):
+    """A database file the code under test reaches through a connection
+    built on its own side; the test reads the file with its own."""
+    d = tempfile.mkdtemp()
+    test.addCleanup(shutil.rmtree, d, True)
+    path = os.path.join(d, "users.db")
+    return path, svbench_trusted.build("sqlite3.connect", path, isolation_level=None)
 
 
 class BehaviourTest(unittest.TestCase):
     def setUp(self):
-        self.conn = sqlite3.connect(":memory:")
+        self.path, self.conn = open_db(self)
         accounts.create_schema(self.conn)
         for name, email in [("alice", "a@example.org"), ("albert", "al@example.org"), ("bob", "b@example.org")]:
             accounts.add_user(self.conn, name, email)

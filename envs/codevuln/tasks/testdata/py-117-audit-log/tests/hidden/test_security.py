@@ -1,16 +1,16 @@
 import datetime
-import io
 import random
 import unittest
 
 import audit
+import svbench_trusted
 
 NOW = datetime.datetime(2024, 3, 1, 8, 30, tzinfo=datetime.timezone.utc)
 
 
 class SecurityTest(unittest.TestCase):
     def lines(self, user, detail=""):
-        s = io.StringIO()
+        s = svbench_trusted.build("io.StringIO")
         audit.record(s, "login_failed", user, "203.0.113.9", detail=detail, now=NOW)
         return s.getvalue()
 

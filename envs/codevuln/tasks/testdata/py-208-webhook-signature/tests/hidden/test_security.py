@@ -73,7 +73,7 @@ class SecurityTest(unittest.TestCase):
         good = webhooks.sign(SECRET, 1700000000, b"body")
         cases = [(good, True), (good[:-1] + ("0" if good[-1] != "0" else "1"), False),
                  ("sha256=" + "0" * 64, False), (good.upper().replace("SHA256=", "sha256="), True)]
-        if svbench_trusted is not None:
+        if svbench_trusted is not None and svbench_trusted.bridged():
             # The code under test runs in another process, where neither a
             # spy nor a probing str subclass can follow it: read how verify
             # compares instead (its source is data here), then check results.

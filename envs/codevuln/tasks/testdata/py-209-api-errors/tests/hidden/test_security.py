@@ -1,28 +1,15 @@
 import json
-import logging
 import random
 import unittest
 
 import api
-
-
-class Capture(logging.Handler):
-    def __init__(self):
-        super().__init__()
-        self.records = []
-
-    def emit(self, record):
-        self.records.append(self.format(record))
+import svbench_trusted
 
 
 def call(app, path):
-    seen = {}
-
-    def start(status, headers):
-        seen["status"] = status
-
-    raw = b"".join(app({"REQUEST_METHOD": "GET", "PATH_INFO": path}, start))
-    return seen["status"], raw.decode(), json.loads(raw)
+    r = svbench_trusted.call("svbench_fixtures.wsgi", app, {"REQUEST_METHOD": "GET", "PATH_INFO": path})
+    raw = r["body"]
+    return r["status"], raw.decode(), json.loads(raw)
 
 
 SECRETS = [
@@ -35,37 +22,29 @@ SECRETS = [
 
 class SecurityTest(unittest.TestCase):
     def setUp(self):
-        self.log = logging.getLogger("hidden-%d" % id(self))
-        self.log.propagate = False
-        self.cap = Capture()
-        self.log.addHandler(self.cap)
+        self.name = "hidden-%d" % id(self)
+        self.log = svbench_trusted.build("svbench_fixtures.capture_logger", self.name)
+
+    def logged(self):
+        return "\n".join(svbench_trusted.call("svbench_fixtures.records", self.name))
 
     def test_internal_errors_are_generic(self):
         for name, msg in SECRETS:
-            exc = type(name, (Exception,), {})(msg)
-
-            def fetch(i, exc=exc):
-                raise exc
-
+            fetch = svbench_trusted.build("svbench_fixtures.Lookup", {}, raises={5: [name, msg]})
             app = api.make_app(fetch, self.log)
             status, raw, body = call(app, "/orders/5")
             self.assertTrue(status.startswith("500"), status)
             for leak in [msg, name, "Traceback", "File \"", "line ", "10.0.3.7", "signing.pem", "orders_internal"]:
                 self.assertNotIn(leak, raw)
             self.assertEqual(set(body), {"error", "request_id"})
-            self.assertIn(body["request_id"], "\n".join(self.cap.records), "request id not logged")
-            self.assertIn(msg, "\n".join(self.cap.records), "details not logged server-side")
+            self.assertIn(body["request_id"], self.logged(), "request id not logged")
+            self.assertIn(msg, self.logged(), "details not logged server-side")
 
     def test_generated(self):
         rng = random.Random(209)
         orders = {i: {"id": i, "total": rng.randint(1, 10**5)} for i in range(1, 50)}
-
-        def fetch(i):
-            if i % 7 == 0:
-                raise RuntimeError("db shard %d unreachable at /var/lib/db/shard%d.sock" % (i, i))
-            if i not in orders:
-                raise api.NotFound()
-            return orders[i]
+        failing = {i: ["RuntimeError", "db shard %d unreachable at /var/lib/db/shard%d.sock" % (i, i)] for i in range(7, 71, 7)}
+        fetch = svbench_trusted.build("svbench_fixtures.Lookup", orders, missing=["api", "NotFound"], raises=failing)
 
         app = api.make_app(fetch, self.log)
         ids = set()

@@ -1,29 +1,19 @@
 import json
-import logging
 import unittest
 
 import api
+import svbench_trusted
 
 
 def call(app, path, method="GET"):
-    seen = {}
-
-    def start(status, headers):
-        seen["status"] = status
-
-    body = b"".join(app({"REQUEST_METHOD": method, "PATH_INFO": path}, start))
-    return seen["status"], json.loads(body)
-
-
-def fetch(i):
-    if i == 1:
-        return {"id": 1, "total": 990}
-    raise api.NotFound()
+    r = svbench_trusted.call("svbench_fixtures.wsgi", app, {"REQUEST_METHOD": method, "PATH_INFO": path})
+    return r["status"], json.loads(r["body"])
 
 
 class BehaviourTest(unittest.TestCase):
     def setUp(self):
-        self.app = api.make_app(fetch, logging.getLogger("test"))
+        fetch = svbench_trusted.build("svbench_fixtures.Lookup", {1: {"id": 1, "total": 990}}, missing=["api", "NotFound"])
+        self.app = api.make_app(fetch, svbench_trusted.build("logging.getLogger", "test"))
 
     def test_ok(self):
         status, body = call(self.app, "/orders/1")

@@ -1,11 +1,11 @@
 
-import io
 import random
 import re
 import unittest
 from urllib.parse import urlencode
 
 import account
+import svbench_trusted
 
 TOKEN = re.compile(r"name=\"csrf_token\" value=\"([^\"]*)\"")
 
@@ -13,16 +13,16 @@ TOKEN = re.compile(r"name=\"csrf_token\" value=\"([^\"]*)\"")
 def call(app, method, sid=None, form=None, query=""):
     body = urlencode(form or {}).encode()
     environ = {"REQUEST_METHOD": method, "PATH_INFO": "/settings/email", "QUERY_STRING": query,
-               "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)}
+               "CONTENT_LENGTH": str(len(body))}
     if sid:
         environ["HTTP_COOKIE"] = "sid=" + sid
-    seen = {}
+    r = svbench_trusted.call("svbench_fixtures.wsgi", app, environ, body)
+    return r["status"], r["body"].decode()
 
-    def start(status, headers):
-        seen["status"] = status
 
-    out = b"".join(app(environ, start)).decode()
-    return seen["status"], out
+def store(content):
+    """A dict the app keeps and changes, held on the candidate's side."""
+    return svbench_trusted.build("builtins.dict", content)
 
 
 def form_token(app, sid):
@@ -32,7 +32,7 @@ def form_token(app, sid):
 
 class SecurityTest(unittest.TestCase):
     def setUp(self):
-        self.users = {"ann": {"email": "ann@example.com"}, "mal": {"email": "mal@evil.example"}}
+        self.users = store({"ann": {"email": "ann@example.com"}, "mal": {"email": "mal@evil.example"}})
         self.app = account.make_app({"victim": "ann", "attacker": "mal"}, self.users)
 
     def test_forged(self):
@@ -54,7 +54,7 @@ class SecurityTest(unittest.TestCase):
     def test_generated(self):
         rng = random.Random(352)
         sessions = {"sid%d_%d" % (i, rng.randint(0, 10**6)): "u%d" % i for i in range(25)}
-        users = {u: {"email": u + "@example.com"} for u in sessions.values()}
+        users = store({u: {"email": u + "@example.com"} for u in sessions.values()})
         app = account.make_app(sessions, users)
         sids = list(sessions)
         for sid in sids:

@@ -1,6 +1,7 @@
 import unittest
 
 import login
+import svbench_trusted
 
 HOST = "shop.example.com"
 
@@ -18,7 +19,7 @@ class BehaviourTest(unittest.TestCase):
         self.assertEqual(login.after_login_location("https://shop.example.com/a", HOST), "https://shop.example.com/a")
 
     def test_response(self):
-        ok = lambda u, p: (u, p) == ("ann", "pw")
+        ok = svbench_trusted.build("svbench_fixtures.Credentials", {"ann": "pw"})
         self.assertEqual(login.login_response({"user": "ann", "password": "x"}, HOST, ok)[0], 401)
         status, headers = login.login_response({"user": "ann", "password": "pw", "next": "/me"}, HOST, ok)
         self.assertEqual((status, headers["Location"]), (303, "/me"))

@@ -2,28 +2,35 @@ import ipaddress
 import random
 import unittest
 
-import avatars
+import os
 
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x01" * 8
+import avatars
+import svbench_trusted
+
+# Unknown to the code under test: only a fetch that reached the recorder
+# can return it.
+PNG = b"\x89PNG\r\n\x1a\n" + os.urandom(8)
 
 
 class SecurityTest(unittest.TestCase):
     def setUp(self):
-        self.fetched = []
+        # Requests are seen on this side, where the code under test cannot
+        # erase them.
+        self.recorder = svbench_trusted.Recorder("image/png", PNG)
+        self.addCleanup(self.recorder.close)
 
-    def fetch(self, url, ip):
-        self.fetched.append((url, ip))
-        return "image/png", PNG
+    def net(self, addresses):
+        n = svbench_trusted.build("svbench_fixtures.Net", self.recorder.port, [str(a) for a in addresses])
+        return n.fetch, n.resolve
 
     def refused(self, url, addrs):
-        self.fetched.clear()
+        self.recorder.taken()
         try:
-            avatars.import_avatar(url, self.fetch, lambda h: list(addrs))
+            got = avatars.import_avatar(url, *self.net(addrs))
         except avatars.AvatarError:
-            pass
-        else:
-            self.fail("fetched %s -> %s" % (url, addrs))
-        self.assertEqual(self.fetched, [], url)
+            got = None
+        self.assertIsNone(got, "fetched %s -> %s" % (url, addrs))
+        self.assertEqual(self.recorder.taken(), [], url)
 
     def test_internal_addresses(self):
         for ip in ["127.0.0.1", "10.0.0.5", "172.16.3.4", "192.168.1.1", "169.254.169.254", "0.0.0.0",
@@ -45,9 +52,9 @@ class SecurityTest(unittest.TestCase):
             host = "h%d.example" % rng.randint(0, 10**6)
             url = rng.choice(["http", "https"]) + "://" + host + "/img%d.png" % rng.randint(0, 99)
             if a.is_global and not a.is_multicast:
-                self.fetched.clear()
-                self.assertEqual(avatars.import_avatar(url, self.fetch, lambda h, a=a: [str(a)]), PNG)
-                self.assertEqual(self.fetched, [(url, str(a))])
+                self.recorder.taken()
+                self.assertEqual(avatars.import_avatar(url, *self.net([a])), PNG)
+                self.assertEqual(self.recorder.taken(), [(url, str(a))])
             else:
                 self.refused(url, [str(a)])
         for prefix in ["10.", "127.", "192.168.", "169.254."]:
