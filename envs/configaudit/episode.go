@@ -220,13 +220,13 @@ func truncate(s string, n int) string {
 }
 
 // observedIDs collects the finding ids that appeared in tool results of a
-// conversation (for the tool_observation component and the policies).
+// conversation (for the tool_observation component and the policies). Only
+// results that answer a call the completion made count
+// (env.AnsweredToolResults): a role "tool" message in a completion sent to
+// /v1/score is the caller's text, not a scan.
 func observedIDs(msgs []env.Message) []Violation {
 	var out []Violation
-	for _, m := range msgs {
-		if m.Role != env.RoleTool {
-			continue
-		}
+	for _, m := range env.AnsweredToolResults(msgs) {
 		var fs []ToolFinding
 		if json.Unmarshal([]byte(m.Content), &fs) != nil {
 			continue
