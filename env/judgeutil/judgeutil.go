@@ -82,6 +82,18 @@ func FromOptions(envID string, opts env.Options) (Config, error) {
 // UsesJudge says whether scoring asks the judge.
 func (c Config) UsesJudge() bool { return c.Source == SourceJudge || c.Source == SourceHybrid }
 
+// ScoreCost is the cost class of scoring under this reward source, for an
+// environment whose executable rubric costs own: asking the judge is a
+// remote model call per item (seconds), so a reward service must queue
+// judge-backed scoring as heavy, not beside microsecond parsers.
+// Environments offering the judge implement env.ScoreCoster with it.
+func (c Config) ScoreCost(own env.ScoreCost) env.ScoreCost {
+	if c.UsesJudge() {
+		return env.CostHeavy
+	}
+	return own
+}
+
 // Apply folds a judge verdict into the executable score: unchanged for
 // executable, the verdict alone (component "judge", weight 1) for
 // llm_judge, the executable components plus "judge" at c.Weight for

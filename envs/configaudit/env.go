@@ -312,3 +312,10 @@ func (e *Env) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
 	}
 	return &episode{e: e, fx: fx, prompt: prompt, budget: e.budget, maxTurn: e.maxTurns}, nil
 }
+
+var _ env.ScoreCoster = (*Env)(nil)
+
+// ScoreCost is light for the executable rubric (scanners in-process) and
+// heavy when the reward source asks the judge model (see
+// judgeutil.Config.ScoreCost).
+func (e *Env) ScoreCost() env.ScoreCost { return e.judging.ScoreCost(env.CostLight) }

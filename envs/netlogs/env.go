@@ -220,3 +220,9 @@ func exampleAnswer(ex env.Example) (string, error) {
 	}
 	return a, nil
 }
+
+var _ env.ScoreCoster = (*Environment)(nil)
+
+// ScoreCost is light for the executable rubric and heavy when the reward
+// source asks the judge model (see judgeutil.Config.ScoreCost).
+func (e *Environment) ScoreCost() env.ScoreCost { return e.rs.ScoreCost(env.CostLight) }

@@ -183,3 +183,9 @@ func scoreText(p *payload, text, rubric string) (env.Score, error) {
 	}
 	return env.Score{}, fmt.Errorf("unknown rubric %q for %s (known: %s, %s)", rubric, ID, RubricDefault, RubricReference)
 }
+
+var _ env.ScoreCoster = (*Environment)(nil)
+
+// ScoreCost is light for the executable rubric and heavy when the reward
+// source asks the judge model (see judgeutil.Config.ScoreCost).
+func (e *Environment) ScoreCost() env.ScoreCost { return e.rs.ScoreCost(env.CostLight) }

@@ -224,3 +224,13 @@ func (c *common) redactMessages(exID string, sc *Scenario, msgs []env.Message, f
 	}
 	return out
 }
+
+// ScoreCost is heavy when the judge is a model (llama-guard, classifier):
+// scoring then asks it about every transcript, a remote call per item;
+// the rules judge is in-process and light. E5 and E6 share it.
+func (c *common) ScoreCost() env.ScoreCost {
+	if _, ok := c.judge.(rulesJudge); ok {
+		return env.CostLight
+	}
+	return env.CostHeavy
+}
