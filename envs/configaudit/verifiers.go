@@ -9,6 +9,7 @@ import (
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/kubelint"
 	"github.com/svbench/svbench/verify/policy"
+	"github.com/svbench/svbench/verify/suite"
 	"github.com/svbench/svbench/verify/tfscan"
 )
 
@@ -18,10 +19,6 @@ const (
 	ToolTrivy      = "trivy"
 	ToolOPA        = "opa"
 )
-
-// extraK8sChecks are non-default kube-linter checks the RBAC mutations map
-// to; everything else is kube-linter's default set, which the baselines pass.
-var extraK8sChecks = []string{"wildcard-in-rules", "access-to-secrets", "cluster-admin-role-binding"}
 
 // verifiers runs the three scanners and memoises their findings per content
 // hash: the oracle merge, tool calls and re-verification of identical patched
@@ -53,21 +50,13 @@ type scanResult struct {
 const maxCacheEntries = 20000
 
 func newVerifiers(ctx context.Context, policyDirs []string) (*verifiers, error) {
-	kl, err := kubelint.New(kubelint.Options{Include: extraK8sChecks})
+	// The configuration `svbench verify` runs too (suite.ScoringOptions):
+	// what verify calls clean, E2 pays as clean.
+	s, err := suite.New(ctx, suite.ScoringOptions(policyDirs))
 	if err != nil {
 		return nil, err
 	}
-	// trivy skips a file it cannot parse; a broken file must not read as a
-	// clean one.
-	ts, err := tfscan.New(tfscan.Options{StrictHCL: true})
-	if err != nil {
-		return nil, err
-	}
-	pe, err := policy.New(ctx, policy.Options{Dirs: policyDirs})
-	if err != nil {
-		return nil, err
-	}
-	return &verifiers{kube: kl, trivy: ts, opa: pe, cache: map[cacheKey]scanResult{}}, nil
+	return &verifiers{kube: s.KubeLinter(), trivy: s.Trivy(), opa: s.Policy(), cache: map[cacheKey]scanResult{}}, nil
 }
 
 func (v *verifiers) versions() map[string]string {

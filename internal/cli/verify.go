@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/verify"
-	"github.com/svbench/svbench/verify/kubelint"
-	"github.com/svbench/svbench/verify/policy"
 	"github.com/svbench/svbench/verify/suite"
 )
 
@@ -77,10 +75,11 @@ errors, 3 when verification itself failed (unreadable file, verifier error).`,
 			if err := toolApplies(tool, groups); err != nil {
 				return err
 			}
-			s, err := suite.New(cmd.Context(), suite.Options{
-				KubeLinter: kubelint.Options{AllChecks: allChecks},
-				Policy:     policy.Options{Dirs: policyDirs},
-			})
+			// E2's configuration (suite.ScoringOptions), so verify and
+			// the reward agree on what is clean and on a broken file.
+			opts := suite.ScoringOptions(policyDirs)
+			opts.KubeLinter.AllChecks = allChecks
+			s, err := suite.New(cmd.Context(), opts)
 			if err != nil {
 				return checkFailed(err)
 			}

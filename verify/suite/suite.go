@@ -7,6 +7,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/verify"
@@ -31,6 +32,25 @@ type Options struct {
 	KubeLinter kubelint.Options
 	Trivy      tfscan.Options
 	Policy     policy.Options
+}
+
+// ScoringKubeChecks are the non-default kube-linter checks E2's RBAC
+// mutations map to (a wildcard ClusterRole, secret access, a cluster-admin
+// binding); everything else is kube-linter's default set.
+var ScoringKubeChecks = []string{"wildcard-in-rules", "access-to-secrets", "cluster-admin-role-binding"}
+
+// ScoringOptions is the one scanner configuration svbench judges with: E2's
+// rewards and `svbench verify` both build their scanners from it, so a file
+// verify calls clean is one E2 pays as clean. kube-linter runs its defaults
+// plus ScoringKubeChecks; trivy treats a file that does not parse as an
+// error, not as a file without findings (trivy's own default logs it and
+// reports nothing); OPA adds the Rego in policyDirs.
+func ScoringOptions(policyDirs []string) Options {
+	return Options{
+		KubeLinter: kubelint.Options{Include: slices.Clone(ScoringKubeChecks)},
+		Trivy:      tfscan.Options{StrictHCL: true},
+		Policy:     policy.Options{Dirs: slices.Clone(policyDirs)},
+	}
 }
 
 // Suite holds one instance of each verifier, built once; it is safe for
