@@ -21,6 +21,17 @@ type ExportResult struct {
 	Pages   int // HTML pages
 	Files   int // every file, pages, charts and assets included
 	Skipped int // links left pointing at the live server (forms' results, compare, JSON)
+	// SkippedPages are a run's pages that could not be rendered (a results
+	// file that leaves the root, a row that does not decode): each is
+	// exported as a page saying why, and the rest of the export goes on.
+	SkippedPages []SkippedPage
+}
+
+// SkippedPage is one page Export could not render.
+type SkippedPage struct {
+	Run    string // the run id the page belongs to
+	URL    string
+	Reason string
 }
 
 // exportable are the pages a static copy holds, with the query keys that
@@ -69,7 +80,15 @@ func (s *Server) Export(dir string) (ExportResult, error) {
 			if strings.HasPrefix(u, "/static/") {
 				continue // an asset this build does not have
 			}
-			return res, fmt.Errorf("export %s: %w", u, err)
+			run := runOf(u)
+			if run == "" {
+				// The runs table or the leaderboard: nothing to export around.
+				return res, fmt.Errorf("export %s: %w", u, err)
+			}
+			// One bad run must not cost the others their export: its page
+			// says why, so the links to it still lead somewhere.
+			res.SkippedPages = append(res.SkippedPages, SkippedPage{Run: run, URL: u, Reason: err.Error()})
+			body, ctype = skippedPage(run, err), "text/html; charset=utf-8"
 		}
 		name, _ := exportName(u)
 		if strings.HasPrefix(ctype, "text/html") {
@@ -100,6 +119,21 @@ func (s *Server) Export(dir string) (ExportResult, error) {
 		res.Files++
 	}
 	return res, nil
+}
+
+// runOf is the run id a local URL names (its id query key), or "".
+func runOf(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return pu.Query().Get("id")
+}
+
+// skippedPage stands in for a page of a run that could not be rendered.
+func skippedPage(run string, err error) []byte {
+	return []byte(fmt.Sprintf("<!doctype html>\n<meta charset=\"utf-8\">\n<title>not exported</title>\n<p>This page of run <code>%s</code> was not exported: %s</p>\n<p><a href=\"/\">all runs</a></p>\n",
+		html.EscapeString(run), html.EscapeString(err.Error())))
 }
 
 // fetch renders one page through the server's handlers.

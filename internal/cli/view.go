@@ -45,6 +45,9 @@ Files are read only under --root: a symlink in a run directory that leads outsid
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "svbench view: exported %d pages (%d files) of the runs under %s to %s; open %s in a browser, or publish the folder\n",
 					res.Pages, res.Files, root, export, filepath.Join(export, "index.html"))
+				for _, p := range res.SkippedPages {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: run %s: %s not exported (a page saying why stands in): %s\n", p.Run, p.URL, p.Reason)
+				}
 				return nil
 			}
 			ln, err := net.Listen("tcp", addr)
