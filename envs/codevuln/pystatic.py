@@ -5,6 +5,10 @@
 # the ast module, so suppression comments cannot silence these rules.
 import ast, json, re, sys
 
+# What the candidate's end of E3's Python bridge runs (svbrpc's candidate
+# side, svbench_fixtures): library code has no business naming them.
+BRIDGE_NAMES = {"serve_candidate", "svbench_fixtures", "svbench_trusted", "svbrpc"}
+
 NESTED_QUANT = re.compile(r"\((?:[^()\\]|\\.)*[+*](?:[^()\\]|\\.)*\)[+*{]|\((?:[^()\\]|\\.)*\|(?:[^()\\]|\\.)*\)[+*]")
 
 
@@ -141,14 +145,18 @@ def check(path, src):
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             mods = [a.name for a in n.names] if isinstance(n, ast.Import) else [n.module or ""]
             for m in mods:
-                if m.split(".")[0] in ("unittest", "inspect", "gc", "ctypes"):
+                if m.split(".")[0] in ("unittest", "inspect", "gc", "ctypes") or m.split(".")[0] in BRIDGE_NAMES:
                     add("SVPY-TAMPER", "", "high", n, "library code imports %s (test-harness tampering)" % m)
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 d = dotted(t)
                 if d.startswith(("sys.stdout", "sys.stderr", "sys.modules", "builtins.", "__builtins__")):
                     add("SVPY-TAMPER", "", "high", n, "assignment to %s" % d)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and ("SVBENCH-RESULT" in n.value or re.search(r"^Ran \d+ tests?", n.value)):
+        if isinstance(n, (ast.Name, ast.Attribute)) and (getattr(n, "id", None) or getattr(n, "attr", "")) in BRIDGE_NAMES:
+            add("SVPY-TAMPER", "", "high", n, "library code names svbench's test bridge (%s)" % (getattr(n, "id", None) or n.attr))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and (
+                "SVBENCH-RESULT" in n.value or "SVBENCH-VERDICT" in n.value or "svbench_fixtures" in n.value
+                or re.search(r"^Ran \d+ tests?", n.value)):
             add("SVPY-TAMPER", "", "high", n, "string imitating a test-runner summary")
 
     # CWE-798: credentials written into the source. (bandit 1.6's B105-B107

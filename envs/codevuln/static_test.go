@@ -109,3 +109,34 @@ func TestAPICheck(t *testing.T) {
 		t.Errorf("go API changes not all caught: %v", m)
 	}
 }
+
+// TestPythonBridgeTamperRule: library code that names the candidate end of
+// the bridge or svbench's fixtures, or prints a verdict marker, costs the
+// patch its no_new_high; ordinary code with similar words does not.
+func TestPythonBridgeTamperRule(t *testing.T) {
+	e := testEnv(t)
+	cases := []struct {
+		name, src string
+		want      bool
+	}{
+		{"fixture patched", "import sys\nsys.modules['svbench_fixtures'].records = lambda n: []\n", true},
+		{"fixture module named", "import svbench_fixtures\n", true},
+		{"bridge entry named", "def f():\n    return serve_candidate\n", true},
+		{"verdict marker", "print('SVBENCH-VERDICT {}')\n", true},
+		{"ordinary frame and candidate words", "class Candidate:\n    frame = 1\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.v.Analyse(context.Background(), taskset.Python, Files{"m.py": []byte(c.src)})
+			got := false
+			for _, f := range r.Findings {
+				if f.RuleID == "SVPY-TAMPER" {
+					got = true
+				}
+			}
+			if got != c.want {
+				t.Errorf("SVPY-TAMPER fired %v, want %v: %v (err %q)", got, c.want, r.Findings, r.Err)
+			}
+		})
+	}
+}

@@ -567,7 +567,7 @@ class Trusted(Codec):
         T has imported that class's module itself. Builtin types are never
         claimed: data crosses as data."""
         module, qual = _name(std[0]), _name(std[1])
-        if module == "builtins" or not _stdlib(module) or module not in sys.modules:
+        if module == "builtins" or not _stdlib(module) or module not in sys.modules or module.split(".")[0] == "unittest":
             return Remote
         obj = sys.modules[module]
         for part in qual.split("."):
@@ -601,7 +601,12 @@ class Trusted(Codec):
             msg["v"] = self.encode(v)
         msg.update(extra)
         self.frame.send(msg)
-        reply = self.frame.recv()
+        return self.settle(self.frame.recv())
+
+    def settle(self, reply):
+        """What an answer from C means here: a value, or an exception
+        raised. Anything but an answer to the last request is a
+        ProtocolError."""
         if "q" in reply or set(reply) - {"r", "v", "e"}:
             raise ProtocolError("the code under test sent a request or an unknown field; only answers are accepted")
         if reply.get("r") != self.seq:
