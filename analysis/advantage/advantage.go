@@ -1,6 +1,7 @@
 // Package advantage computes group-relative advantages from multi-component
-// rewards under the schemes trainers use, and measures what each scheme does
-// to the signal: how many groups collapse to zero advantage, which component
+// rewards exactly as trainers compute them, and measures what each scheme
+// does to the signal: how many groups have no variance (in the summed reward
+// and per component), how many collapse to zero advantage, which component
 // decides the sign, how each scheme's advantage ranks against each
 // component, and how sensitive it is to the reward weights.
 //
@@ -9,41 +10,114 @@
 //
 //   - grpo:           A_i = r_i − mean(r)
 //   - grpo_std:       A_i = (r_i − mean(r)) / (std(r) + ε)
+//   - grpo_batch_std: A_i = (r_i − mean(r)) / (std over the batch of r + ε)
 //   - per_component:  A_i = Σ_k w_k (c_ik − mean_k) / (std_k + ε)
-//   - gdpo:           per_component, then standardised over the whole batch
+//   - gdpo:           per_component, then standardised over the batch
 //     (GDPO's decoupled group normalisation followed by batch normalisation)
 //
-// std is the population standard deviation (as TRL and verl compute it); a
-// zero-variance group or component contributes 0.
+// A recorded advantage is explained only by the exact rule that made it, and
+// the trainers differ in std, ε, unscored rewards and one-rollout groups
+// (each checked against the trainer's source; see the README):
+//
+//   - trl: GRPOTrainer. nanmean and nanstd (Bessel-corrected, n−1), ε = 1e-4.
+//     A reward function returning None is NaN: it drops out of the means and
+//     stds, a rollout every function left unscored gets advantage 0, and a
+//     group with fewer than two scored rollouts gets 0 (nanstd is NaN there
+//     and nan_to_num zeroes it). scale_rewards "none", "group", "batch" are
+//     grpo, grpo_std, grpo_batch_std; multi_objective_aggregation
+//     "normalize_then_sum" is gdpo, its batch being the generation batch.
+//   - verl: compute_grpo_outcome_advantage. torch.std (Bessel), ε = 1e-6; a
+//     one-rollout group gets mean 0 and std 1, so A = r/(1+ε) (A = r without
+//     norm_adv_by_std_in_grpo). A NaN reward poisons its group.
+//   - openrlhf: advantage_estimator group_norm, torch.std (Bessel), ε = 1e-9
+//     (dr_grpo is grpo); one-rollout groups are refused.
+//   - population: the population std with ε = 1e-6, no trainer's rule; what
+//     the reward server's /v1/score returns (Advantages, ComponentScores).
+//
+// The analysis figures are computed under trl, the one trainer that
+// implements every scheme (per_component is its normalize_then_sum before
+// the batch step).
 package advantage
 
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/svbench/svbench/metrics"
 )
 
-// Eps keeps normalisation finite, as trainers add it.
-const Eps = 1e-6
-
 // Scheme names, in report order.
 const (
 	GRPO         = "grpo"
 	GRPOStd      = "grpo_std"
+	GRPOBatchStd = "grpo_batch_std"
 	PerComponent = "per_component"
 	GDPO         = "gdpo"
 )
 
-// Schemes lists every scheme.
+// Schemes lists the schemes the analysis figures and the reward server
+// report.
 var Schemes = []string{GRPO, GRPOStd, PerComponent, GDPO}
+
+// kind indexes a scheme's advantages in a group's computation.
+type kind int
+
+const (
+	kGRPO kind = iota
+	kGRPOStd
+	kGRPOBatchStd
+	kPerComponent
+	kGDPO
+	numKinds
+)
+
+var schemeKind = map[string]kind{GRPO: kGRPO, GRPOStd: kGRPOStd, GRPOBatchStd: kGRPOBatchStd, PerComponent: kPerComponent, GDPO: kGDPO}
+
+// Singleton is what a convention gives a group of one rollout.
+type Singleton int
+
+const (
+	// SingletonZero: no relative signal, advantage 0 (trl, population).
+	SingletonZero Singleton = iota
+	// SingletonRaw: mean 0 and std 1 stand in for the group's (verl), so
+	// the advantage is the reward itself, divided by 1+ε when scaled.
+	SingletonRaw
+	// SingletonRefused: the trainer refuses such groups (openrlhf); the
+	// advantage is undefined (NaN).
+	SingletonRefused
+)
+
+// Convention is one trainer's arithmetic for group statistics.
+type Convention struct {
+	Name string
+	// Eps is added to the std before dividing.
+	Eps float64
+	// Sample selects the Bessel-corrected std (n−1), as torch.std and
+	// TRL's nanstd compute it; false is the population std (n).
+	Sample bool
+	// NaNAware leaves unscored values out of means and stds and turns a
+	// NaN advantage into 0 (TRL's nanmean, nanstd, nan_to_num); otherwise
+	// one NaN makes its group's advantages NaN, as torch.mean does.
+	NaNAware  bool
+	Singleton Singleton
+}
+
+// The conventions svbench reproduces.
+var (
+	TRL        = Convention{Name: "trl", Eps: 1e-4, Sample: true, NaNAware: true, Singleton: SingletonZero}
+	Verl       = Convention{Name: "verl", Eps: 1e-6, Sample: true, Singleton: SingletonRaw}
+	OpenRLHF   = Convention{Name: "openrlhf", Eps: 1e-9, Sample: true, Singleton: SingletonRefused}
+	Population = Convention{Name: "population", Eps: 1e-6, NaNAware: true, Singleton: SingletonZero}
+)
 
 // Rollout is one scored rollout of a group.
 type Rollout struct {
-	// Components are the reward components, in the order of Input.Names.
+	// Components are the reward components, in the order of Input.Names;
+	// NaN is a component the trainer did not score (a reward function that
+	// returned None), and a rollout whose components are all NaN is
+	// unscored.
 	Components []float64
 	// Recorded is the advantage the trainer logged, when it did.
 	Recorded *float64
@@ -51,7 +125,11 @@ type Rollout struct {
 
 // Group is the rollouts of one prompt (at one training step).
 type Group struct {
-	Key      string
+	Key string
+	// Batch names the batch the group was normalised with (the training
+	// step of a trainer's rows; "" puts every group in one batch): TRL's
+	// scale_rewards="batch" and GDPO standardise over it.
+	Batch    string
 	Rollouts []Rollout
 }
 
@@ -62,78 +140,153 @@ type Input struct {
 	Groups  []Group
 }
 
-// Validate checks shapes and finiteness, naming the first fault.
+// Validate checks shapes and values, naming the first fault. NaN is allowed
+// (an unscored component); an infinity is not.
 func (in *Input) Validate() error {
-	if len(in.Names) == 0 {
-		return fmt.Errorf("no reward components: the rows carry no components to normalise")
-	}
-	if len(in.Weights) != len(in.Names) {
-		return fmt.Errorf("%d weights for %d components", len(in.Weights), len(in.Names))
+	if err := checkShape(in.Names, in.Weights); err != nil {
+		return err
 	}
 	for _, g := range in.Groups {
-		for j, r := range g.Rollouts {
-			if len(r.Components) != len(in.Names) {
-				return fmt.Errorf("group %s rollout %d: %d components, want %d (%v)", g.Key, j, len(r.Components), len(in.Names), in.Names)
-			}
-			for k, v := range r.Components {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return fmt.Errorf("group %s rollout %d: component %s is %v", g.Key, j, in.Names[k], v)
-				}
+		if err := checkGroup(g, in.Names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkShape(names []string, weights []float64) error {
+	if len(names) == 0 {
+		return fmt.Errorf("no reward components: the rows carry no components to normalise")
+	}
+	if len(weights) != len(names) {
+		return fmt.Errorf("%d weights for %d components: give one weight per component (%v)", len(weights), len(names), names)
+	}
+	for k, w := range weights {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("weight of component %s is %v: weights must be finite", names[k], w)
+		}
+	}
+	return nil
+}
+
+func checkGroup(g Group, names []string) error {
+	for j, r := range g.Rollouts {
+		if len(r.Components) != len(names) {
+			return fmt.Errorf("group %s rollout %d: %d components, want %d (%v)", g.Key, j, len(r.Components), len(names), names)
+		}
+		for k, v := range r.Components {
+			if math.IsInf(v, 0) {
+				return fmt.Errorf("group %s rollout %d: component %s is %v: a reward must be finite (NaN marks an unscored one)", g.Key, j, names[k], v)
 			}
 		}
 	}
 	return nil
 }
 
-// Advantages computes every scheme's advantage for every rollout: out[s][g][i].
-func Advantages(in *Input) map[string][][]float64 {
-	out := map[string][][]float64{}
-	for _, s := range Schemes {
-		out[s] = make([][]float64, len(in.Groups))
-	}
-	for gi, g := range in.Groups {
-		n := len(g.Rollouts)
-		rewards := make([]float64, n)
-		for i, r := range g.Rollouts {
-			rewards[i] = dot(in.Weights, r.Components)
-		}
-		m, sd := meanStd(rewards)
-		grpo := make([]float64, n)
-		grpoStd := make([]float64, n)
-		for i, r := range rewards {
-			grpo[i] = r - m
-			if sd > 0 {
-				grpoStd[i] = (r - m) / (sd + Eps)
+// moments is the mean and std of xs under c, and how many values counted.
+// NaN values are left out when c is NaN-aware and make both NaN otherwise.
+// The sample std of fewer than two values is NaN (Bessel's correction
+// divides by zero; TRL's nanstd returns NaN there). A spread below 1e-12 of
+// the values' scale counts as 0: float noise, not signal.
+func (c Convention) moments(xs []float64) (mean, std float64, n int) {
+	for _, x := range xs {
+		if math.IsNaN(x) {
+			if !c.NaNAware {
+				return math.NaN(), math.NaN(), 0
 			}
+			continue
 		}
-		per := make([]float64, n)
-		for i, z := range ComponentScores(g, len(in.Names)) {
-			per[i] = dot(in.Weights, z)
+		mean += x
+		n++
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	mean /= float64(n)
+	sq, scale := 0.0, 0.0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sq += (x - mean) * (x - mean)
+			scale = math.Max(scale, math.Abs(x))
 		}
-		out[GRPO][gi], out[GRPOStd][gi], out[PerComponent][gi] = grpo, grpoStd, per
 	}
-	// GDPO: batch-level standardisation of the decoupled advantages.
-	var all []float64
-	for _, a := range out[PerComponent] {
-		all = append(all, a...)
-	}
-	m, sd := meanStd(all)
-	for gi, a := range out[PerComponent] {
-		g := make([]float64, len(a))
-		for i, v := range a {
-			if sd > 0 {
-				g[i] = (v - m) / (sd + Eps)
-			}
-		}
-		out[GDPO][gi] = g
-	}
-	return out
+	return mean, c.spread(sq, scale, n), n
 }
 
-// ComponentScores standardises each component within the group:
-// z[i][k] = (c_ik − mean_k) / (std_k + Eps), 0 for a constant component.
-// These are the decoupled, per-reward advantages GDPO sums.
-func ComponentScores(g Group, components int) [][]float64 {
+// spread turns a sum of squared deviations of n values into c's std.
+func (c Convention) spread(sq, scale float64, n int) float64 {
+	d := float64(n)
+	if c.Sample {
+		d--
+	}
+	if d <= 0 {
+		return math.NaN()
+	}
+	std := math.Sqrt(sq / d)
+	if std <= 1e-12*math.Max(1, scale) {
+		return 0
+	}
+	return std
+}
+
+// scale is (x − mean)/(std + ε): 0 for a zero std (every deviation is 0
+// then; trainers divide an exact 0 by ε), NaN where x or std is.
+func (c Convention) scale(x, mean, std float64) float64 {
+	switch {
+	case math.IsNaN(x) || math.IsNaN(std) || math.IsNaN(mean):
+		return math.NaN()
+	case std == 0:
+		return 0
+	}
+	return (x - mean) / (std + c.Eps)
+}
+
+// finish applies TRL's nan_to_num to a NaN-aware convention's advantage.
+func (c Convention) finish(v float64) float64 {
+	if c.NaNAware && math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+// reward is Σ_k w_k c_k over scored components (TRL's nansum), NaN when no
+// component is scored.
+func reward(w, c []float64) float64 {
+	s, any := 0.0, false
+	for k := range w {
+		if !math.IsNaN(c[k]) {
+			s += w[k] * c[k]
+			any = true
+		}
+	}
+	if !any {
+		return math.NaN()
+	}
+	return s
+}
+
+// decoupled is Σ_k w_k z_k over defined z (TRL sums the per-component
+// advantages with nansum), NaN for an unscored rollout (TRL sets it so).
+func decoupled(w, z, c []float64) float64 {
+	s, scored := 0.0, false
+	for k := range w {
+		if !math.IsNaN(c[k]) {
+			scored = true
+		}
+		if !math.IsNaN(z[k]) {
+			s += w[k] * z[k]
+		}
+	}
+	if !scored {
+		return math.NaN()
+	}
+	return s
+}
+
+// zScores standardises each component within the group under c:
+// z[i][k] = (c_ik − mean_k)/(std_k + ε), NaN where c_ik is unscored or the
+// component's std is undefined (fewer than two scored values).
+func (c Convention) zScores(g Group, components int) [][]float64 {
 	n := len(g.Rollouts)
 	z := make([][]float64, n)
 	for i := range z {
@@ -144,46 +297,185 @@ func ComponentScores(g Group, components int) [][]float64 {
 		for i, r := range g.Rollouts {
 			col[i] = r.Components[k]
 		}
-		mk, sk := meanStd(col)
-		if sk == 0 {
-			continue
-		}
+		mk, sk, _ := c.moments(col)
 		for i := range z {
-			z[i][k] = (col[i] - mk) / (sk + Eps)
+			z[i][k] = c.scale(col[i], mk, sk)
 		}
 	}
 	return z
 }
 
-func dot(w, c []float64) float64 {
-	s := 0.0
-	for k := range w {
-		s += w[k] * c[k]
-	}
-	return s
+// batchMoments are the statistics a batch-level scheme divides by: the
+// summed rewards' std (grpo_batch_std) and the decoupled sums' mean and std
+// (gdpo), over every scored rollout of the batch, one-rollout groups
+// included (TRL's batch holds them).
+type batchMoments struct {
+	rewardStd       float64
+	perMean, perStd float64
 }
 
-// meanStd is the mean and population standard deviation; a spread below
-// 1e-12 of the values' scale counts as zero (float noise, not signal).
-func meanStd(xs []float64) (mean, std float64) {
-	if len(xs) == 0 {
-		return 0, 0
+// batchAcc accumulates batchMoments in two passes (means, then squared
+// deviations), in group order, so every caller gets the same figures.
+type batchAcc struct {
+	n              [2]int
+	sum, sq, scale [2]float64
+	mean           [2]float64
+}
+
+// values is what a group adds to its batch: per rollout the summed reward
+// and the decoupled sum under c and w.
+func (c Convention) batchValues(g Group, w []float64, z [][]float64) (r, per []float64) {
+	r = make([]float64, len(g.Rollouts))
+	per = make([]float64, len(g.Rollouts))
+	for i, ro := range g.Rollouts {
+		r[i] = reward(w, ro.Components)
+		per[i] = decoupled(w, z[i], ro.Components)
 	}
-	for _, x := range xs {
-		mean += x
+	return r, per
+}
+
+func (a *batchAcc) addSum(r, per []float64) {
+	for j, xs := range [2][]float64{r, per} {
+		for _, x := range xs {
+			if !math.IsNaN(x) {
+				a.sum[j] += x
+				a.n[j]++
+			}
+		}
 	}
-	mean /= float64(len(xs))
-	scale := 0.0
-	for _, x := range xs {
-		d := x - mean
-		std += d * d
-		scale = math.Max(scale, math.Abs(x))
+}
+
+func (a *batchAcc) closeSums() {
+	for j := range 2 {
+		if a.n[j] > 0 {
+			a.mean[j] = a.sum[j] / float64(a.n[j])
+		}
 	}
-	std = math.Sqrt(std / float64(len(xs)))
-	if std <= 1e-12*math.Max(1, scale) {
-		return mean, 0
+}
+
+func (a *batchAcc) addSq(r, per []float64) {
+	for j, xs := range [2][]float64{r, per} {
+		for _, x := range xs {
+			if !math.IsNaN(x) {
+				a.sq[j] += (x - a.mean[j]) * (x - a.mean[j])
+				a.scale[j] = math.Max(a.scale[j], math.Abs(x))
+			}
+		}
 	}
-	return mean, std
+}
+
+func (a *batchAcc) moments(c Convention) batchMoments {
+	m := batchMoments{rewardStd: c.spread(a.sq[0], a.scale[0], a.n[0]), perMean: a.mean[1], perStd: c.spread(a.sq[1], a.scale[1], a.n[1])}
+	if a.n[1] == 0 {
+		m.perMean = math.NaN()
+	}
+	return m
+}
+
+// groupAdvantages fills out[kind] with the group's advantages under c, w
+// and its batch's moments; z are the group's zScores under c. out's slices
+// are reused when they have room.
+func (c Convention) groupAdvantages(g Group, w []float64, z [][]float64, b batchMoments, out *[numKinds][]float64) {
+	n := len(g.Rollouts)
+	for k := range out {
+		if cap(out[k]) < n {
+			out[k] = make([]float64, n)
+		}
+		out[k] = out[k][:n]
+	}
+	r := make([]float64, n)
+	for i, ro := range g.Rollouts {
+		r[i] = reward(w, ro.Components)
+	}
+	if n == 1 && c.Singleton != SingletonZero {
+		for k := range out {
+			out[k][0] = math.NaN()
+		}
+		if c.Singleton == SingletonRaw {
+			// verl: mean 0, std 1 for a group of one.
+			out[kGRPO][0] = r[0]
+			out[kGRPOStd][0] = r[0] / (1 + c.Eps)
+		}
+		return
+	}
+	m, sd, _ := c.moments(r)
+	for i, ro := range g.Rollouts {
+		out[kGRPO][i] = c.finish(r[i] - m)
+		out[kGRPOStd][i] = c.finish(c.scale(r[i], m, sd))
+		out[kGRPOBatchStd][i] = c.finish(c.scale(r[i], m, b.rewardStd))
+		per := decoupled(w, z[i], ro.Components)
+		out[kPerComponent][i] = c.finish(per)
+		out[kGDPO][i] = c.finish(c.scale(per, b.perMean, b.perStd))
+	}
+}
+
+// batches computes every batch's moments under c and w, in memory.
+func (c Convention) batches(groups []Group, w []float64, components int) map[string]batchMoments {
+	acc := map[string]*batchAcc{}
+	vals := make([][2][]float64, len(groups))
+	for gi, g := range groups {
+		r, per := c.batchValues(g, w, c.zScores(g, components))
+		vals[gi] = [2][]float64{r, per}
+		if acc[g.Batch] == nil {
+			acc[g.Batch] = &batchAcc{}
+		}
+		acc[g.Batch].addSum(r, per)
+	}
+	for _, a := range acc {
+		a.closeSums()
+	}
+	for gi, g := range groups {
+		acc[g.Batch].addSq(vals[gi][0], vals[gi][1])
+	}
+	out := map[string]batchMoments{}
+	for b, a := range acc {
+		out[b] = a.moments(c)
+	}
+	return out
+}
+
+// advantagesAs computes every kind's advantage under c: out[kind][g][i].
+func (c Convention) advantagesAs(in *Input) [numKinds][][]float64 {
+	var out [numKinds][][]float64
+	for k := range out {
+		out[k] = make([][]float64, len(in.Groups))
+	}
+	bm := c.batches(in.Groups, in.Weights, len(in.Names))
+	for gi, g := range in.Groups {
+		var buf [numKinds][]float64
+		c.groupAdvantages(g, in.Weights, c.zScores(g, len(in.Names)), bm[g.Batch], &buf)
+		for k := range out {
+			out[k][gi] = buf[k]
+		}
+	}
+	return out
+}
+
+// Advantages computes every scheme's advantage for every rollout under the
+// population convention (what /v1/score returns): out[s][g][i].
+func Advantages(in *Input) map[string][][]float64 {
+	all := Population.advantagesAs(in)
+	out := map[string][][]float64{}
+	for _, s := range Schemes {
+		out[s] = all[schemeKind[s]]
+	}
+	return out
+}
+
+// ComponentScores standardises each component within the group under the
+// population convention: z[i][k] = (c_ik − mean_k) / (std_k + ε), 0 for a
+// constant or unscored component. These are the decoupled, per-reward
+// advantages GDPO sums.
+func ComponentScores(g Group, components int) [][]float64 {
+	z := Population.zScores(g, components)
+	for _, zi := range z {
+		for k, v := range zi {
+			if math.IsNaN(v) {
+				zi[k] = 0
+			}
+		}
+	}
+	return z
 }
 
 // Report is what `svbench advantages` prints.
@@ -192,17 +484,38 @@ type Report struct {
 	Rollouts int       `json:"rollouts"`
 	Names    []string  `json:"components"`
 	Weights  []float64 `json:"weights"`
+	// Convention names the arithmetic of every figure but Recorded.
+	Convention string `json:"convention"`
 	// Singletons are groups of one rollout: no relative signal under any
-	// scheme; they are counted here and left out of every other figure.
-	Singletons int                     `json:"singleton_groups"`
-	Schemes    map[string]SchemeReport `json:"schemes"`
+	// scheme; they are counted here and left out of every other figure but
+	// the batch statistics (a trainer's batch holds them) and Recorded.
+	Singletons int `json:"singleton_groups"`
+	// Unscored counts rollouts every component left unscored (NaN).
+	Unscored     int                     `json:"unscored_rollouts,omitempty"`
+	ZeroVariance ZeroVarianceReport      `json:"zero_variance"`
+	Schemes      map[string]SchemeReport `json:"schemes"`
 	// Deciders counts, over rollouts with a non-zero GRPO advantage, the
 	// component whose weighted deviation from the group mean agrees in
 	// sign with the advantage and is largest: the component that decided
 	// whether the rollout was pushed up or down.
 	Deciders map[string]int `json:"sign_decided_by"`
-	// Recorded compares the trainer's logged advantage with each scheme.
+	// Recorded compares the trainer's logged advantage with each trainer
+	// convention.
 	Recorded *RecordedReport `json:"recorded,omitempty"`
+}
+
+// ZeroVarianceReport is the share of groups (of two or more rollouts) in
+// which a quantity does not vary.
+type ZeroVarianceReport struct {
+	// Reward: the weighted sum of the components is constant.
+	Reward float64 `json:"reward"`
+	// Components: each component is constant.
+	Components map[string]float64 `json:"components"`
+	// RewardOnly: the sum is constant but some component varies. A filter
+	// on the summed reward's variance (dynamic sampling, dropping TRL's
+	// frac_reward_zero_std groups) drops these groups, which GDPO's
+	// per-component normalisation exists to keep.
+	RewardOnly float64 `json:"reward_constant_component_varies"`
 }
 
 // SchemeReport describes one scheme's advantages.
@@ -210,130 +523,28 @@ type SchemeReport struct {
 	// CollapsedGroups is the share of groups whose advantages are all 0.
 	CollapsedGroups float64 `json:"collapsed_group_share"`
 	// Spearman is the rank correlation of the advantage with each component
-	// over all rollouts; NaN-free: a constant component gives 0.
+	// over all rollouts that scored it; NaN-free: a constant component
+	// gives 0.
 	Spearman map[string]float64 `json:"spearman_with_component"`
 	// Sensitivity is, per component, the share of rollouts whose advantage
 	// changes sign when that component's weight moves by ±20%.
 	Sensitivity map[string]float64 `json:"sign_flip_share_at_20pct_weight_change"`
 }
 
-// RecordedReport says which scheme reproduces the trainer's advantages.
-type RecordedReport struct {
-	Rollouts   int                `json:"rollouts"`
-	MaxAbsDiff map[string]float64 `json:"max_abs_diff"`
-	// Reproduces lists schemes within Tolerance on every rollout.
-	Reproduces []string `json:"reproduced_by"`
-	Tolerance  float64  `json:"tolerance"`
-}
-
-// RecordedTolerance: logged advantages are float32 in most trainers.
-const RecordedTolerance = 1e-4
-
-// Analyse computes the report.
+// Analyse computes the report, in memory: the same computation as
+// AnalyseStream over in's groups, so the figures are identical.
 func Analyse(in *Input) (*Report, error) {
 	if err := in.Validate(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Names: in.Names, Weights: in.Weights, Schemes: map[string]SchemeReport{}, Deciders: map[string]int{}}
-	multi := &Input{Names: in.Names, Weights: in.Weights}
-	for _, g := range in.Groups {
-		if len(g.Rollouts) < 2 {
-			rep.Singletons++
-			continue
-		}
-		multi.Groups = append(multi.Groups, g)
-	}
-	rep.Groups = len(multi.Groups)
-	for _, g := range multi.Groups {
-		rep.Rollouts += len(g.Rollouts)
-	}
-	if rep.Groups == 0 {
-		return nil, fmt.Errorf("no group has two or more rollouts (%d singleton groups): advantages need several rollouts per prompt (eval -r > 1, or a trainer's rows with problem_id)", rep.Singletons)
-	}
-	adv := Advantages(multi)
-	comps := make([][]float64, len(in.Names))
-	for k := range in.Names {
-		for _, g := range multi.Groups {
-			for _, r := range g.Rollouts {
-				comps[k] = append(comps[k], r.Components[k])
+	return AnalyseStream(in.Names, in.Weights, func(yield func(Group) error) error {
+		for _, g := range in.Groups {
+			if err := yield(g); err != nil {
+				return err
 			}
 		}
-	}
-	flats := map[string][]float64{}
-	for _, s := range Schemes {
-		var flat []float64
-		for _, a := range adv[s] {
-			flat = append(flat, a...)
-		}
-		flats[s] = flat
-	}
-	// Each perturbation is computed once, read by every scheme and dropped:
-	// memory stays a few arrays of the batch's size, whatever the size.
-	flips := map[string][][]bool{}
-	for _, s := range Schemes {
-		flips[s] = make([][]bool, len(in.Names))
-	}
-	for k := range in.Names {
-		for _, s := range Schemes {
-			flips[s][k] = make([]bool, len(flats[s]))
-		}
-		for _, f := range []float64{0.8, 1.2} {
-			w := slices.Clone(in.Weights)
-			w[k] *= f
-			p := Advantages(&Input{Names: in.Names, Weights: w, Groups: multi.Groups})
-			for _, s := range Schemes {
-				markFlips(flips[s][k], flats[s], p[s])
-			}
-		}
-	}
-	// Ranks are computed once per component and per scheme.
-	compRanks := make([][]float64, len(in.Names))
-	for k := range in.Names {
-		compRanks[k] = metrics.Ranks(comps[k])
-	}
-	for _, s := range Schemes {
-		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
-		collapsed := 0
-		for _, a := range adv[s] {
-			if allZero(a) {
-				collapsed++
-			}
-		}
-		sr.CollapsedGroups = float64(collapsed) / float64(rep.Groups)
-		advRanks := metrics.Ranks(flats[s])
-		for k, name := range in.Names {
-			sr.Spearman[name] = pearson(advRanks, compRanks[k])
-			sr.Sensitivity[name] = flipShare(flats[s], flips[s][k])
-		}
-		rep.Schemes[s] = sr
-	}
-	for gi, g := range multi.Groups {
-		means := make([]float64, len(in.Names))
-		for k := range in.Names {
-			for _, r := range g.Rollouts {
-				means[k] += r.Components[k]
-			}
-			means[k] /= float64(len(g.Rollouts))
-		}
-		for i, r := range g.Rollouts {
-			a := adv[GRPO][gi][i]
-			if math.Abs(a) < 1e-12 {
-				continue
-			}
-			best, bestV := -1, 0.0
-			for k := range in.Names {
-				v := in.Weights[k] * (r.Components[k] - means[k])
-				if v*a > 0 && math.Abs(v) > bestV {
-					best, bestV = k, math.Abs(v)
-				}
-			}
-			if best >= 0 {
-				rep.Deciders[in.Names[best]]++
-			}
-		}
-	}
-	rep.Recorded = compareRecorded(multi, adv)
-	return rep, nil
+		return nil
+	})
 }
 
 func allZero(xs []float64) bool {
@@ -343,62 +554,6 @@ func allZero(xs []float64) bool {
 		}
 	}
 	return true
-}
-
-// markFlips marks rollouts whose advantage changed sign, or became or
-// stopped being zero, between base and perturbed.
-func markFlips(flipped []bool, base []float64, perturbed [][]float64) {
-	i := 0
-	for _, a := range perturbed {
-		for _, v := range a {
-			if base[i]*v < 0 || (math.Abs(base[i]) > 1e-12) != (math.Abs(v) > 1e-12) {
-				flipped[i] = true
-			}
-			i++
-		}
-	}
-}
-
-// flipShare is the share of rollouts with a non-zero base advantage that
-// flipped.
-func flipShare(base []float64, flipped []bool) float64 {
-	n, f := 0, 0
-	for i, b := range base {
-		if math.Abs(b) > 1e-12 {
-			n++
-			if flipped[i] {
-				f++
-			}
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(f) / float64(n)
-}
-
-func compareRecorded(in *Input, adv map[string][][]float64) *RecordedReport {
-	rr := &RecordedReport{MaxAbsDiff: map[string]float64{}, Tolerance: RecordedTolerance}
-	for gi, g := range in.Groups {
-		for i, r := range g.Rollouts {
-			if r.Recorded == nil {
-				continue
-			}
-			rr.Rollouts++
-			for _, s := range Schemes {
-				rr.MaxAbsDiff[s] = math.Max(rr.MaxAbsDiff[s], math.Abs(adv[s][gi][i]-*r.Recorded))
-			}
-		}
-	}
-	if rr.Rollouts == 0 {
-		return nil
-	}
-	for _, s := range Schemes {
-		if rr.MaxAbsDiff[s] <= RecordedTolerance {
-			rr.Reproduces = append(rr.Reproduces, s)
-		}
-	}
-	return rr
 }
 
 // Spearman is the rank correlation of x and y (average ranks for ties);

@@ -34,8 +34,9 @@ type Loaded struct {
 // compact is what analysis keeps per row: 1M rows stay within ~100 MB.
 type compact struct {
 	group    string
+	batch    string
 	comps    map[string]float64
-	reward   float64
+	reward   float64 // NaN when the row recorded none
 	recorded *float64
 }
 
@@ -52,14 +53,18 @@ func Load(path string, weights map[string]float64) (*Loaded, error) {
 	if trainer {
 		ld.GroupedBy = "step+problem_id"
 	}
+	scored := 0
 	rowWeights, skipped, err := eachCompact(path, trainer, func(c compact) error {
 		rows = append(rows, c)
+		if len(c.comps) > 0 {
+			scored++
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(rows) == 0 {
+	if scored == 0 {
 		return nil, fmt.Errorf("%s: no row carries reward components (%d rows skipped: errors or unverifiable)", path, skipped)
 	}
 	ld.Skipped = skipped
@@ -91,13 +96,9 @@ func Load(path string, weights map[string]float64) (*Loaded, error) {
 		if !ok {
 			gi = len(in.Groups)
 			index[r.group] = gi
-			in.Groups = append(in.Groups, Group{Key: r.group})
+			in.Groups = append(in.Groups, Group{Key: r.group, Batch: r.batch})
 		}
-		c := make([]float64, len(names))
-		for k, n := range names {
-			c[k] = r.comps[n]
-		}
-		in.Groups[gi].Rollouts = append(in.Groups[gi].Rollouts, Rollout{Components: c, Recorded: r.recorded})
+		in.Groups[gi].Rollouts = append(in.Groups[gi].Rollouts, Rollout{Components: componentsOf(r, names), Recorded: r.recorded})
 	}
 	ld.Input = in
 	return ld, nil
@@ -105,7 +106,11 @@ func Load(path string, weights map[string]float64) (*Loaded, error) {
 
 // eachCompact streams a results file's rows that carry components, reduced
 // to what analysis keeps, and returns the first weights a row recorded and
-// how many rows had no components.
+// how many rows were skipped. A trainer's row of a group (it has a
+// problem_id) with no component and no reward is kept, unscored: every
+// reward function returned None, and TRL leaves such a rollout out of its
+// group's mean and std and gives it advantage 0, so the group's other
+// advantages are explained only with it in place.
 func eachCompact(path string, trainer bool, fn func(compact) error) (rowWeights map[string]float64, skipped int, err error) {
 	if trainer {
 		var ferr error
@@ -113,18 +118,27 @@ func eachCompact(path string, trainer bool, fn func(compact) error) (rowWeights 
 			if ferr != nil {
 				return
 			}
-			if len(r.Trainer.Components) == 0 || r.Trainer.Reward == nil {
+			unscored := len(r.Trainer.Components) == 0 && r.Trainer.Reward == nil && r.Trainer.ProblemID != ""
+			if !unscored && (len(r.Trainer.Components) == 0 || r.Trainer.Reward == nil) {
 				skipped++
 				return
+			}
+			rew := math.NaN()
+			if r.Trainer.Reward != nil {
+				rew = *r.Trainer.Reward
 			}
 			key := r.Trainer.ProblemID
 			if key == "" {
 				key = "line " + strconv.Itoa(line)
 			}
+			// A step's rows are the batch the trainer normalised together
+			// (grpo_batch_std, GDPO).
+			batch := ""
 			if r.Trainer.Step != nil {
-				key = strconv.FormatInt(*r.Trainer.Step, 10) + "/" + key
+				batch = strconv.FormatInt(*r.Trainer.Step, 10)
+				key = batch + "/" + key
 			}
-			ferr = fn(compact{group: key, comps: r.Trainer.Components, reward: *r.Trainer.Reward, recorded: r.Trainer.Advantage})
+			ferr = fn(compact{group: key, batch: batch, comps: r.Trainer.Components, reward: rew, recorded: r.Trainer.Advantage})
 		})
 		if err == nil {
 			err = ferr
@@ -148,6 +162,21 @@ func eachCompact(path string, trainer bool, fn func(compact) error) (rowWeights 
 	return rowWeights, skipped, err
 }
 
+// componentsOf orders a row's components by names; a component the row does
+// not carry is NaN, unscored (a reward function that returned None), so it
+// drops out of its group's statistics as TRL's nanmean and nanstd drop it.
+func componentsOf(r compact, names []string) []float64 {
+	c := make([]float64, len(names))
+	for k, n := range names {
+		v, ok := r.comps[n]
+		if !ok {
+			v = math.NaN()
+		}
+		c[k] = v
+	}
+	return c
+}
+
 func componentNames(rows []compact) []string {
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -161,9 +190,15 @@ func componentNames(rows []compact) []string {
 // fitWeights solves min ‖C w − r‖² for the weights that made the recorded
 // rewards from the components (trainer rows carry both but not the
 // weights), and reports the largest residual so a bad fit is visible.
-func fitWeights(rows []compact, names []string) (map[string]float64, float64, error) {
+func fitWeights(all []compact, names []string) (map[string]float64, float64, error) {
+	var rows []compact
+	for _, r := range all {
+		if len(r.comps) == len(names) && !math.IsNaN(r.reward) {
+			rows = append(rows, r)
+		}
+	}
 	if len(rows) < len(names) {
-		return nil, 0, fmt.Errorf("%d rows for %d components", len(rows), len(names))
+		return nil, 0, fmt.Errorf("%d rows carry every component and a reward, for %d components", len(rows), len(names))
 	}
 	c := mat.NewDense(len(rows), len(names), nil)
 	r := mat.NewVecDense(len(rows), nil)

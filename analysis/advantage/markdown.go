@@ -24,8 +24,19 @@ func (r *Report) Markdown(ld *Loaded) string {
 	if ld.WeightsFrom == "fitted" {
 		fmt.Fprintf(&b, " Fitted by least squares on the recorded rewards; largest residual %.3g.", ld.FitMaxResidual)
 	}
-	b.WriteString("\n\n## Collapsed groups\n\nShare of groups in which every rollout gets advantage 0, i.e. no learning signal.\n\n")
-	var rows [][]string
+	fmt.Fprintf(&b, "\n\nAdvantages below are computed as TRL's GRPOTrainer computes them (convention %s: sample std with Bessel's correction, ε = 1e-4, unscored rewards left out and given 0): grpo is scale_rewards=\"none\", grpo_std scale_rewards=\"group\", gdpo multi_objective_aggregation=\"normalize_then_sum\" with the batch = one training step, per_component that before the batch step.", r.Convention)
+	if r.Unscored > 0 {
+		fmt.Fprintf(&b, " %d rollouts were unscored (no reward function scored them).", r.Unscored)
+	}
+	b.WriteString("\n\n## Zero-variance groups\n\nShare of groups in which the value does not vary (or fewer than two rollouts scored it): no spread to normalise.\n\n")
+	rows := [][]string{{"summed reward", report.Pct(r.ZeroVariance.Reward)}}
+	for _, n := range r.Names {
+		rows = append(rows, []string{n, report.Pct(r.ZeroVariance.Components[n])})
+	}
+	b.WriteString(report.Table([]string{"quantity", "zero-variance groups"}, rows))
+	fmt.Fprintf(&b, "\n%s of groups have a constant summed reward while a component varies. Filtering groups on the summed reward's variance (dynamic sampling, dropping TRL's frac_reward_zero_std groups) drops exactly these groups, the ones GDPO's per-component normalisation exists to keep.\n", report.Pct(r.ZeroVariance.RewardOnly))
+	b.WriteString("\n## Collapsed groups\n\nShare of groups in which every rollout gets advantage 0, i.e. no learning signal.\n\n")
+	rows = nil
 	for _, s := range Schemes {
 		rows = append(rows, []string{s, report.Pct(r.Schemes[s].CollapsedGroups)})
 	}
@@ -49,16 +60,23 @@ func (r *Report) Markdown(ld *Loaded) string {
 	b.WriteString("\n## Sensitivity to the weights\n\nShare of rollouts whose advantage changes sign when one component's weight moves by ±20%.\n\n")
 	b.WriteString(r.schemeTable(func(s SchemeReport, n string) string { return report.Pct(s.Sensitivity[n]) }))
 	if rr := r.Recorded; rr != nil {
-		b.WriteString("\n## The trainer's recorded advantages\n\n")
+		b.WriteString("\n## The trainer's recorded advantages\n\nEach trainer setting's advantages, recomputed with its std, ε and rules for unscored rewards and one-rollout groups, against the recorded ones.\n\n")
 		rows = nil
-		for _, s := range Schemes {
-			rows = append(rows, []string{s, fmt.Sprintf("%.3g", rr.MaxAbsDiff[s])})
+		for _, c := range rr.Candidates {
+			undef := ""
+			if u := rr.Undefined[c.Name]; u > 0 {
+				undef = fmt.Sprint(u)
+			}
+			rows = append(rows, []string{c.Name, c.Setting, fmt.Sprintf("%.3g", rr.MaxAbsDiff[c.Name]), undef})
 		}
-		b.WriteString(report.Table([]string{"scheme", "max |recorded − scheme|"}, rows))
-		if len(rr.Reproduces) > 0 {
-			fmt.Fprintf(&b, "\nReproduced (within %g on all %d rollouts) by: %s.\n", rr.Tolerance, rr.Rollouts, strings.Join(rr.Reproduces, ", "))
-		} else {
-			fmt.Fprintf(&b, "\nNo scheme reproduces the %d recorded advantages within %g (the trainer may normalise over the batch, clip, or use other weights).\n", rr.Rollouts, rr.Tolerance)
+		b.WriteString(report.Table([]string{"scheme@convention", "trainer setting", "max |recorded − recomputed|", "rollouts it gives no advantage"}, rows))
+		switch len(rr.Reproduces) {
+		case 0:
+			fmt.Fprintf(&b, "\nNo trainer setting reproduces the %d recorded advantages within %g·max(1, |advantage|) (the trainer may use other weights, clip, shape the reward with a KL term, or batch differently than one step).\n", rr.Rollouts, rr.Tolerance)
+		case 1:
+			fmt.Fprintf(&b, "\nReproduced (within %g·max(1, |advantage|) on all %d rollouts) by %s.\n", rr.Tolerance, rr.Rollouts, rr.Reproduces[0])
+		default:
+			fmt.Fprintf(&b, "\nReproduced (within %g·max(1, |advantage|) on all %d rollouts) by %s, closest first: these rows do not tell those settings apart.\n", rr.Tolerance, rr.Rollouts, strings.Join(rr.Reproduces, ", "))
 		}
 	}
 	return b.String()

@@ -18,23 +18,19 @@ import (
 type Source func(yield func(Group) error) error
 
 // AnalyseStream computes the same report as Analyse without holding the
-// batch: groups are read three times from src (twice for the batch mean
-// and spread GDPO normalises by, under the base weights and every ±20%
-// perturbation, summed in Analyse's order so the figures are identical;
-// once for everything else), and only what the Spearman correlations need
-// — each scheme's advantage and each component per rollout, as flat arrays
-// — grows with the batch. Analyse keeps every group, every scheme's
-// advantages per group and every perturbation's besides.
+// batch: groups are read three times from src (twice for the batch
+// statistics grpo_batch_std and GDPO normalise by, per batch and under the
+// base weights and every ±20% perturbation; once for everything else), and
+// only what the Spearman correlations need — each scheme's advantage and
+// each component per rollout, as flat arrays — grows with the batch.
 func AnalyseStream(names []string, weights []float64, src Source) (*Report, error) {
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no reward components: the rows carry no components to normalise")
-	}
-	if len(weights) != len(names) {
-		return nil, fmt.Errorf("%d weights for %d components", len(weights), len(names))
+	if err := checkShape(names, weights); err != nil {
+		return nil, err
 	}
 	K := len(names)
+	conv := TRL
 	// Weight sets: 0 is the base; 1+2k and 2+2k scale component k by 0.8
-	// and 1.2, the order Analyse perturbs in.
+	// and 1.2.
 	sets := [][]float64{weights}
 	for k := range K {
 		for _, f := range []float64{0.8, 1.2} {
@@ -43,69 +39,67 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 			sets = append(sets, w)
 		}
 	}
-	check := func(g Group) error {
-		tmp := Input{Names: names, Weights: weights, Groups: []Group{g}}
-		return tmp.Validate()
+	// Passes 1 and 2: each batch's means, then spreads, per weight set.
+	// One-rollout groups count: a trainer's batch holds them.
+	acc := make([]map[string]*batchAcc, len(sets))
+	for s := range sets {
+		acc[s] = map[string]*batchAcc{}
 	}
-	// Passes 1 and 2: GDPO's batch mean, then spread and scale, per set.
-	n := 0
-	sum := make([]float64, len(sets))
+	n, singletons := 0, 0
 	err := src(func(g Group) error {
-		if err := check(g); err != nil {
+		if err := checkGroup(g, names); err != nil {
 			return err
 		}
-		if len(g.Rollouts) < 2 {
-			return nil
-		}
-		z := ComponentScores(g, K)
+		z := conv.zScores(g, K)
 		for s, w := range sets {
-			for _, zi := range z {
-				sum[s] += dot(w, zi)
+			a := acc[s][g.Batch]
+			if a == nil {
+				a = &batchAcc{}
+				acc[s][g.Batch] = a
 			}
+			a.addSum(conv.batchValues(g, w, z))
 		}
-		n += len(g.Rollouts)
+		if len(g.Rollouts) < 2 {
+			singletons++
+		} else {
+			n += len(g.Rollouts)
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
-		singletons := 0
-		_ = src(func(Group) error { singletons++; return nil })
 		return nil, fmt.Errorf("no group has two or more rollouts (%d singleton groups): advantages need several rollouts per prompt (eval -r > 1, or a trainer's rows with problem_id)", singletons)
 	}
-	mean := make([]float64, len(sets))
 	for s := range sets {
-		mean[s] = sum[s] / float64(n)
-	}
-	sq, scale := make([]float64, len(sets)), make([]float64, len(sets))
-	err = src(func(g Group) error {
-		if len(g.Rollouts) < 2 {
-			return nil
+		for _, a := range acc[s] {
+			a.closeSums()
 		}
+	}
+	err = src(func(g Group) error {
+		z := conv.zScores(g, K)
 		for s, w := range sets {
-			for _, zi := range ComponentScores(g, K) {
-				x := dot(w, zi)
-				d := x - mean[s]
-				sq[s] += d * d
-				scale[s] = math.Max(scale[s], math.Abs(x))
-			}
+			acc[s][g.Batch].addSq(conv.batchValues(g, w, z))
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	sd := make([]float64, len(sets))
+	bm := make([]map[string]batchMoments, len(sets))
 	for s := range sets {
-		sd[s] = math.Sqrt(sq[s] / float64(n))
-		if sd[s] <= 1e-12*math.Max(1, scale[s]) {
-			sd[s] = 0
+		bm[s] = map[string]batchMoments{}
+		for b, a := range acc[s] {
+			bm[s][b] = a.moments(conv)
 		}
 	}
 
 	// Pass 3: every figure.
-	rep := &Report{Names: names, Weights: weights, Schemes: map[string]SchemeReport{}, Deciders: map[string]int{}}
+	rep := &Report{Names: names, Weights: weights, Convention: conv.Name, Schemes: map[string]SchemeReport{}, Deciders: map[string]int{}}
+	zv := ZeroVarianceReport{Components: map[string]float64{}}
+	zeroComp := make([]int, K)
+	zeroReward, rewardOnly := 0, 0
 	flat := map[string][]float64{}
 	for _, s := range Schemes {
 		flat[s] = make([]float64, 0, n)
@@ -120,19 +114,48 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 	for _, s := range Schemes {
 		flipped[s] = make([]int, K)
 	}
-	rr := &RecordedReport{MaxAbsDiff: map[string]float64{}, Tolerance: RecordedTolerance}
-	var base, pert map[string][]float64
+	rec := newRecordedAcc()
+	var base, pert [numKinds][]float64
 	err = src(func(g Group) error {
+		z := conv.zScores(g, K)
+		conv.groupAdvantages(g, sets[0], z, bm[0][g.Batch], &base)
+		rec.add(g, weights, K, &base)
+		for _, r := range g.Rollouts {
+			if allNaN(r.Components) {
+				rep.Unscored++
+			}
+		}
 		if len(g.Rollouts) < 2 {
 			rep.Singletons++
 			return nil
 		}
 		rep.Groups++
 		rep.Rollouts += len(g.Rollouts)
-		z := ComponentScores(g, K)
-		base = groupAdvantages(g, z, sets[0], mean[0], sd[0], base)
+		// Zero variance, per component and in the sum: a constant value,
+		// or fewer than two scored ones, gives no spread to normalise.
+		col := make([]float64, len(g.Rollouts))
+		varies := false
+		for k := range K {
+			for i, r := range g.Rollouts {
+				col[i] = r.Components[k]
+			}
+			if !hasSpread(col) {
+				zeroComp[k]++
+			} else {
+				varies = true
+			}
+		}
+		for i, r := range g.Rollouts {
+			col[i] = reward(weights, r.Components)
+		}
+		if !hasSpread(col) {
+			zeroReward++
+			if varies {
+				rewardOnly++
+			}
+		}
 		for _, s := range Schemes {
-			a := base[s]
+			a := base[schemeKind[s]]
 			flat[s] = append(flat[s], a...)
 			if allZero(a) {
 				collapsed[s]++
@@ -151,50 +174,48 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 		// Sign flips under each component's ±20%: a rollout counts once
 		// per component, whichever of the two perturbations flips it.
 		for k := range K {
-			var any map[string][]bool
+			flips := map[string][]bool{}
+			for _, sc := range Schemes {
+				flips[sc] = make([]bool, len(g.Rollouts))
+			}
 			for j := range 2 {
 				s := 1 + 2*k + j
-				pert = groupAdvantages(g, z, sets[s], mean[s], sd[s], pert)
-				if any == nil {
-					any = map[string][]bool{}
-					for _, sc := range Schemes {
-						any[sc] = make([]bool, len(g.Rollouts))
-					}
-				}
+				conv.groupAdvantages(g, sets[s], z, bm[s][g.Batch], &pert)
 				for _, sc := range Schemes {
-					for i, v := range pert[sc] {
-						b := base[sc][i]
+					for i, v := range pert[schemeKind[sc]] {
+						b := base[schemeKind[sc]][i]
 						if b*v < 0 || (math.Abs(b) > 1e-12) != (math.Abs(v) > 1e-12) {
-							any[sc][i] = true
+							flips[sc][i] = true
 						}
 					}
 				}
 			}
 			for _, sc := range Schemes {
-				for i, f := range any[sc] {
-					if f && math.Abs(base[sc][i]) > 1e-12 {
+				for i, f := range flips[sc] {
+					if f && math.Abs(base[schemeKind[sc]][i]) > 1e-12 {
 						flipped[sc][k]++
 					}
 				}
 			}
 		}
-		// Deciders, as Analyse defines them.
+		// Deciders: the component whose weighted deviation from its group
+		// mean agrees with the GRPO advantage's sign and is largest.
 		means := make([]float64, K)
 		for k := range K {
-			for _, r := range g.Rollouts {
-				means[k] += r.Components[k]
+			for i, r := range g.Rollouts {
+				col[i] = r.Components[k]
 			}
-			means[k] /= float64(len(g.Rollouts))
+			means[k], _, _ = conv.moments(col)
 		}
 		for i, r := range g.Rollouts {
-			a := base[GRPO][i]
+			a := base[kGRPO][i]
 			if math.Abs(a) < 1e-12 {
 				continue
 			}
 			best, bestV := -1, 0.0
 			for k := range K {
 				v := weights[k] * (r.Components[k] - means[k])
-				if v*a > 0 && math.Abs(v) > bestV {
+				if !math.IsNaN(v) && v*a > 0 && math.Abs(v) > bestV {
 					best, bestV = k, math.Abs(v)
 				}
 			}
@@ -202,83 +223,71 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 				rep.Deciders[names[best]]++
 			}
 		}
-		for i, r := range g.Rollouts {
-			if r.Recorded == nil {
-				continue
-			}
-			rr.Rollouts++
-			for _, s := range Schemes {
-				rr.MaxAbsDiff[s] = math.Max(rr.MaxAbsDiff[s], math.Abs(base[s][i]-*r.Recorded))
-			}
-		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	groups := float64(rep.Groups)
+	zv.Reward, zv.RewardOnly = float64(zeroReward)/groups, float64(rewardOnly)/groups
+	for k, name := range names {
+		zv.Components[name] = float64(zeroComp[k]) / groups
+	}
+	rep.ZeroVariance = zv
 	compRanks := make([][]float64, K)
 	for k := range K {
-		compRanks[k] = metrics.Ranks(comps[k])
-		comps[k] = nil
+		if !slices.ContainsFunc(comps[k], math.IsNaN) {
+			compRanks[k] = metrics.Ranks(comps[k])
+		}
 	}
 	for _, s := range Schemes {
 		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
-		sr.CollapsedGroups = float64(collapsed[s]) / float64(rep.Groups)
+		sr.CollapsedGroups = float64(collapsed[s]) / groups
 		advRanks := metrics.Ranks(flat[s])
-		flat[s] = nil
 		for k, name := range names {
-			sr.Spearman[name] = pearson(advRanks, compRanks[k])
+			if compRanks[k] != nil {
+				sr.Spearman[name] = pearson(advRanks, compRanks[k])
+			} else {
+				sr.Spearman[name] = spearmanScored(flat[s], comps[k])
+			}
 			if nonzero[s] > 0 {
 				sr.Sensitivity[name] = float64(flipped[s][k]) / float64(nonzero[s])
 			} else {
 				sr.Sensitivity[name] = 0
 			}
 		}
+		flat[s] = nil
 		rep.Schemes[s] = sr
 	}
-	if rr.Rollouts > 0 {
-		for _, s := range Schemes {
-			if rr.MaxAbsDiff[s] <= RecordedTolerance {
-				rr.Reproduces = append(rr.Reproduces, s)
-			}
-		}
-		rep.Recorded = rr
-	}
+	rep.Recorded = rec.report()
 	return rep, nil
 }
 
-// groupAdvantages is Advantages for one group, with GDPO's batch mean and
-// spread given; buf is reused when it has room.
-func groupAdvantages(g Group, z [][]float64, w []float64, gm, gsd float64, buf map[string][]float64) map[string][]float64 {
-	n := len(g.Rollouts)
-	if buf == nil {
-		buf = map[string][]float64{}
-	}
-	for _, s := range Schemes {
-		if cap(buf[s]) < n {
-			buf[s] = make([]float64, n)
-		}
-		buf[s] = buf[s][:n]
-	}
-	rewards := make([]float64, n)
-	for i, r := range g.Rollouts {
-		rewards[i] = dot(w, r.Components)
-	}
-	m, sd := meanStd(rewards)
-	for i, r := range rewards {
-		buf[GRPO][i] = r - m
-		buf[GRPOStd][i] = 0
-		if sd > 0 {
-			buf[GRPOStd][i] = (r - m) / (sd + Eps)
-		}
-		per := dot(w, z[i])
-		buf[PerComponent][i] = per
-		buf[GDPO][i] = 0
-		if gsd > 0 {
-			buf[GDPO][i] = (per - gm) / (gsd + Eps)
+// spearmanScored is Spearman over the rollouts that scored the component.
+func spearmanScored(adv, comp []float64) float64 {
+	var x, y []float64
+	for i, c := range comp {
+		if !math.IsNaN(c) {
+			x, y = append(x, adv[i]), append(y, c)
 		}
 	}
-	return buf
+	return Spearman(x, y)
+}
+
+// hasSpread reports whether at least two scored values differ beyond float
+// noise (the rule every convention's std applies).
+func hasSpread(xs []float64) bool {
+	_, sd, n := TRL.moments(xs)
+	return n >= 2 && sd > 0
+}
+
+func allNaN(xs []float64) bool {
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
 }
 
 // LoadStream prepares a streamed analysis of a run directory or results
@@ -302,8 +311,12 @@ func LoadStream(path string, weights map[string]float64) (*Loaded, Source, error
 	done := map[uint64]struct{}{} // hashes of finished groups: a few bytes per group
 	cur, rows := "", 0
 	var regroup string
+	scored := 0
 	rowWeights, skipped, err := eachCompact(path, trainer, func(c compact) error {
 		rows++
+		if len(c.comps) > 0 {
+			scored++
+		}
 		for k := range c.comps {
 			seen[k] = true
 		}
@@ -319,7 +332,7 @@ func LoadStream(path string, weights map[string]float64) (*Loaded, Source, error
 	if err != nil {
 		return nil, nil, err
 	}
-	if rows == 0 {
+	if scored == 0 {
 		return nil, nil, fmt.Errorf("%s: no row carries reward components (%d rows skipped: errors or unverifiable)", path, skipped)
 	}
 	if regroup != "" {
@@ -359,13 +372,9 @@ func LoadStream(path string, weights map[string]float64) (*Loaded, Source, error
 				if err := flush(); err != nil {
 					return err
 				}
-				g.Key = c.group
+				g.Key, g.Batch = c.group, c.batch
 			}
-			comps := make([]float64, len(names))
-			for k, n := range names {
-				comps[k] = c.comps[n]
-			}
-			g.Rollouts = append(g.Rollouts, Rollout{Components: comps, Recorded: c.recorded})
+			g.Rollouts = append(g.Rollouts, Rollout{Components: componentsOf(c, names), Recorded: c.recorded})
 			return nil
 		})
 		if err != nil {

@@ -16,15 +16,24 @@ func newAdvantagesCmd() *cobra.Command {
 	var stream bool
 	cmd := &cobra.Command{
 		Use:   "advantages RUN",
-		Short: "Compare GRPO, per-component and GDPO-style advantages on a run's multi-component rewards",
+		Short: "Compare GRPO, per-component and GDPO advantages on a run's multi-component rewards, and name the trainer setting that made recorded ones",
 		Long: `Groups a run's rollouts by prompt (and training step for a trainer's rows) and computes
-each rollout's advantage under GRPO (mean-centred, with and without std normalisation),
-per-component normalisation then weighted sum, and GDPO-style decoupled normalisation
-followed by batch normalisation. Reports the share of collapsed (zero-advantage) groups,
-which component decides the advantage's sign, each scheme's rank correlation with each
-component, sensitivity to ±20% weight changes, and which scheme reproduces the advantages
-a trainer recorded. Weights come from the rows (svbench records the rubric's), --weights,
-or a least-squares fit of the recorded rewards. Writes advantages.json and advantages.md.`,
+each rollout's advantage as TRL's GRPOTrainer computes it (sample std, ε = 1e-4, unscored
+rewards left out): grpo (scale_rewards="none"), grpo_std ("group"), per_component and gdpo
+(multi_objective_aggregation="normalize_then_sum", batch-normalised over one training step).
+Reports the share of zero-variance groups for the summed reward and for each component (and
+how many have a constant sum while a component varies: the groups a filter on the reward's
+variance drops and GDPO keeps), collapsed (zero-advantage) groups, which component decides the
+advantage's sign, each scheme's rank correlation with each component and its sensitivity to
+±20% weight changes.
+
+When the rows record advantages, recomputes them under every trainer setting, named
+scheme@convention: grpo_std@trl, grpo_batch_std@trl, grpo@trl, gdpo@trl (TRL),
+grpo_std@verl, grpo@verl (verl: torch.std, ε = 1e-6, a group of one gets mean 0, std 1),
+grpo_std@openrlhf, grpo@openrlhf (OpenRLHF group_norm and dr_grpo: torch.std, ε = 1e-9), and
+says which reproduce them. Weights come from the rows (svbench records the rubric's),
+--weights, or a least-squares fit of the recorded rewards. Writes advantages.json and
+advantages.md.`,
 		Example: "  svbench advantages outputs/evals/network-logs--m/RUN\n  svbench advantages prime-rl-run/ --weights accuracy=1,format=0.1,calibration=0.2,asymmetric_cost=0.5",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
