@@ -456,7 +456,7 @@ func FromRun(runDirOrResults string, envID string, opts Options) (*Report, error
 		}
 		envID = meta.Environment
 	}
-	rows, lines, err := LoadResults(path)
+	rows, lines, err := LoadForReport(path)
 	if err != nil {
 		return nil, err
 	}

@@ -101,6 +101,37 @@ func Run(t *testing.T, id string, opts Options) {
 		if err := report.WriteDir(t.TempDir(), rep); err != nil {
 			t.Fatal(err)
 		}
+		// svbench report reads rows slimmed (report.Slim): the builder
+		// must make the same report from what Slim keeps.
+		b, err := json.Marshal(played)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both from the rows as a results file holds them.
+		var read, slim []artifact.Result
+		if err := json.Unmarshal(b, &read); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &slim); err != nil {
+			t.Fatal(err)
+		}
+		for i := range slim {
+			report.Slim(&slim[i])
+		}
+		meta := &artifact.Metadata{Environment: id, Seed: 1}
+		rep1, err := report.Build(id, read, meta, report.Options{BootstrapReps: 20})
+		if err != nil {
+			t.Fatalf("report of the rows read back: %v", err)
+		}
+		rep2, err := report.Build(id, slim, meta, report.Options{BootstrapReps: 20})
+		if err != nil {
+			t.Fatalf("report of slimmed rows: %v", err)
+		}
+		full, _ := json.Marshal(rep1.Summary)
+		slimmed, _ := json.Marshal(rep2.Summary)
+		if string(full) != string(slimmed) || rep1.Markdown != rep2.Markdown {
+			t.Errorf("the report reads what report.Slim drops:\nfull:    %s\nslimmed: %s", full, slimmed)
+		}
 	})
 	t.Run("hostile answers", func(t *testing.T) { checkHostile(ctx, t, e, rows[0]) })
 	t.Run("probe", func(t *testing.T) {
