@@ -168,11 +168,21 @@ func readRowLine(br *bufio.Reader, max int64, skip bool) ([]byte, int64, error) 
 // DecodeResults reads every row of r (either format DecodeResult knows)
 // with the line of each; name labels errors.
 func DecodeResults(r io.Reader, name string, opts ReadOptions) ([]Result, []int, error) {
+	return DecodeResultsKeeping(r, name, opts, nil)
+}
+
+// DecodeResultsKeeping is DecodeResults where keep, when not nil, trims
+// each row as it is read, before the next one: a reader that needs a part
+// of every row holds only that part of the file.
+func DecodeResultsKeeping(r io.Reader, name string, opts ReadOptions, keep func(*Result)) ([]Result, []int, error) {
 	var (
 		rows  []Result
 		lines []int
 	)
 	err := EachRow(r, name, opts, DecodeResult, func(line int, v Result) error {
+		if keep != nil {
+			keep(&v)
+		}
 		rows = append(rows, v)
 		lines = append(lines, line)
 		return nil

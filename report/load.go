@@ -35,20 +35,7 @@ func LoadForReport(path string) ([]artifact.Result, []int, error) {
 		return nil, nil, fmt.Errorf("open results: %w", err)
 	}
 	defer f.Close()
-	var (
-		rows  []artifact.Result
-		lines []int
-	)
-	err = artifact.EachRow(f, path, artifact.ReadOptions{}, artifact.DecodeResult, func(line int, r artifact.Result) error {
-		Slim(&r)
-		rows = append(rows, r)
-		lines = append(lines, line)
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return rows, lines, nil
+	return artifact.DecodeResultsKeeping(f, path, artifact.ReadOptions{}, Slim)
 }
 
 // Slim drops what no report builder reads: the prompt (the bulk of a row,
