@@ -826,21 +826,24 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusUnprocessableEntity, fmt.Sprintf("baseline %s: %v", ids[0], err))
 		return
 	}
+	// The options of `svbench compare` with its default flags: the same
+	// resamples and seed, and the same refusals (a budget mismatch, rows
+	// without a partner) unless asked, as --allow-mismatch and
+	// --allow-unpaired ask.
+	opts := compare.Options{AllowUnpaired: r.URL.Query().Get("allow_unpaired") != "", AllowMismatch: r.URL.Query().Get("allow_mismatch") != ""}
 	var views []CompareView
 	for i := 1; i < len(ids); i++ {
 		v := CompareView{ID: ids[i]}
 		cand, err := compare.Load(dirs[i])
 		if err == nil {
-			// The dashboard shows mismatches and unpaired rows instead of
-			// refusing: it says so above the numbers.
-			v.C, err = compare.Runs(base, cand, compare.Options{Reps: 1000}, true, true)
+			v.C, err = compare.Runs(base, cand, opts)
 		}
 		if err != nil {
 			v.Err = err.Error()
 		}
 		views = append(views, v)
 	}
-	s.render(w, "compare", "compare", map[string]any{"Runs": all, "Base": ids[0], "Views": views, "IDs": ids})
+	s.render(w, "compare", "compare", map[string]any{"Runs": all, "Base": ids[0], "Views": views, "IDs": ids, "Opts": opts})
 }
 
 // comparable checks a run before compare.Load reads it by path and whole:

@@ -30,21 +30,33 @@ type Row struct {
 	Label *Labelled
 }
 
-// Options tune the statistics.
+// Defaults of Options, which `svbench compare`'s flags show: every caller
+// that leaves a field zero (the dashboard among them) gets the CLI's
+// numbers, so one pair of runs has one p-value wherever it is shown.
+const (
+	DefaultReps = 2000
+	DefaultSeed = 1
+)
+
+// Options tune the statistics and say what Runs accepts.
 type Options struct {
-	Reps int    // bootstrap resamples (default 2000)
-	Seed uint64 // bootstrap and permutation seed (default 1)
+	Reps int    // bootstrap resamples (default DefaultReps)
+	Seed uint64 // bootstrap and permutation seed (default DefaultSeed)
 	// PermutationBudget bounds rows × resamples of the exact sign-flip
 	// permutation test; above it the paired t-test is used.
 	PermutationBudget int
+	// AllowUnpaired compares the shared pairs of runs that are not fully
+	// paired; AllowMismatch compares runs whose budgets differ. Both are
+	// refused by default, by every caller.
+	AllowUnpaired, AllowMismatch bool
 }
 
 func (o Options) withDefaults() Options {
 	if o.Reps <= 0 {
-		o.Reps = 2000
+		o.Reps = DefaultReps
 	}
 	if o.Seed == 0 {
-		o.Seed = 1
+		o.Seed = DefaultSeed
 	}
 	if o.PermutationBudget <= 0 {
 		o.PermutationBudget = 50_000_000

@@ -1,8 +1,12 @@
 package compare
 
 import (
+	"encoding/json"
 	"math"
+	"slices"
 	"testing"
+
+	"github.com/svbench/svbench/artifact"
 )
 
 func TestCompareByHand(t *testing.T) {
@@ -79,5 +83,37 @@ func TestDeterministic(t *testing.T) {
 	q2 := Compare("r", a, b, Options{Seed: 3})
 	if q1.P != q2.P || q1.DiffLo != q2.DiffLo || q1.DiffHi != q2.DiffHi {
 		t.Fatalf("same seed, different results: %+v vs %+v", q1, q2)
+	}
+}
+
+func TestMismatchesSamplingAndSystemPrompt(t *testing.T) {
+	meta := func(sampling, prompt string) *artifact.Metadata {
+		return &artifact.Metadata{Environment: "e1", Rubric: "default", DatasetRev: "r1", Rollouts: 1,
+			Sampling: json.RawMessage(sampling), Launch: artifact.Launch{SystemPromptSHA256: prompt}}
+	}
+	base := `{"temperature":0,"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":false}}}`
+	for _, tc := range []struct {
+		name     string
+		b        *artifact.Metadata
+		mismatch []string
+	}{
+		{"same", meta(base, ""), nil},
+		{"same extra body, keys in another order", meta(`{"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":false}},"temperature":0}`, ""), nil},
+		{"temperature", meta(`{"temperature":0.6,"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":false}}}`, ""), []string{"temperature"}},
+		{"temperature left to the server", meta(`{"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":false}}}`, ""), []string{"temperature"}},
+		{"top_p", meta(`{"temperature":0,"top_p":0.95,"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":false}}}`, ""), []string{"top_p"}},
+		{"thinking", meta(`{"temperature":0,"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":true}}}`, ""), []string{"extra request body"}},
+		{"T=0.6 thinking", meta(`{"temperature":0.6,"max_tokens":512,"extra":{"chat_template_kwargs":{"enable_thinking":true}}}`, ""), []string{"temperature", "extra request body"}},
+		{"custom system prompt against the default", meta(base, "abc123"), []string{"system prompt sha256"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, m := range Mismatches(meta(base, ""), tc.b) {
+				got = append(got, m.Field)
+			}
+			if !slices.Equal(got, tc.mismatch) {
+				t.Fatalf("mismatches %q, want %q", got, tc.mismatch)
+			}
+		})
 	}
 }

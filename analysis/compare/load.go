@@ -151,9 +151,11 @@ func b2f(b bool) float64 {
 }
 
 // Mismatches lists what differs between two runs that makes their numbers
-// incomparable: environment, dataset revision, rubric, rollouts per
-// example, max tokens, max turns, tool budget and other parameters, and the
-// system prompt. Unknown values (a side without metadata) are not flagged.
+// incomparable: environment, dataset revision, rubric, parameters and the
+// budget (Budget). Unknown values (a side without metadata, a field one
+// side does not record) are not flagged; an unset sampling setting or
+// system prompt is a value of its own ("server default"), since a run that
+// sent temperature 0 is not one that let the server choose.
 func Mismatches(a, b *artifact.Metadata) []Mismatch {
 	if a == nil || b == nil {
 		return nil
@@ -165,12 +167,11 @@ func Mismatches(a, b *artifact.Metadata) []Mismatch {
 		}
 	}
 	add("environment", a.Environment, b.Environment)
-	add("dataset revision", a.DatasetRev, b.DatasetRev)
 	add("rubric", a.Rubric, b.Rubric)
-	add("rollouts per example", itoa(a.Rollouts), itoa(b.Rollouts))
-	add("max tokens", maxTokens(a), maxTokens(b))
-	add("max turns", maxTurns(a), maxTurns(b))
-	add("tool budget", a.Params["tool_budget"], b.Params["tool_budget"])
+	ba, bb := Budget(a), Budget(b)
+	for i := range ba {
+		add(ba[i].Field, ba[i].Value, bb[i].Value)
+	}
 	for _, k := range slices.Sorted(maps.Keys(unionKeys(a.Params, b.Params))) {
 		if k == "tool_budget" || k == "max_turns" {
 			continue
@@ -179,8 +180,71 @@ func Mismatches(a, b *artifact.Metadata) []Mismatch {
 			out = append(out, Mismatch{Field: "param " + k, A: orNone(a.Params[k]), B: orNone(b.Params[k])})
 		}
 	}
-	add("system prompt sha256", a.Launch.SystemPromptSHA256, b.Launch.SystemPromptSHA256)
 	return out
+}
+
+// BudgetField is one setting of a run's budget with its value as shown.
+type BudgetField struct {
+	Field, Value string
+}
+
+// Budget is what two runs of one condition must share for their numbers to
+// be comparable, always the same fields in the same order: dataset
+// revision, rollouts per example, the sampling settings asked for (max
+// tokens, temperature, top-p, the extra request body such as
+// chat_template_kwargs.enable_thinking), max turns, tool budget and the
+// system prompt. compare refuses runs that differ in it and the
+// leaderboard grades by it, so both read this one list.
+func Budget(m *artifact.Metadata) []BudgetField {
+	var s struct {
+		MaxTokens   int             `json:"max_tokens"`
+		Temperature *float64        `json:"temperature"`
+		TopP        *float64        `json:"top_p"`
+		Extra       json.RawMessage `json:"extra"`
+	}
+	_ = json.Unmarshal(m.Sampling, &s)
+	num := func(p *float64) string {
+		if p == nil {
+			return "(server default)"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	maxTok := "(server default)"
+	if s.MaxTokens > 0 {
+		maxTok = strconv.Itoa(s.MaxTokens)
+	}
+	return []BudgetField{
+		{"dataset revision", m.DatasetRev},
+		{"rollouts per example", itoa(m.Rollouts)},
+		{"max tokens", maxTok},
+		{"temperature", num(s.Temperature)},
+		{"top_p", num(s.TopP)},
+		{"extra request body", extraBody(s.Extra)},
+		{"max turns", maxTurns(m)},
+		{"tool budget", m.Params["tool_budget"]},
+		{"system prompt sha256", cmpOr(m.Launch.SystemPromptSHA256, "(environment default)")},
+	}
+}
+
+// extraBody is the extra request body in one canonical form (keys sorted
+// at every depth), so the same settings written in another order match.
+func extraBody(raw json.RawMessage) string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil || v == nil {
+		return "(none)"
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 0 {
+		return "(none)"
+	}
+	b, _ := json.Marshal(v) // encoding/json sorts map keys
+	return string(b)
+}
+
+func cmpOr(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
 }
 
 func unionKeys(a, b map[string]string) map[string]bool {
@@ -206,16 +270,6 @@ func itoa(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
-}
-
-func maxTokens(m *artifact.Metadata) string {
-	var s struct {
-		MaxTokens int `json:"max_tokens"`
-	}
-	if json.Unmarshal(m.Sampling, &s) != nil || s.MaxTokens == 0 {
-		return "(server default)"
-	}
-	return strconv.Itoa(s.MaxTokens)
 }
 
 func maxTurns(m *artifact.Metadata) string {

@@ -24,10 +24,11 @@ type Comparison struct {
 	Slices  []Slice    `json:"slices,omitempty"`
 }
 
-// Runs compares candidate against baseline. allowUnpaired permits rows
-// without a partner (they are counted and left out); a budget mismatch is
-// always refused unless allowMismatch.
-func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparison, error) {
+// Runs compares candidate against baseline. opts.AllowUnpaired permits
+// rows without a partner (they are counted and left out); a budget
+// mismatch is always refused unless opts.AllowMismatch. The CLI and the
+// dashboard both call it, with the same Options.
+func Runs(a, b *Run, opts Options) (*Comparison, error) {
 	c := &Comparison{A: a.Dir, B: b.Dir}
 	if a.Meta != nil {
 		c.ModelA = a.Meta.Model
@@ -36,7 +37,7 @@ func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparis
 		c.ModelB = b.Meta.Model
 	}
 	c.Mismatches = Mismatches(a.Meta, b.Meta)
-	if len(c.Mismatches) > 0 && !allowMismatch {
+	if len(c.Mismatches) > 0 && !opts.AllowMismatch {
 		var d []string
 		for _, m := range c.Mismatches {
 			d = append(d, m.String())
@@ -48,7 +49,7 @@ func Runs(a, b *Run, opts Options, allowUnpaired, allowMismatch bool) (*Comparis
 	if c.Pairs == 0 {
 		return nil, fmt.Errorf("%s and %s share no (example, rollout) pair: were they run on the same dataset and seed?", a.Dir, b.Dir)
 	}
-	if (c.OnlyA > 0 || c.OnlyB > 0) && !allowUnpaired {
+	if (c.OnlyA > 0 || c.OnlyB > 0) && !opts.AllowUnpaired {
 		return nil, fmt.Errorf("%s and %s are not fully paired: %d rows only in the baseline, %d only in the candidate (finish the runs with --resume, or pass --allow-unpaired to compare the %d shared pairs)", a.Dir, b.Dir, c.OnlyA, c.OnlyB, c.Pairs)
 	}
 	names := intersect(a.Names, b.Names)

@@ -138,7 +138,7 @@ func TestLoadReadsLabels(t *testing.T) {
 	if a.Rows[2].Label == nil || a.Rows[2].Label.HasConfidence || !a.Rows[0].Label.HasConfidence {
 		t.Fatalf("labels: %+v %+v", a.Rows[2].Label, a.Rows[0].Label)
 	}
-	c, err := Runs(a, b, Options{Reps: 100}, false, false)
+	c, err := Runs(a, b, Options{Reps: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@
 //	C  completed, ≥ 30 examples (or larger but budgets not matched)
 //	D  not completed, or fewer than 30 examples
 //
-// "Budgets matched": the entry's dataset revision, rollouts per example,
-// max tokens, max turns, tool budget and system prompt are those of the
+// "Budgets matched": the entry's compare.Budget (dataset revision, rollouts
+// per example, max tokens, temperature, top-p, extra request body, max
+// turns, tool budget, system prompt) is that of the
 // other models' entries in the same environment and condition (the budget
 // most entries share; ties go to the budget with the most scored rows).
 // A mismatched entry is capped at C and the differing fields are named. An
@@ -25,7 +26,6 @@ package leaderboard
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -92,7 +92,7 @@ type Leaderboard struct {
 
 // GradeRule is the grading rule in one paragraph, printed with every
 // leaderboard.
-const GradeRule = "A: completed, ≥ 200 examples, ≥ 3 rollouts per example, budget matched; B: completed, ≥ 100 examples, budget matched; C: completed, ≥ 30 examples (a budget mismatch caps the grade here); D: not completed or < 30 examples. Budget = dataset revision, rollouts per example, max tokens, max turns, tool budget, system prompt, compared with the other models in the same environment and condition."
+const GradeRule = "A: completed, ≥ 200 examples, ≥ 3 rollouts per example, budget matched; B: completed, ≥ 100 examples, budget matched; C: completed, ≥ 30 examples (a budget mismatch caps the grade here); D: not completed or < 30 examples. Budget = dataset revision, rollouts per example, max tokens, temperature, top-p, extra request body, max turns, tool budget, system prompt, compared with the other models in the same environment and condition."
 
 // Options select and load runs.
 type Options struct {
@@ -226,15 +226,15 @@ func b2i(b bool) int {
 	return 0
 }
 
-// budgetKey is what must match between models of one condition: the
-// fields compare.Mismatches checks besides rubric and parameters (which
-// the condition already fixes).
+// budgetKey is what must match between models of one condition:
+// compare.Budget, the list compare refuses mismatches of (rubric and
+// parameters are fixed by the condition already).
 func budgetKey(m *artifact.Metadata) string {
-	var s struct {
-		MaxTokens int `json:"max_tokens"`
+	var parts []string
+	for _, f := range compare.Budget(m) {
+		parts = append(parts, f.Value)
 	}
-	_ = json.Unmarshal(m.Sampling, &s)
-	return fmt.Sprintf("%s|%d|%d|%s|%s|%d|%s", m.DatasetRev, max(m.Rollouts, 1), s.MaxTokens, m.Params["max_turns"], m.Params["tool_budget"], m.Launch.MaxTurns, m.Launch.SystemPromptSHA256)
+	return strings.Join(parts, "|")
 }
 
 // rank grades entries and orders them by environment, condition and main

@@ -23,10 +23,16 @@ type compareFlags struct {
 
 func (f *compareFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.IntVar(&f.reps, "bootstrap", 2000, "bootstrap and permutation resamples")
-	fs.Uint64Var(&f.seed, "seed", 1, "resampling seed")
+	fs.IntVar(&f.reps, "bootstrap", compare.DefaultReps, "bootstrap and permutation resamples")
+	fs.Uint64Var(&f.seed, "seed", compare.DefaultSeed, "resampling seed")
 	fs.BoolVar(&f.allowUnpaired, "allow-unpaired", false, "compare the shared pairs when some rows have no partner")
 	fs.BoolVar(&f.allowMismatch, "allow-mismatch", false, "compare runs whose budgets or settings differ (the report says so)")
+}
+
+// options are the flags as compare.Options; the dashboard's defaults are
+// the zero Options, which these flags' defaults equal.
+func (f *compareFlags) options() compare.Options {
+	return compare.Options{Reps: f.reps, Seed: f.seed, AllowUnpaired: f.allowUnpaired, AllowMismatch: f.allowMismatch}
 }
 
 func newCompareCmd() *cobra.Command {
@@ -39,8 +45,8 @@ reward, solved and every reward component: mean difference with a paired bootstr
 interval, a paired p-value (sign-flip permutation; paired t beyond a size budget), Cohen's
 d_z, and McNemar's exact test for pass/fail quantities; then the same per slice
 (difficulty, scenario, CWE, fixture type, … when rows carry them). Runs whose budgets or
-settings differ (dataset revision, rubric, rollouts, max tokens, max turns, tool budget,
-parameters, system prompt) are refused with the difference named, as are runs not fully
+settings differ (dataset revision, rubric, rollouts, max tokens, temperature, top-p, extra
+request body, max turns, tool budget, parameters, system prompt) are refused with the difference named, as are runs not fully
 paired. Writes compare.md and compare.json (--out, default the current directory).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +62,7 @@ paired. Writes compare.md and compare.json (--out, default the current directory
 				if err != nil {
 					return usageError{err}
 				}
-				c, err := compare.Runs(base, cand, compare.Options{Reps: f.reps, Seed: f.seed}, f.allowUnpaired, f.allowMismatch)
+				c, err := compare.Runs(base, cand, f.options())
 				if err != nil {
 					return err
 				}
@@ -105,7 +111,7 @@ markdown for the CI log and a last line in GitHub Actions' ::error / ::notice fo
 			if err != nil {
 				return usageError{err}
 			}
-			c, err := compare.Runs(a, b, compare.Options{Reps: f.reps, Seed: f.seed}, f.allowUnpaired, f.allowMismatch)
+			c, err := compare.Runs(a, b, f.options())
 			if err != nil {
 				return err
 			}

@@ -28,8 +28,8 @@ main metric with 95% intervals, and an evidence grade:
   C  completed, ≥ 30 examples (a budget mismatch caps the grade here)
   D  not completed, or < 30 examples
 
-The budget (dataset revision, rollouts per example, max tokens, max turns, tool budget,
-system prompt) is compared with the other models in the same condition; what differs is named.`,
+The budget (dataset revision, rollouts per example, max tokens, temperature, top-p, extra
+request body, max turns, tool budget, system prompt) is compared with the other models in the same condition; what differs is named.`,
 		Example: "  svbench leaderboard --root outputs/evals\n  svbench leaderboard outputs/evals/network-logs--a/RUN outputs/evals/network-logs--b/RUN --out /tmp/lb",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sources := args
