@@ -53,6 +53,11 @@ type evalFlags struct {
 	verbose          bool
 	cache            cacheFlags
 	prices           string
+	// baseURLFromEnv carries a resumed run's "URL from $OPENAI_BASE_URL"
+	// through a session whose shell lacks the variable (the recorded URL
+	// is used then): without it the flag was written back false, and the
+	// next resume no longer read the corrected variable.
+	baseURLFromEnv bool
 }
 
 func newEvalCmd() *cobra.Command {
@@ -260,7 +265,8 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			Usage: rec, Prices: prices,
 		}
 		cfg.Launch.PricesFile = cleanPath(f.prices)
-		cfg.Launch.BaseURLFromEnv = f.model.baseURL == "" && f.model.endpoints == "" && os.Getenv("OPENAI_BASE_URL") != ""
+		cfg.Launch.BaseURLFromEnv = f.baseURLFromEnv ||
+			f.model.baseURL == "" && f.model.endpoints == "" && os.Getenv("OPENAI_BASE_URL") != ""
 		if m.Client == nil || strings.HasPrefix(m.Name, "builtin:") {
 			cfg.Launch.APIKeyEnv = ""
 		}

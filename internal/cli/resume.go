@@ -109,8 +109,12 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 		case fs.Changed("base-url"), fs.Changed("endpoints"):
 		case l.BaseURLFromEnv && os.Getenv("OPENAI_BASE_URL") != "":
 			m.baseURL = "" // read again from the variable
+			f.baseURLFromEnv = true
 		case l.EndpointsFile == "":
 			m.baseURL = meta.BaseURL
+			// A shell without the variable falls back to the recorded URL
+			// but the run still came from the variable: keep saying so.
+			f.baseURLFromEnv = l.BaseURLFromEnv
 		}
 	}
 	if !fs.Changed("api-key-env") && l.APIKeyEnv != "" {

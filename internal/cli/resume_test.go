@@ -211,3 +211,54 @@ func TestResumeOnMovedEndpoint(t *testing.T) {
 		t.Fatalf("changed temperature with a moved endpoint: exit %d: %s", code, stderr)
 	}
 }
+
+// TestResumeKeepsBaseURLFromEnv: a run that took its URL from
+// $OPENAI_BASE_URL, resumed once in a shell without the variable (the
+// recorded URL serves), still reads a corrected variable on the next
+// resume: the first resume used to write base_url_from_env back as false.
+func TestResumeKeepsBaseURLFromEnv(t *testing.T) {
+	answer := func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+	}
+	first := llmtest.New(llmtest.Options{KeepLog: true, Respond: answer})
+	defer first.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-env")
+	t.Setenv("OPENAI_BASE_URL", first.BaseURL())
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "m-env", "-n", "6", "--seed", "3",
+		"--run-id", "env", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "evals", "network-logs--m-env", "env")
+	fromEnv := func(when string) {
+		t.Helper()
+		meta, err := artifact.ReadMetadata(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !meta.Launch.BaseURLFromEnv {
+			t.Fatalf("%s: base_url_from_env was written back false", when)
+		}
+	}
+	fromEnv("first session")
+
+	tearResults(t, dir, 3)
+	t.Setenv("OPENAI_BASE_URL", "") // a shell without the variable
+	if code, _, stderr = runCLI(t, "eval", "--resume", dir, "--progress", "none"); code != 0 {
+		t.Fatalf("resume without the variable: exit %d: %s", code, stderr)
+	}
+	fromEnv("resume without the variable")
+
+	second := llmtest.New(llmtest.Options{KeepLog: true, Respond: answer})
+	defer second.Close()
+	tearResults(t, dir, 4)
+	t.Setenv("OPENAI_BASE_URL", second.BaseURL())
+	if code, _, stderr = runCLI(t, "eval", "--resume", dir, "--progress", "none"); code != 0 {
+		t.Fatalf("resume with a corrected variable: exit %d: %s", code, stderr)
+	}
+	if n := len(second.Bodies()); n != 2 {
+		t.Fatalf("the corrected $OPENAI_BASE_URL got %d requests, want the 2 missing rows", n)
+	}
+	fromEnv("resume with the corrected variable")
+}
