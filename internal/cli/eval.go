@@ -61,6 +61,13 @@ type evalFlags struct {
 }
 
 func newEvalCmd() *cobra.Command {
+	cmd, _ := newEvalCommand()
+	return cmd
+}
+
+// newEvalCommand also returns the flags the command parses into, so an
+// eval set can compare an entry with its earlier run as --resume does.
+func newEvalCommand() (*cobra.Command, *evalFlags) {
 	var f evalFlags
 	cmd := &cobra.Command{
 		Use:   "eval",
@@ -138,7 +145,7 @@ svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log requests, retries and warnings at debug level")
 	fs.StringVar(&f.config, "config", "", "TOML eval set: [[eval]] entries with env, models, n, r, rubric, dataset, params and sampling; rerun it to resume the set")
 	fs.SetNormalizeFunc(aliasNormalizer(evalFlagAliases))
-	return cmd
+	return cmd, &f
 }
 
 func runEval(cmd *cobra.Command, f *evalFlags) error {

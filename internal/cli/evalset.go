@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -269,6 +271,28 @@ func runEvalSet(cmd *cobra.Command, f *evalFlags) error {
 		for _, model := range e.Models {
 			st := evalSetStatus{Entry: i + 1, Env: id, Model: model, RunID: fmt.Sprintf("%s-%02d", setID, i+1)}
 			dir, meta := findSetRun(out, id, model, st.RunID)
+			if meta != nil {
+				// A changed entry is a different run: never reuse (or
+				// resume) one made with other settings. The entry's new
+				// settings get a run id of their own, derived from them, so
+				// rerunning the set finds that run again.
+				diffs, err := evalSetDiffs(e, id, model, st.RunID, out, dir)
+				if err != nil {
+					return fmt.Errorf("eval set %s [%d] %s on %s: comparing with %s: %w", name, i+1, model, id, dir, err)
+				}
+				if len(diffs) > 0 {
+					old := dir
+					st.RunID = st.RunID + "-" + entryHash(e, id, model)
+					dir, meta = findSetRun(out, id, model, st.RunID)
+					fmt.Fprintf(stderr, "warning: eval set %s [%d] %s on %s: the entry's settings differ from run %s:\n  %s\n  so it is a different run: %s\n",
+						name, i+1, model, id, old, strings.Join(diffs, "\n  "), describeNewRun(st.RunID, meta))
+					if meta != nil {
+						if diffs, err = evalSetDiffs(e, id, model, st.RunID, out, dir); err != nil || len(diffs) > 0 {
+							return fmt.Errorf("eval set %s [%d]: run %s does not match the entry (%s); move it away and rerun", name, i+1, dir, strings.Join(diffs, "; "))
+						}
+					}
+				}
+			}
 			var args []string
 			switch {
 			case meta != nil && meta.Status == artifact.StatusCompleted:
@@ -355,6 +379,56 @@ func entryArgs(e evalSetEntry, id, model, runID, out string) []string {
 		args = append(args, "-c", strconv.Itoa(e.Concurrency))
 	}
 	return args
+}
+
+// evalSetDiffs names each setting of entry e that differs from the run
+// in dir, by the same comparison --resume makes. --resume reads a flag
+// left out as "as the run had it"; in an entry, a key left out means the
+// default, so those are given explicitly (or compared here).
+func evalSetDiffs(e evalSetEntry, id, model, runID, out, dir string) ([]string, error) {
+	args := entryArgs(e, id, model, runID, out)[1:]
+	args = append(args, "-n", strconv.Itoa(e.N), "-r", strconv.Itoa(max(e.R, 1)), "--dataset="+e.Dataset,
+		"--max-tokens", strconv.Itoa(e.MaxTokens))
+	cmd, f := newEvalCommand()
+	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	f.resume = dir
+	meta, rec, diffs, err := resumeSettings(cmd, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Params) == 0 && len(meta.Params) > 0 {
+		diffs = append(diffs, fmt.Sprintf("--param (none), but the run used %s", showParams(meta.Params)))
+	}
+	if e.Temperature == nil && rec.Temperature != nil {
+		diffs = append(diffs, fmt.Sprintf("--temperature (not sent), but the run used %s", optF(rec.Temperature)))
+	}
+	if e.TopP == nil && rec.TopP != nil {
+		diffs = append(diffs, fmt.Sprintf("--top-p (not sent), but the run used %s", optF(rec.TopP)))
+	}
+	if e.Seed == nil && rec.Seed != nil {
+		diffs = append(diffs, "--sampling-seed (not sent), but the run sent one")
+	}
+	return diffs, nil
+}
+
+// entryHash names an entry's settings in its run id: 8 hex digits of the
+// arguments it runs with.
+func entryHash(e evalSetEntry, id, model string) string {
+	h := sha256.Sum256([]byte(strings.Join(entryArgs(e, id, model, "", ""), "\x00")))
+	return hex.EncodeToString(h[:4])
+}
+
+func describeNewRun(runID string, meta *artifact.Metadata) string {
+	switch {
+	case meta == nil:
+		return "starting run " + runID
+	case meta.Status == artifact.StatusCompleted:
+		return "run " + runID + " has these settings"
+	default:
+		return "resuming run " + runID + ", which has these settings"
+	}
 }
 
 // changedFlags re-renders the flags given on the command line that keep

@@ -192,3 +192,59 @@ env_args = { reward_source = "executable" }
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestEvalSetChangedEntryIsANewRun: an entry edited after its run (n = 3
+// to n = 5, a temperature dropped) is a different run. The set names each
+// difference, keeps the old run as it was, starts a run of its own, and
+// finds that run again on the next pass.
+func TestEvalSetChangedEntryIsANewRun(t *testing.T) {
+	for _, tc := range []struct {
+		name, before, after string
+		diff                string
+		wantN               int
+	}{
+		{"n changed", "n = 3", "n = 5", "--num-examples 5, but the run used 3", 5},
+		{"temperature dropped", "n = 3\ntemperature = 0.5", "n = 3", "--temperature (not sent), but the run used 0.5", 3},
+		{"params dropped", "n = 3\nparams = { reward_source = \"executable\" }", "n = 3", "--param (none), but the run used reward_source=executable", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "set.toml")
+			write := func(body string) {
+				if err := os.WriteFile(cfg, []byte("[[eval]]\nenv = \"e4\"\nmodel = \"builtin:indicators\"\n"+body+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out := filepath.Join(dir, "out")
+			run := func() (string, string) {
+				t.Helper()
+				code, stdout, stderr := runCLI(t, "eval", "--config", cfg, "--out", out, "--progress", "none", "--no-report")
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				return stdout, stderr
+			}
+			write(tc.before)
+			run()
+			old := filepath.Join(out, "evals", "phishing-detection--builtin-indicators", "set-01")
+			write(tc.after)
+			stdout, stderr := run()
+			if strings.Contains(stdout, "completed earlier") || !strings.Contains(stderr, tc.diff) || !strings.Contains(stderr, "starting run set-01-") {
+				t.Fatalf("a changed entry reused its old run:\n%s\n%s", stdout, stderr)
+			}
+			if m, err := artifact.ReadMetadata(old); err != nil || m.Status != artifact.StatusCompleted {
+				t.Fatalf("the old run was not kept as it was: %+v %v", m, err)
+			}
+			dirs, _ := filepath.Glob(filepath.Join(out, "evals", "*", "set-01-*"))
+			if len(dirs) != 1 {
+				t.Fatalf("new runs: %v", dirs)
+			}
+			if m, err := artifact.ReadMetadata(dirs[0]); err != nil || m.NumExamples != tc.wantN {
+				t.Fatalf("new run: %+v %v", m, err)
+			}
+			if stdout, stderr = run(); !strings.Contains(stdout, "completed earlier") || !strings.Contains(stdout, dirs[0]) {
+				t.Fatalf("third pass did not find the new run:\n%s\n%s", stdout, stderr)
+			}
+		})
+	}
+}

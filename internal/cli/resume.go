@@ -32,10 +32,24 @@ var operationalFlags = map[string]bool{
 // metadata.json, and refuses flags that were given with a different value,
 // naming each difference: `svbench eval --resume DIR` alone finishes a run.
 func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Sampling, error) {
+	meta, rec, diffs, err := resumeSettings(cmd, f)
+	if err != nil {
+		return nil, rec, err
+	}
+	if len(diffs) > 0 {
+		return nil, rec, usagef("cannot resume %s with different settings:\n  %s\n(drop these flags to finish the run as it was started, or start a new run without --resume)", meta.RunID, strings.Join(diffs, "\n  "))
+	}
+	return meta, rec, nil
+}
+
+// resumeSettings is applyResume without the refusal: it names each given
+// flag whose value differs from the run's (an eval set uses the list to
+// tell a changed entry from its earlier run).
+func resumeSettings(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Sampling, []string, error) {
 	var rec llm.Sampling
 	meta, err := artifact.ReadMetadata(f.resume)
 	if err != nil {
-		return nil, rec, usagef("--resume %s: %v (give a run directory written by svbench eval)", f.resume, err)
+		return nil, rec, nil, usagef("--resume %s: %v (give a run directory written by svbench eval)", f.resume, err)
 	}
 	fs := cmd.Flags()
 	var diffs []string
@@ -48,7 +62,7 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 	if fs.Changed("env") {
 		given, err := env.Default.Resolve(f.envName)
 		if err != nil {
-			return nil, rec, usageError{err}
+			return nil, rec, nil, usageError{err}
 		}
 		check("env", given, meta.Environment)
 	}
@@ -70,7 +84,7 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 	if f.params.changed(fs) {
 		given, err := f.params.parse()
 		if err != nil {
-			return nil, rec, err
+			return nil, rec, nil, err
 		}
 		if !maps.Equal(given, meta.Params) {
 			diffs = append(diffs, fmt.Sprintf("--param %s, but the run used %s", showParams(given), showParams(meta.Params)))
@@ -126,12 +140,12 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 
 	if len(meta.Sampling) > 0 {
 		if err := json.Unmarshal(meta.Sampling, &rec); err != nil {
-			return nil, rec, fmt.Errorf("%s: field \"sampling\": %w", filepath.Join(f.resume, artifact.MetadataFile), err)
+			return nil, rec, nil, fmt.Errorf("%s: field \"sampling\": %w", filepath.Join(f.resume, artifact.MetadataFile), err)
 		}
 	}
 	given, err := m.sampling(cmd)
 	if err != nil {
-		return nil, rec, err
+		return nil, rec, nil, err
 	}
 	if fs.Changed("temperature") && !reflect.DeepEqual(given.Temperature, rec.Temperature) {
 		diffs = append(diffs, fmt.Sprintf("--temperature %s, but the run used %s", optF(given.Temperature), optF(rec.Temperature)))
@@ -146,10 +160,7 @@ func applyResume(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.Samp
 	if fs.Changed("sampling-args") && !reflect.DeepEqual(given.Extra, rec.Extra) {
 		diffs = append(diffs, fmt.Sprintf("-S %s, but the run used %s", jsonText(given.Extra), jsonText(rec.Extra)))
 	}
-	if len(diffs) > 0 {
-		return nil, rec, usagef("cannot resume %s with different settings:\n  %s\n(drop these flags to finish the run as it was started, or start a new run without --resume)", meta.RunID, strings.Join(diffs, "\n  "))
-	}
-	return meta, rec, nil
+	return meta, rec, diffs, nil
 }
 
 // readSystemPrompt loads --system-prompt-file and its content hash.
