@@ -49,7 +49,15 @@ const (
 
 // Entry is one leaderboard row.
 type Entry struct {
-	Rank           int                   `json:"rank"`
+	// Rank orders the graded entries of a condition, grade first (an A
+	// ranks above every B whatever their values), then the main metric
+	// within the grade. 0 = not ranked: grade D entries (unfinished or
+	// under MinExamplesC examples) are listed, never ranked, since their
+	// values are too uncertain to order.
+	Rank int `json:"rank"`
+	// RunID names the run that stands for the entry (its directory's
+	// name when the metadata has none); Dir is where it is.
+	RunID          string                `json:"run_id"`
 	Env            string                `json:"env"`
 	Model          string                `json:"model"`
 	Condition      string                `json:"condition"`
@@ -147,7 +155,7 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 		return Entry{}, err
 	}
 	e := Entry{Env: r.Env, Model: r.Model, Dataset: r.Dataset, DatasetRev: r.DatasetRev, Scored: r.N, Status: r.Status, Runs: 1,
-		Dir: r.Dir, MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
+		Dir: r.Dir, RunID: cmp.Or(meta.RunID, filepath.Base(r.Dir)), MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
 		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples}
 	if s := meta.Params["reward_source"]; s != "" {
 		e.RewardSrc = s
@@ -237,8 +245,9 @@ func budgetKey(m *artifact.Metadata) string {
 	return strings.Join(parts, "|")
 }
 
-// rank grades entries and orders them by environment, condition and main
-// metric (best first; an undefined main metric last).
+// rank grades entries and orders them by environment, condition, grade
+// and main metric (best first; an undefined main metric last), then
+// numbers the graded ones (see Entry.Rank).
 func rank(entries []Entry) []Entry {
 	type group struct{ env, cond string }
 	groups := map[group][]int{}
@@ -284,7 +293,7 @@ func rank(entries []Entry) []Entry {
 		}
 	}
 	slices.SortStableFunc(entries, func(a, b Entry) int {
-		if c := cmp.Or(cmp.Compare(a.Env, b.Env), cmp.Compare(a.Condition, b.Condition)); c != 0 {
+		if c := cmp.Or(cmp.Compare(a.Env, b.Env), cmp.Compare(a.Condition, b.Condition), cmp.Compare(a.Grade, b.Grade)); c != 0 {
 			return c
 		}
 		va, okA := a.Metrics[a.MainMetric]
@@ -300,12 +309,17 @@ func rank(entries []Entry) []Entry {
 		}
 		return cmp.Compare(a.Model, b.Model)
 	})
+	next := 1
 	for i := range entries {
-		if i > 0 && entries[i].Env == entries[i-1].Env && entries[i].Condition == entries[i-1].Condition {
-			entries[i].Rank = entries[i-1].Rank + 1
-		} else {
-			entries[i].Rank = 1
+		if i == 0 || entries[i].Env != entries[i-1].Env || entries[i].Condition != entries[i-1].Condition {
+			next = 1
 		}
+		if entries[i].Grade == "D" {
+			entries[i].Rank = 0
+			continue
+		}
+		entries[i].Rank = next
+		next++
 	}
 	return entries
 }
@@ -316,7 +330,7 @@ func grade(e *Entry) (string, string) {
 		return "D", fmt.Sprintf("run %s, not completed", cmp.Or(e.Status, "of unknown status"))
 	}
 	if e.Examples < MinExamplesC {
-		return "D", fmt.Sprintf("%d examples (< %d)", e.Examples, MinExamplesC)
+		return "D", fmt.Sprintf("%d examples, fewer than %d", e.Examples, MinExamplesC)
 	}
 	size := fmt.Sprintf("%d examples × %d rollouts", e.Examples, e.Rollouts)
 	if !e.BudgetMatched {
@@ -332,5 +346,5 @@ func grade(e *Entry) (string, string) {
 	case e.Examples >= MinExamplesB:
 		return "B", size + ", budget matched" + alone
 	}
-	return "C", fmt.Sprintf("%s (< %d examples)%s", size, MinExamplesB, alone)
+	return "C", fmt.Sprintf("%s, fewer than %d examples%s", size, MinExamplesB, alone)
 }

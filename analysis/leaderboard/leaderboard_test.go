@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,34 +84,33 @@ func TestLeaderboardGrades(t *testing.T) {
 		why        string
 	}{
 		// gamma has the best reward but 4096 max tokens against the
-		// others' 512: capped at C, the mismatch named.
-		{"gamma/executable", "C", 1, false, "max tokens 4096 (others: 512)"},
+		// others' 512: capped at C, the mismatch named, ranked below the
+		// A and the B.
+		{"gamma/executable", "C", 3, false, "max tokens 4096 (others: 512)"},
 		{"beta/executable", "B", 2, true, "120 examples × 4 rollouts, budget matched"},
-		{"alpha/executable", "A", 3, true, "250 examples × 4 rollouts"},
-		// delta is matched but tiny: D whatever its reward (ranked, though:
-		// the grade says how far to trust the rank).
-		{"delta/executable", "D", 4, true, "10 examples (< 30)"},
-		{"alpha/hybrid", "D", 1, true, "not completed"},
+		{"alpha/executable", "A", 1, true, "250 examples × 4 rollouts"},
+		// delta is matched but tiny: D whatever its reward, and not
+		// ranked although its 1.9 is the best value.
+		{"delta/executable", "D", 0, true, "10 examples, fewer than 30"},
+		{"alpha/hybrid", "D", 0, true, "not completed"},
 	}
-	// Ranking is by the main metric within the condition: delta 1.9 would
-	// be first; ranks below are checked after sorting by reward.
 	if len(lb.Entries) != 5 {
 		t.Fatalf("%d entries: %+v", len(lb.Entries), lb.Entries)
 	}
-	ranks := map[string]int{}
+	var order []string
 	for _, e := range lb.Entries {
-		ranks[e.Model+"/"+e.RewardSrc] = e.Rank
+		order = append(order, e.Model+"/"+e.RewardSrc)
 	}
-	if ranks["delta/executable"] != 1 || ranks["gamma/executable"] != 2 || ranks["beta/executable"] != 3 || ranks["alpha/executable"] != 4 || ranks["alpha/hybrid"] != 1 {
-		t.Errorf("ranks %v", ranks)
+	if want := []string{"alpha/executable", "beta/executable", "gamma/executable", "delta/executable", "alpha/hybrid"}; !slices.Equal(order, want) {
+		t.Errorf("order %q, want %q", order, want)
 	}
 	for _, w := range want {
 		e, ok := got[w.key]
 		if !ok {
 			t.Fatalf("no entry %s", w.key)
 		}
-		if e.Grade != w.grade || e.BudgetMatched != w.matched || !strings.Contains(e.Why, w.why) {
-			t.Errorf("%s: grade %s matched %v why %q; want %s %v %q", w.key, e.Grade, e.BudgetMatched, e.Why, w.grade, w.matched, w.why)
+		if e.Grade != w.grade || e.Rank != w.rank || e.BudgetMatched != w.matched || !strings.Contains(e.Why, w.why) {
+			t.Errorf("%s: grade %s rank %d matched %v why %q; want %s %d %v %q", w.key, e.Grade, e.Rank, e.BudgetMatched, e.Why, w.grade, w.rank, w.matched, w.why)
 		}
 	}
 	if a := got["alpha/executable"]; a.Runs != 2 || a.Scored != 1000 || a.CI["reward"][1] != 1.3 {
@@ -120,10 +120,14 @@ func TestLeaderboardGrades(t *testing.T) {
 		t.Errorf("hybrid entry: %+v", h)
 	}
 	md := lb.Markdown()
-	for _, s := range []string{"## network-logs · default reward_source=executable", "| 1 | delta | D | 10 × 4 |", "1.2000 [1.1000, 1.3000]", "Evidence grades — A:"} {
+	for _, s := range []string{"## network-logs · default reward_source=executable", "| 1 | alpha | a | A | 250 × 4 |", "| — | delta | d | D | 10 × 4 |",
+		"10 examples, fewer than 30 |", "1.2000 [1.1000, 1.3000]", "Evidence grades — A:"} {
 		if !strings.Contains(md, s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
+	}
+	if strings.Contains(md, "&lt;") || strings.Contains(md, "&gt;") {
+		t.Errorf("markdown holds HTML entities:\n%s", md)
 	}
 	out := t.TempDir()
 	if err := Write(out, lb); err != nil {

@@ -32,7 +32,7 @@ func (lb *Leaderboard) Markdown() string {
 				cols = e.order
 			}
 		}
-		header := []string{"#", "model", "grade", "examples × rollouts", "scored", "status"}
+		header := []string{"#", "model", "run", "grade", "examples × rollouts", "scored", "status"}
 		for k, c := range cols {
 			name := c.Name
 			if k == 0 {
@@ -46,7 +46,12 @@ func (lb *Leaderboard) Markdown() string {
 		header = append(header, "evidence")
 		var rows [][]string
 		for _, e := range group {
-			cells := []string{fmt.Sprint(e.Rank), report.EscapeCell(e.Model), e.Grade, fmt.Sprintf("%d × %d", e.Examples, e.Rollouts), fmt.Sprint(e.Scored), e.Status}
+			// Cells are escaped once, by report.Table.
+			rank := "—"
+			if e.Rank > 0 {
+				rank = fmt.Sprint(e.Rank)
+			}
+			cells := []string{rank, e.Model, e.RunID, e.Grade, fmt.Sprintf("%d × %d", e.Examples, e.Rollouts), fmt.Sprint(e.Scored), e.Status}
 			for _, c := range cols {
 				v, ok := e.Metrics[c.Name]
 				switch {
@@ -61,7 +66,7 @@ func (lb *Leaderboard) Markdown() string {
 					cells = append(cells, report.F(v))
 				}
 			}
-			cells = append(cells, report.EscapeCell(e.Why))
+			cells = append(cells, e.Why)
 			rows = append(rows, cells)
 		}
 		fmt.Fprintf(&b, "## %s · %s\n\n", group[0].Env, report.EscapeCell(group[0].Condition))
@@ -71,7 +76,7 @@ func (lb *Leaderboard) Markdown() string {
 		b.WriteString(report.Table(header, rows) + "\n")
 		i = j
 	}
-	b.WriteString("Evidence grades — " + GradeRule + " [lo, hi] is a 95% interval, a percentile cluster bootstrap over examples (all rollouts of a drawn example together; — when the run's summary has none); ↓ marks metrics better when lower; n/a marks a metric the run cannot define. One entry per (model, environment, condition): the run with the most scored rows, then the newest.\n")
+	b.WriteString("Evidence grades — " + GradeRule + " Entries are ranked by grade, then by the main metric within a grade; grade D entries are listed unranked (—). [lo, hi] is a 95% interval, a percentile cluster bootstrap over examples (all rollouts of a drawn example together; — when the run's summary has none); ↓ marks metrics better when lower; n/a marks a metric the run cannot define. One entry per (model, environment, condition): the run with the most scored rows, then the newest.\n")
 	if len(lb.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n")
 		for _, s := range lb.Skipped {

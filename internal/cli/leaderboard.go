@@ -20,8 +20,9 @@ func newLeaderboardCmd() *cobra.Command {
 		Long: `Collects runs (every run directory under --root, or the RUN directories given) the way
 scoreboard does and writes leaderboard.md and leaderboard.json: per environment and
 condition (rubric, reward source, other parameters such as E2's policy-pack mode, and a
-trainer's source), one entry per model — its most complete run — ranked by the environment's
-main metric with 95% intervals, and an evidence grade:
+trainer's source), one entry per model — its most complete run, named — with 95% intervals and
+an evidence grade, ranked by grade and then by the environment's main metric within a grade
+(grade D entries are listed, not ranked):
 
   A  completed, ≥ 200 examples, ≥ 3 rollouts per example, budget matched
   B  completed, ≥ 100 examples, budget matched
