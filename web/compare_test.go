@@ -38,6 +38,27 @@ func TestCompareIsTheCLIs(t *testing.T) {
 			t.Errorf("%s: dashboard row %q lacks the CLI's p %s", q.Name, row, want)
 		}
 	}
+	// Slices: the CLI's n, its Holm-adjusted p and its bold rule.
+	if len(cli.Slices) == 0 {
+		t.Fatal("the fixture has no slices")
+	}
+	for _, sl := range cli.Slices {
+		row := tableRow(page, "<tr><td>"+sl.Field+"</td><td>"+sl.Value+"</td>")
+		if !sl.Tested() {
+			if !strings.Contains(row, "too few pairs") {
+				t.Errorf("slice %s=%s (n %d) shown as tested: %q", sl.Field, sl.Value, sl.N, row)
+			}
+			continue
+		}
+		for _, q := range sl.Quantity {
+			if q.Name != "reward" {
+				continue
+			}
+			if strings.Contains(row, "<b>") != q.Bold() || !strings.HasSuffix(row, fmt.Sprintf(`<td class="num">%.3g</td>`, q.AdjustedP())) {
+				t.Errorf("slice %s=%s: row %q; bold %v, Holm p %.3g", sl.Field, sl.Value, row, q.Bold(), q.AdjustedP())
+			}
+		}
+	}
 
 	// The same candidate sampled at another temperature with thinking on.
 	hot := filepath.Join(fx.root, "evals", "hot")

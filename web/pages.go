@@ -843,7 +843,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		}
 		views = append(views, v)
 	}
-	s.render(w, "compare", "compare", map[string]any{"Runs": all, "Base": ids[0], "Views": views, "IDs": ids, "Opts": opts})
+	s.render(w, "compare", "compare", map[string]any{"Runs": all, "Base": ids[0], "Views": views, "IDs": ids, "Opts": opts, "MinSliceN": compare.MinSliceN})
 }
 
 // comparable checks a run before compare.Load reads it by path and whole:

@@ -6,6 +6,7 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -82,6 +83,9 @@ type Quantity struct {
 	EffectSize *float64 `json:"effect_size_dz"`
 	// McNemar is set for pass/fail quantities (all values 0 or 1).
 	McNemar *McNemar `json:"mcnemar,omitempty"`
+	// PAdjusted is P adjusted for multiplicity (Holm, over a family of
+	// tests such as every slice of a comparison); nil for a single test.
+	PAdjusted *float64 `json:"p_holm,omitempty"`
 	// RunLevel marks a metric of the whole run (F1, ECE): MeanA and MeanB
 	// are its values, N counts examples, and the interval comes from
 	// resampling examples.
@@ -97,6 +101,26 @@ type McNemar struct {
 
 // Significant reports whether the 95% interval excludes 0.
 func (q Quantity) Significant() bool { return q.DiffLo > 0 || q.DiffHi < 0 }
+
+// Degenerate reports an interval of no width: every resample gave the same
+// mean (all differences equal, or too few to vary), which says nothing
+// about the spread a new sample would show.
+func (q Quantity) Degenerate() bool { return !(q.DiffLo < q.DiffHi) }
+
+// Bold says whether a report highlights the difference: the interval
+// excludes 0 and has width, and the p-value (adjusted, when the test is
+// one of a family) is under Alpha. Every report and the dashboard use it.
+func (q Quantity) Bold() bool {
+	return q.Significant() && !q.Degenerate() && q.AdjustedP() < Alpha
+}
+
+// AdjustedP is PAdjusted when the test is one of a family, else P.
+func (q Quantity) AdjustedP() float64 {
+	if q.PAdjusted != nil {
+		return *q.PAdjusted
+	}
+	return q.P
+}
 
 // Pairs holds matched rows of A and B.
 type Pairs struct {
@@ -268,14 +292,33 @@ func sum(xs []float64) float64 {
 	return s
 }
 
+// MinSliceN is the fewest pairs a slice needs to be tested. Below it a
+// bootstrap interval is little more than the few differences themselves
+// (n = 2 gives a degenerate one) and a p-value cannot get small, so such a
+// slice is listed with its n and nothing else.
+const MinSliceN = 10
+
+// Alpha is the level at which a difference is shown as significant.
+const Alpha = 0.05
+
 // Slice is a quantity compared within one value of a breakdown field.
 type Slice struct {
-	Field    string     `json:"field"`
-	Value    string     `json:"value"`
+	Field string `json:"field"`
+	Value string `json:"value"`
+	// N counts the slice's pairs; Quantity is empty when N < MinSliceN.
+	N        int        `json:"n"`
 	Quantity []Quantity `json:"quantities"`
 }
 
-// Slices compares quantities within each value of each breakdown field.
+// Tested says whether the slice had enough pairs to be compared.
+func (s Slice) Tested() bool { return s.N >= MinSliceN }
+
+// Slices compares quantities within each value of each breakdown field
+// that has at least MinSliceN pairs. With some 40 slices, a few p-values
+// under 0.05 are expected by chance alone, so each quantity's p-values are
+// adjusted over every tested slice of every field together (Holm's
+// step-down method, which controls the family-wise error rate without
+// assuming independence) into PAdjusted, and Bold reads that.
 func Slices(p Pairs, fields, names []string, opts Options) []Slice {
 	var out []Slice
 	for _, f := range fields {
@@ -286,15 +329,44 @@ func Slices(p Pairs, fields, names []string, opts Options) []Slice {
 			}
 		}
 		for _, v := range slices.Sorted(maps.Keys(groups)) {
-			sub := Pairs{}
-			for _, i := range groups[v] {
-				sub.A = append(sub.A, p.A[i])
-				sub.B = append(sub.B, p.B[i])
+			s := Slice{Field: f, Value: v, N: len(groups[v])}
+			if s.Tested() {
+				sub := Pairs{}
+				for _, i := range groups[v] {
+					sub.A = append(sub.A, p.A[i])
+					sub.B = append(sub.B, p.B[i])
+				}
+				s.Quantity = Quantities(sub, names, opts)
 			}
-			out = append(out, Slice{Field: f, Value: v, Quantity: Quantities(sub, names, opts)})
+			out = append(out, s)
 		}
 	}
+	// One family per quantity name.
+	family := map[string][]*Quantity{}
+	for i := range out {
+		for j := range out[i].Quantity {
+			q := &out[i].Quantity[j]
+			family[q.Name] = append(family[q.Name], q)
+		}
+	}
+	for _, qs := range family {
+		holm(qs)
+	}
 	return out
+}
+
+// holm sets each quantity's Holm-adjusted p-value: sorted ascending, the
+// k-th smallest of m is multiplied by m−k+1, kept monotone and capped at 1.
+func holm(qs []*Quantity) {
+	order := slices.Clone(qs)
+	slices.SortStableFunc(order, func(a, b *Quantity) int { return cmp.Compare(a.P, b.P) })
+	m, running := len(order), 0.0
+	for k, q := range order {
+		adj := math.Min(1, float64(m-k)*q.P)
+		running = math.Max(running, adj)
+		v := running
+		q.PAdjusted = &v
+	}
 }
 
 // Mismatch names a budget or setting two runs must share to be compared.

@@ -2,8 +2,10 @@ package compare
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
@@ -70,8 +72,10 @@ func TestPairAndSlices(t *testing.T) {
 	if len(p.A) != 3 || p.OnlyA != 1 || p.OnlyB != 1 {
 		t.Fatalf("pairs %d, only A %d, only B %d", len(p.A), p.OnlyA, p.OnlyB)
 	}
+	// One pair of easy, two of hard: both listed with their n, neither
+	// tested (fewer than MinSliceN pairs).
 	sl := Slices(p, []string{"difficulty"}, []string{"reward"}, Options{})
-	if len(sl) != 2 || sl[0].Value != "easy" || sl[0].Quantity[0].Diff != 0 || sl[1].Value != "hard" || sl[1].Quantity[0].Diff != 1 {
+	if len(sl) != 2 || sl[0].Value != "easy" || sl[0].N != 1 || sl[1].Value != "hard" || sl[1].N != 2 || sl[0].Tested() || len(sl[1].Quantity) != 0 {
 		t.Fatalf("slices %+v", sl)
 	}
 }
@@ -115,5 +119,80 @@ func TestMismatchesSamplingAndSystemPrompt(t *testing.T) {
 				t.Fatalf("mismatches %q, want %q", got, tc.mismatch)
 			}
 		})
+	}
+}
+
+func TestHolmByHand(t *testing.T) {
+	// p = .01, .04, .03 (m = 3): sorted .01·3 = .03, .03·2 = .06,
+	// .04·1 = .04 raised to .06 to stay monotone.
+	qs := []*Quantity{{P: 0.01}, {P: 0.04}, {P: 0.03}}
+	holm(qs)
+	for i, want := range []float64{0.03, 0.06, 0.06} {
+		if got := *qs[i].PAdjusted; math.Abs(got-want) > 1e-12 {
+			t.Errorf("p %v: adjusted %v, want %v", qs[i].P, got, want)
+		}
+	}
+}
+
+func TestBold(t *testing.T) {
+	adj := func(p float64) *float64 { return &p }
+	for _, tc := range []struct {
+		name string
+		q    Quantity
+		bold bool
+	}{
+		{"interval excludes 0, p small", Quantity{DiffLo: 0.1, DiffHi: 0.3, P: 0.01}, true},
+		{"interval includes 0", Quantity{DiffLo: -0.1, DiffHi: 0.3, P: 0.01}, false},
+		{"degenerate interval", Quantity{DiffLo: 1, DiffHi: 1, P: 0.001}, false},
+		{"p over alpha", Quantity{DiffLo: 0.1, DiffHi: 0.3, P: 0.49}, false},
+		{"adjusted p over alpha", Quantity{DiffLo: 0.1, DiffHi: 0.3, P: 0.01, PAdjusted: adj(0.4)}, false},
+		{"adjusted p under alpha", Quantity{DiffLo: -0.3, DiffHi: -0.1, P: 0.001, PAdjusted: adj(0.02)}, true},
+	} {
+		if got := tc.q.Bold(); got != tc.bold {
+			t.Errorf("%s: bold %v, want %v", tc.name, got, tc.bold)
+		}
+	}
+}
+
+// TestSliceTable: of ~40 slices, a 2-pair slice is not tested and a slice
+// whose differences are all equal (a degenerate interval) is never bold;
+// p-values are Holm-adjusted over the tested slices.
+func TestSliceTable(t *testing.T) {
+	var a, b []Row
+	add := func(slice string, n int, diff func(i int) float64) {
+		for i := range n {
+			key := fmt.Sprintf("%s-%d/0", slice, i)
+			a = append(a, Row{Key: key, Values: map[string]float64{"reward": 0}, Slices: map[string]string{"cwe": slice}})
+			b = append(b, Row{Key: key, Values: map[string]float64{"reward": diff(i)}, Slices: map[string]string{"cwe": slice}})
+		}
+	}
+	add("tiny", 2, func(int) float64 { return 1 })
+	add("flat", 12, func(int) float64 { return 1 })
+	noise := func(i int) float64 { return float64(i%3) - 1 }
+	for k := range 38 {
+		add(fmt.Sprintf("noise-%02d", k), 12, noise)
+	}
+	p := Pair(a, b)
+	c := &Comparison{A: "a", B: "b", Pairs: len(p.A), Quantities: Quantities(p, []string{"reward"}, Options{Reps: 200}),
+		Slices: Slices(p, []string{"cwe"}, []string{"reward"}, Options{Reps: 200})}
+	if len(c.Slices) != 40 {
+		t.Fatalf("%d slices", len(c.Slices))
+	}
+	for _, s := range c.Slices {
+		if s.Value == "tiny" && (s.Tested() || s.N != 2) {
+			t.Errorf("tiny slice %+v", s)
+		}
+		for _, q := range s.Quantity {
+			if q.PAdjusted == nil || *q.PAdjusted < q.P {
+				t.Errorf("%s: p %v, Holm %v", s.Value, q.P, q.PAdjusted)
+			}
+			if s.Value == "flat" && (!q.Degenerate() || q.Bold()) {
+				t.Errorf("flat slice: degenerate %v bold %v", q.Degenerate(), q.Bold())
+			}
+		}
+	}
+	md := c.Markdown()
+	if !strings.Contains(md, "| cwe | tiny | 2 | — | — | — | — |") || !strings.Contains(md, "| cwe | flat | 12 | +1.0000 |") || !strings.Contains(md, "Holm") {
+		t.Errorf("slice table:\n%s", md)
 	}
 }

@@ -86,7 +86,7 @@ func (c *Comparison) Markdown() string {
 		fmt.Fprintf(&b, "**Not budget-matched:** %s.\n\n", m)
 	}
 	b.WriteString(quantityTable(c.Quantities))
-	b.WriteString("\nΔ is candidate − baseline with a paired bootstrap 95% interval; p from the paired test named; d_z = mean Δ / sd Δ; McNemar for pass/fail quantities. **bold** = the interval excludes 0.\n")
+	b.WriteString("\nΔ is candidate − baseline with a paired bootstrap 95% interval; p from the paired test named; d_z = mean Δ / sd Δ; McNemar for pass/fail quantities. **bold** = the interval excludes 0 and has width (a degenerate interval, every resample equal, is never bold) and p < 0.05.\n")
 	if len(c.Metrics) > 0 {
 		b.WriteString("\n### Run-level metrics\n\n| metric | examples | baseline | candidate | Δ | 95% CI | p |\n|---|---|---|---|---|---|---|\n")
 		for _, q := range c.Metrics {
@@ -99,15 +99,20 @@ func (c *Comparison) Markdown() string {
 		b.WriteString("\nNot means of per-row values: the interval resamples whole examples (both runs with the same draw) and p comes from swapping the two runs' answers to each example at random. macro_f1 averages F1 over the gold classes (an abstention or unparsed answer is a miss); ece uses the stated confidence of decided rows; accuracy_decided leaves abstentions out.\n")
 	}
 	if len(c.Slices) > 0 {
-		b.WriteString("\n### By slice (reward)\n\n| field | value | n | Δ | 95% CI | p |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n### By slice (reward)\n\n| field | value | n | Δ | 95% CI | p | p (Holm) |\n|---|---|---|---|---|---|---|\n")
 		for _, s := range c.Slices {
+			if !s.Tested() {
+				fmt.Fprintf(&b, "| %s | %s | %d | — | — | — | — |\n", s.Field, s.Value, s.N)
+				continue
+			}
 			for _, q := range s.Quantity {
 				if q.Name != "reward" {
 					continue
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d | %s | [%.4f, %.4f] | %.3g |\n", s.Field, s.Value, q.N, diffCell(q), q.DiffLo, q.DiffHi, q.P)
+				fmt.Fprintf(&b, "| %s | %s | %d | %s | [%.4f, %.4f] | %.3g | %.3g |\n", s.Field, s.Value, q.N, diffCell(q), q.DiffLo, q.DiffHi, q.P, q.AdjustedP())
 			}
 		}
+		fmt.Fprintf(&b, "\nSlices with fewer than %d pairs are not tested (—). p (Holm) adjusts each quantity's p-values over all tested slices (Holm's step-down method, family-wise error rate); a slice is **bold** only when its interval excludes 0 and has width and its Holm-adjusted p is under %g.\n", MinSliceN, Alpha)
 	}
 	return b.String()
 }
@@ -132,7 +137,7 @@ func quantityTable(qs []Quantity) string {
 
 func diffCell(q Quantity) string {
 	s := fmt.Sprintf("%+.4f", q.Diff)
-	if q.Significant() {
+	if q.Bold() {
 		return "**" + s + "**"
 	}
 	return s

@@ -44,7 +44,8 @@ func newCompareCmd() *cobra.Command {
 reward, solved and every reward component: mean difference with a paired bootstrap 95%
 interval, a paired p-value (sign-flip permutation; paired t beyond a size budget), Cohen's
 d_z, and McNemar's exact test for pass/fail quantities; then the same per slice
-(difficulty, scenario, CWE, fixture type, … when rows carry them). Runs whose budgets or
+(difficulty, scenario, CWE, fixture type, … when rows carry them) with at least 10 pairs,
+p-values Holm-adjusted over the slices. Runs whose budgets or
 settings differ (dataset revision, rubric, rollouts, max tokens, temperature, top-p, extra
 request body, max turns, tool budget, parameters, system prompt) are refused with the difference named, as are runs not fully
 paired. Writes compare.md and compare.json (--out, default the current directory).`,
