@@ -20,7 +20,9 @@ import (
 type ExportResult struct {
 	Pages   int // HTML pages
 	Files   int // every file, pages, charts and assets included
-	Skipped int // links left pointing at the live server (forms' results, compare, JSON)
+	// Skipped counts links to pages only the live server makes (compare,
+	// JSON, a sort order): they are left as text, not links.
+	Skipped int
 	// SkippedPages are a run's pages that could not be rendered (a results
 	// file that leaves the root, a row that does not decode): each is
 	// exported as a page saying why, and the rest of the export goes on.
@@ -67,10 +69,14 @@ func (s *Server) Export(dir string) (ExportResult, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return res, fmt.Errorf("export: %w", err)
 	}
+	// seen is keyed by file name, not URL: two URLs of one page (the same
+	// query keys in another order, an id escaped or not) are one file,
+	// written and counted once.
 	seen := map[string]bool{}
 	queue := []string{"/", "/static/app.js", "/static/style.css"}
 	for _, u := range queue {
-		seen[u] = true
+		name, _ := exportName(u)
+		seen[name] = true
 	}
 	for len(queue) > 0 {
 		u := queue[0]
@@ -98,11 +104,17 @@ func (s *Server) Export(dir string) (ExportResult, error) {
 				target := html.UnescapeString(string(sub[2]))
 				tname, ok := exportName(target)
 				if !ok {
+					// A page only the server makes (compare, JSON, a
+					// sort order): a link to it would be dead from disk,
+					// so it stops being a link and says why.
 					res.Skipped++
+					if string(sub[1]) == "href" {
+						return []byte(`data-needs-server="` + html.EscapeString(target) + `" title="needs svbench view (not in a static copy)"`)
+					}
 					return m
 				}
-				if !seen[target] {
-					seen[target] = true
+				if !seen[tname] {
+					seen[tname] = true
 					queue = append(queue, target)
 				}
 				rel := relPath(name, tname)
