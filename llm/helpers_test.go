@@ -34,7 +34,10 @@ func rawServer(t *testing.T, status int, contentType, body string) (*httptest.Se
 	t.Helper()
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
+		// n counts chat attempts: the /models look-up after a 404 is not one.
+		if !strings.HasSuffix(r.URL.Path, "/models") {
+			n.Add(1)
+		}
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(status)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -71,6 +72,11 @@ type OpenAI struct {
 	client openai.Client
 	cfg    Config
 	slots  chan struct{}
+
+	// served is the server's /models list, asked once after a 404 so the
+	// error can name the models it does serve.
+	servedOnce sync.Once
+	served     []string
 }
 
 // NewOpenAI builds a client. An empty BaseURL means OpenAI's own API.
@@ -255,6 +261,11 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 		if errors.As(err, &ee) && ee.Status == http.StatusNotFound {
 			if prefix, rest, ok := strings.Cut(req.Model, "/"); ok && KnownProvider(prefix) {
 				ee.Hint += fmt.Sprintf(" The model name %q keeps the provider prefix %q (Inspect's provider/model form): a server that is not a router may know it as %q.", req.Model, prefix+"/", rest)
+			}
+			// A bare 404 leaves the user guessing the served name; the
+			// server's own list ends the guessing.
+			if served := c.servedModels(ctx); len(served) > 0 {
+				ee.Hint += " " + servedHint(req.Model, served)
 			}
 		}
 		if cl.attempts > 1 {
@@ -494,6 +505,51 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
 
+// maxServedNames bounds the model names a 404's hint lists.
+const maxServedNames = 20
+
+// servedModels lists the server's /models once (10 s, no retries); nil
+// when the server has no such list.
+func (c *OpenAI) servedModels(ctx context.Context) []string {
+	c.servedOnce.Do(func() {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		page, err := c.client.Models.List(lctx, option.WithMaxRetries(0))
+		if err != nil || page == nil {
+			return
+		}
+		for _, m := range page.Data {
+			if id := sanitize([]byte(m.ID), 200); id != "" {
+				c.served = append(c.served, id)
+			}
+		}
+	})
+	return c.served
+}
+
+// servedHint names the models a server serves, the one the requested name
+// most likely meant first.
+func servedHint(model string, served []string) string {
+	for _, s := range served {
+		if s != model && strings.HasSuffix(model, "/"+s) {
+			return fmt.Sprintf("The server serves %q: pass -m %s.", s, s)
+		}
+	}
+	list := served
+	more := ""
+	if len(list) > maxServedNames {
+		list, more = list[:maxServedNames], fmt.Sprintf(", and %d more", len(served)-maxServedNames)
+	}
+	return fmt.Sprintf("The server serves (GET /models): %s%s.", strings.Join(list, ", "), more)
+}
+
+// enginePrefixes are Inspect's providers that run a model themselves
+// (vllm/…, hf/…): the prefix names the engine and is never part of the
+// name an OpenAI-compatible server knows the model by.
+var enginePrefixes = map[string]bool{
+	"vllm": true, "hf": true, "sglang": true, "ollama": true, "llama-cpp-python": true, "transformer_lens": true,
+}
+
 // providerHosts are the API hosts of the providers whose names prefix
 // model ids in Inspect's provider/model form.
 var providerHosts = map[string]string{
@@ -509,15 +565,20 @@ var providerHosts = map[string]string{
 
 // KnownProvider reports whether name is a provider prefix of Inspect's
 // provider/model form.
-func KnownProvider(name string) bool { _, ok := providerHosts[name]; return ok }
+func KnownProvider(name string) bool { _, ok := providerHosts[name]; return ok || enginePrefixes[name] }
 
 // StripProviderPrefix removes a provider prefix ("openai/gpt-4o-mini") when
 // the base URL is that provider's own API (an empty base URL is OpenAI's):
 // the provider's server knows the model without it. Routers such as
-// OpenRouter and local servers keep the name as written. It reports whether
-// it stripped anything.
+// OpenRouter and local servers keep the name as written. An engine prefix
+// (vllm/, hf/, …) is always removed: it names what Inspect would run the
+// model with, never part of a served name. It reports whether it stripped
+// anything.
 func StripProviderPrefix(model, baseURL string) (string, bool) {
 	prefix, rest, ok := strings.Cut(model, "/")
+	if ok && rest != "" && enginePrefixes[prefix] {
+		return rest, true
+	}
 	host, known := providerHosts[prefix]
 	if !ok || !known || rest == "" {
 		return model, false

@@ -58,6 +58,10 @@ type evalFlags struct {
 	// is used then): without it the flag was written back false, and the
 	// next resume no longer read the corrected variable.
 	baseURLFromEnv bool
+	// modelArgs are Inspect's -M key=value; reasoningEffort its
+	// --reasoning-effort (see applyModelHabits).
+	modelArgs       []string
+	reasoningEffort string
 }
 
 func newEvalCmd() *cobra.Command {
@@ -91,6 +95,9 @@ svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
   svbench eval --resume outputs/evals/network-logs--gpt-4.1-mini/20261121T101500Z-1a2b`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyModelHabits(cmd, &f); err != nil {
+				return err
+			}
 			if f.config != "" {
 				if len(args) > 0 || f.envName != "" || f.models != "" || f.resume != "" {
 					return usagef("--config runs the eval set the file describes: drop the environment, --model and --resume (rerun the same --config to resume the set)")
@@ -143,6 +150,8 @@ svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
 	f.model.register(cmd)
 	fs.BoolVarP(&f.saveResults, "save-results", "s", true, "accepted for vf-eval users: svbench always saves every rollout")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "log requests, retries and warnings at debug level")
+	fs.StringArrayVarP(&f.modelArgs, "model-args", "M", nil, "Inspect's model args: base_url=URL is --base-url; others are refused with what to type")
+	fs.StringVar(&f.reasoningEffort, "reasoning-effort", "", "reasoning_effort sent in each request (low, medium, high; as Inspect's --reasoning-effort); recorded with the sampling")
 	fs.StringVar(&f.config, "config", "", "TOML eval set: [[eval]] entries with env, models, n, r, rubric, dataset, params and sampling; rerun it to resume the set")
 	fs.SetNormalizeFunc(aliasNormalizer(evalFlagAliases))
 	return cmd, &f

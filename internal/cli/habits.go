@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
@@ -30,6 +31,8 @@ var evalFlagAliases = map[string]string{
 	"max-concurrent":       "concurrency",  // vf-eval
 	"api-base-url":         "base-url",     // vf-eval
 	"api-key-var":          "api-key-env",  // vf-eval
+	"log-dir":              "out",          // Inspect: where runs are written
+	"max-samples":          "concurrency",  // Inspect: samples in flight
 }
 
 // aliasNormalizer makes pflag parse an alias as the flag it stands for, so
@@ -53,6 +56,8 @@ func aliasHelp(aliases map[string]string) string {
 	b.WriteString("  -s/--save-results        accepted; svbench always saves every rollout\n")
 	b.WriteString("  -v/--verbose             log requests and retries (debug level)\n")
 	b.WriteString("  --header 'Name: value'   extra HTTP header on every request (repeatable)\n")
+	b.WriteString("  -M base_url=URL          Inspect's model arg: = -b URL (other model args are the server's settings)\n")
+	b.WriteString("  --reasoning-effort E     sent as the request's reasoning_effort (= -S '{\"reasoning_effort\": \"E\"}')\n")
 	b.WriteString("  Inspect's -T key=value (task arguments) is --param key=value here; svbench's -T is the temperature.\n")
 	return b.String()
 }
@@ -66,6 +71,12 @@ var (
 func explainFlagError(cmd *cobra.Command, err error) error {
 	msg := err.Error()
 	if m := temperatureArg.FindStringSubmatch(msg); m != nil {
+		k, v, _ := strings.Cut(m[1], "=")
+		// A sampling setting is not an environment parameter: name the flag
+		// that sets it, not --param, which would refuse it.
+		if flag, ok := samplingFlags[strings.ReplaceAll(strings.TrimSpace(k), "-", "_")]; ok {
+			return fmt.Errorf("-T %s: svbench's -T is the sampling temperature itself; type %s %s", m[1], flag, v)
+		}
 		return fmt.Errorf("-T %s: svbench's -T is the sampling temperature (a number); Inspect's task arguments are environment parameters here: --param %s", m[1], m[1])
 	}
 	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
@@ -80,6 +91,63 @@ func explainFlagError(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%s; see svbench %s --help", msg, cmd.Name())
 	}
 	return err
+}
+
+// samplingFlags are the flags of the request settings Inspect users may
+// write as -T key=value.
+var samplingFlags = map[string]string{
+	"temperature": "-T", "top_p": "--top-p", "max_tokens": "--max-tokens", "seed": "--sampling-seed",
+	"reasoning_effort": "--reasoning-effort",
+}
+
+// applyModelHabits turns Inspect's -M base_url=URL and --reasoning-effort
+// into the flags they stand for (--base-url, -S), setting those flags so
+// everything downstream, --resume's comparison included, sees one name.
+func applyModelHabits(cmd *cobra.Command, f *evalFlags) error {
+	fs := cmd.Flags()
+	for _, kv := range f.modelArgs {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return usagef("-M %s: want key=value (Inspect's model args), such as -M base_url=http://localhost:8000/v1", kv)
+		}
+		switch k {
+		case "base_url":
+			if fs.Changed("base-url") && f.model.baseURL != v {
+				return usagef("-M base_url=%s and --base-url %s: pass one", v, f.model.baseURL)
+			}
+			if err := fs.Set("base-url", v); err != nil {
+				return usagef("-M base_url=%s: %v", v, err)
+			}
+		case "api_key":
+			return usagef("-M api_key: svbench never takes a key on the command line (it would reach shell history): export it and name the variable with -k VAR")
+		default:
+			if flag, ok := samplingFlags[k]; ok {
+				return usagef("-M %s: a request setting here: type %s %s", kv, flag, v)
+			}
+			return usagef("-M %s: Inspect's model args configure the engine Inspect starts; svbench sends requests to a server already running, so give %s when starting the server (vllm serve … --%s), or send it in each request body with -S '{\"%s\": …}'", kv, k, strings.ReplaceAll(k, "_", "-"), k)
+		}
+	}
+	if fs.Changed("reasoning-effort") {
+		extra := map[string]any{}
+		if f.model.extra != "" {
+			if err := json.Unmarshal([]byte(f.model.extra), &extra); err != nil {
+				return usagef("-S/--sampling-args: not a JSON object: %v", err)
+			}
+		}
+		if old, ok := extra["reasoning_effort"]; ok && old != f.reasoningEffort {
+			return usagef("--reasoning-effort %s and -S reasoning_effort %v: pass one", f.reasoningEffort, old)
+		}
+		extra["reasoning_effort"] = f.reasoningEffort
+		b, err := json.Marshal(extra)
+		if err != nil {
+			return err
+		}
+		if err := fs.Set("sampling-args", string(b)); err != nil {
+			return usagef("--reasoning-effort: %v", err)
+		}
+	}
+	return nil
 }
 
 var unknownCommand = regexp.MustCompile(`^unknown command "([^"]*)" for "([^"]*)"`)

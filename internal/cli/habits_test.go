@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/llm/llmtest"
 )
 
 // The habits an Inspect or vf-eval user brings: each works or answers with
@@ -23,6 +24,11 @@ func TestHabitsFromInspectAndVfEval(t *testing.T) {
 	}{
 		{"task first", []string{"e1"}, ExitUsage, []string{`"e1" is an environment (network-logs)`, "svbench eval e1 -m MODEL"}},
 		{"Inspect task args", []string{"eval", "--env", "e1", "-m", "builtin:features", "-T", "tool_budget=3"}, ExitUsage, []string{"svbench's -T is the sampling temperature", "--param tool_budget=3"}},
+		{"Inspect's -T temperature=", []string{"eval", "--env", "e1", "-m", "builtin:features", "-T", "temperature=0.5"}, ExitUsage, []string{"type -T 0.5"}},
+		{"Inspect's -T max_tokens=", []string{"eval", "--env", "e1", "-m", "builtin:features", "-T", "max_tokens=512"}, ExitUsage, []string{"type --max-tokens 512"}},
+		{"-M api_key", []string{"eval", "--env", "e1", "-m", "builtin:features", "-M", "api_key=sk-x"}, ExitUsage, []string{"-k VAR"}},
+		{"-M engine arg", []string{"eval", "--env", "e1", "-m", "builtin:features", "-M", "tensor_parallel_size=2"}, ExitUsage, []string{"vllm serve … --tensor-parallel-size"}},
+		{"-M not key=value", []string{"eval", "--env", "e1", "-m", "builtin:features", "-M", "oops"}, ExitUsage, []string{"want key=value"}},
 		{"unknown long flag", []string{"eval", "--env", "e1", "--limt", "3"}, ExitUsage, []string{"did you mean --limit?"}},
 		{"negative -n", []string{"eval", "--env", "e1", "-m", "builtin:features", "-n", "-5"}, ExitUsage, []string{"-n/--num-examples -5"}},
 		{"environment twice", []string{"eval", "e1", "--env", "e1", "-m", "builtin:features"}, ExitUsage, []string{"given twice"}},
@@ -80,6 +86,10 @@ func TestPositionalEnvironmentsAndAliases(t *testing.T) {
 func TestEndpointHabits(t *testing.T) {
 	var gotModel, gotHeader string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" { // a server without the list
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
 		var body struct {
 			Model string `json:"model"`
 		}
@@ -246,5 +256,38 @@ func TestEvalSetChangedEntryIsANewRun(t *testing.T) {
 				t.Fatalf("third pass did not find the new run:\n%s\n%s", stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestInspectModelHabits: Inspect's -m vllm/MODEL, -M base_url=,
+// --reasoning-effort, --log-dir and --max-samples each do what they do in
+// Inspect.
+func TestInspectModelHabits(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+	}})
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	logDir := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "e1", "-m", "vllm/Qwen/Qwen3-8B", "-M", "base_url="+srv.BaseURL(), "--reasoning-effort", "high",
+		"--limit", "2", "--max-samples", "1", "--log-dir", logDir, "--progress", "none", "--no-report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	bodies := srv.Bodies()
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests, want 2", len(bodies))
+	}
+	for _, b := range bodies {
+		if b["model"] != "Qwen/Qwen3-8B" || b["reasoning_effort"] != "high" {
+			t.Fatalf("request model %v, reasoning_effort %v", b["model"], b["reasoning_effort"])
+		}
+	}
+	if dirs := runDirs(t, logDir); len(dirs) != 1 {
+		t.Fatalf("--log-dir: runs %v", dirs)
+	}
+	if code, _, stderr := runCLI(t, "eval", "e1", "-m", "m", "--reasoning-effort", "low", "-S", `{"reasoning_effort": "high"}`); code != ExitUsage || !strings.Contains(stderr, "pass one") {
+		t.Errorf("conflicting reasoning effort: exit %d: %s", code, stderr)
 	}
 }
