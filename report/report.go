@@ -389,7 +389,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Summary["usage_by_model"] = meta.UsageByModel
 		if c := meta.Cost; c != nil {
 			r.Summary["cost"] = c
-			r.Headline = append(r.Headline, Stat{Name: "cost", Value: fmt.Sprintf("%s %s (prices of %s)", costCell(c.Total), c.Currency, c.PricesDate)})
+			r.Headline = append(r.Headline, Stat{Name: "cost", Value: fmt.Sprintf("%s (prices of %s)", CostText(c), c.PricesDate)})
 		}
 	}
 	strictProblems := slices.Clone(r.Problems)

@@ -42,9 +42,12 @@ type ScoreRow struct {
 	SummaryNote string      `json:"summary_note,omitempty"`
 	// Tokens is every token the run's model calls used (all roles); Cost
 	// and Currency price them when the run had --prices.
-	Tokens   int64    `json:"tokens,omitempty"`
-	Cost     *float64 `json:"cost,omitempty"`
-	Currency string   `json:"currency,omitempty"`
+	// Cost is nil when nothing was priced; CostUnpriced names the models
+	// with usage but no price (Cost, when set, is then a lower bound).
+	Tokens       int64    `json:"tokens,omitempty"`
+	Cost         *float64 `json:"cost,omitempty"`
+	Currency     string   `json:"currency,omitempty"`
+	CostUnpriced []string `json:"cost_unpriced_models,omitempty"`
 }
 
 // Scoreboard is scoreboard.json.
@@ -172,9 +175,12 @@ func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
 	for _, u := range meta.UsageByModel {
 		row.Tokens += u.Usage.PromptTokens + u.Usage.CompletionTokens
 	}
-	if meta.Cost != nil {
-		c := meta.Cost.Total
-		row.Cost, row.Currency = &c, meta.Cost.Currency
+	if c := meta.Cost; c != nil {
+		row.Currency, row.CostUnpriced = c.Currency, c.Unpriced
+		if c.Total != 0 || len(c.Unpriced) == 0 { // unknown is not zero
+			total := c.Total
+			row.Cost = &total
+		}
 	}
 	return row
 }
@@ -362,7 +368,7 @@ func (sb *Scoreboard) Markdown() string {
 			}
 		}
 		header := []string{"#", "model", "condition", "dataset", "n", "status", "date"}
-		priced := slices.ContainsFunc(group, func(r ScoreRow) bool { return r.Cost != nil })
+		priced := slices.ContainsFunc(group, func(r ScoreRow) bool { return r.Cost != nil || len(r.CostUnpriced) > 0 })
 		if priced {
 			header = append(header, "cost")
 		}
@@ -388,8 +394,12 @@ func (sb *Scoreboard) Markdown() string {
 			}
 			cells := []string{fmt.Sprint(rank + 1), r.Model, r.Condition(), ds, fmt.Sprint(r.N), r.Status, date}
 			if priced {
-				if r.Cost != nil {
-					cells = append(cells, costCell(*r.Cost)+" "+r.Currency)
+				if r.Cost != nil || len(r.CostUnpriced) > 0 {
+					c := artifact.Cost{Currency: r.Currency, Unpriced: r.CostUnpriced}
+					if r.Cost != nil {
+						c.Total = *r.Cost
+					}
+					cells = append(cells, CostText(&c))
 				} else {
 					cells = append(cells, "—")
 				}

@@ -35,13 +35,29 @@ func usageSection(meta *artifact.Metadata) string {
 	b.WriteString(Table(header, rows))
 	b.WriteString("\nEvery call the run made, retried and failed rows included; cached calls were replayed from `--cache` and cost nothing this time.\n")
 	if c := meta.Cost; c != nil {
-		fmt.Fprintf(&b, "\nTotal cost **%s %s** at the prices of %s (`%s`). Prices go stale: check the date.", costCell(c.Total), c.Currency, c.PricesDate, EscapeCell(c.PricesFile))
-		if len(c.Unpriced) > 0 {
-			fmt.Fprintf(&b, " No price for %s: left out of the total.", EscapeCell(strings.Join(c.Unpriced, ", ")))
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\nTotal cost **%s** at the prices of %s (`%s`). Prices go stale: check the date.\n", EscapeCell(CostText(c)), c.PricesDate, EscapeCell(c.PricesFile))
 	}
 	return b.String()
+}
+
+// CostText is a run's total cost as every report, the scoreboard, the CLI
+// and the dashboard show it. A model with usage but no price is unknown,
+// not free: with nothing priced the cost is "unknown", with part of the
+// usage priced the total is a lower bound ("≥"); either way the unpriced
+// models are named. "" for nil (the run had no --prices).
+func CostText(c *artifact.Cost) string {
+	if c == nil {
+		return ""
+	}
+	amount := costCell(c.Total) + " " + c.Currency
+	if len(c.Unpriced) == 0 {
+		return amount
+	}
+	missing := "no price for " + strings.Join(c.Unpriced, ", ")
+	if c.Total == 0 {
+		return "unknown (" + missing + ")"
+	}
+	return "≥ " + amount + " (" + missing + ")"
 }
 
 func costCell(v float64) string {

@@ -18,8 +18,8 @@ import (
 
 // ExportResult says what Export wrote.
 type ExportResult struct {
-	Pages   int // HTML pages
-	Files   int // every file, pages, charts and assets included
+	Pages int // HTML pages
+	Files int // every file, pages, charts and assets included
 	// Skipped counts links to pages only the live server makes (compare,
 	// JSON, a sort order): they are left as text, not links.
 	Skipped int

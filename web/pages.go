@@ -43,6 +43,7 @@ func (s *Server) parseTemplates() error {
 		"date":     func(t time.Time) string { return fmtTime(t) },
 		"json":     prettyJSON,
 		"cost":     usage.FormatCost,
+		"runcost":  report.CostText,
 		"add":      func(a, b int) int { return a + b },
 		"runLink":  func(id string) string { return "/run?id=" + urlq(id) },
 		"join":     strings.Join,
@@ -210,9 +211,7 @@ func (s *Server) listRuns() ([]RunRow, []string) {
 		}
 		row := RunRow{ID: rel, Meta: m, Rows: m.Completed + m.Errors, Started: m.Started,
 			Env: m.Environment, Model: m.Model, Dataset: m.Dataset, Rubric: m.Rubric, Status: m.Status, AvgReward: m.AvgReward}
-		if m.Cost != nil {
-			row.Cost = usage.FormatCost(m.Cost.Total, m.Cost.Currency)
-		}
+		row.Cost = report.CostText(m.Cost) // unknown is not 0 USD
 		if m.Status == artifact.StatusRunning {
 			if rows, err := s.index(run).update(); err == nil {
 				row.Rows = len(rows)

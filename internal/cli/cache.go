@@ -15,6 +15,7 @@ import (
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/llm/cache"
 	"github.com/svbench/svbench/llm/usage"
+	"github.com/svbench/svbench/report"
 )
 
 // cacheFlags configure the response cache for eval and the cache command.
@@ -190,10 +191,6 @@ func printUsage(w io.Writer, m *artifact.Metadata) {
 		fmt.Fprintln(w)
 	}
 	if c := m.Cost; c != nil {
-		fmt.Fprintf(w, "  cost        %s (prices of %s", usage.FormatCost(c.Total, c.Currency), c.PricesDate)
-		if len(c.Unpriced) > 0 {
-			fmt.Fprintf(w, "; no price for %v, left out", c.Unpriced)
-		}
-		fmt.Fprintln(w, ")")
+		fmt.Fprintf(w, "  cost        %s (prices of %s)\n", report.CostText(c), c.PricesDate)
 	}
 }
