@@ -45,6 +45,12 @@ type Result struct {
 	// reference); such rows carry no reward and are retried on resume.
 	Error      string `json:"error,omitempty"`
 	ScoreError string `json:"score_error,omitempty"`
+	// Unanswered says why the model gave no answer to this row although
+	// the endpoint works: the server refused this row's request alone
+	// (prompt + max_tokens over the model's context window). The row is
+	// scored as the transcript stands, no answer by the environment's
+	// rule, counts in every metric, and is not retried on resume.
+	Unanswered string `json:"unanswered,omitempty"`
 	// Unverifiable says why a row read from elsewhere could not be
 	// re-scored (its verifier does not exist in svbench); Reward then holds
 	// the reward recorded by the tool that wrote the row, not svbench's.
@@ -119,25 +125,28 @@ type Metadata struct {
 	// SamplingSent is what the endpoint was actually sent (reasoning models
 	// get no temperature); absent for built-in policies, which sample
 	// nothing.
-	SamplingSent   json.RawMessage    `json:"sampling_sent,omitempty"`
-	Concurrency    int                `json:"concurrency"`
-	MaxConsecErr   int                `json:"max_consecutive_errors"`
-	Params         map[string]string  `json:"params,omitempty"`
-	Verifiers      map[string]string  `json:"verifiers,omitempty"`
-	GitCommit      string             `json:"git_commit,omitempty"`
-	SvbenchVersion string             `json:"svbench_version"`
-	GoVersion      string             `json:"go_version"`
-	Started        time.Time          `json:"started"`
-	Finished       *time.Time         `json:"finished,omitempty"`
-	DurationS      float64            `json:"duration_s"`
-	Status         string             `json:"status"`
-	StatusDetail   string             `json:"status_detail,omitempty"`
-	Completed      int                `json:"completed"`
-	Errors         int                `json:"errors"`
-	Usage          env.Usage          `json:"usage"`
-	AvgReward      float64            `json:"avg_reward"`
-	AvgComponents  map[string]float64 `json:"avg_components,omitempty"`
-	PassAtK        map[string]float64 `json:"pass_at_k,omitempty"`
+	SamplingSent   json.RawMessage   `json:"sampling_sent,omitempty"`
+	Concurrency    int               `json:"concurrency"`
+	MaxConsecErr   int               `json:"max_consecutive_errors"`
+	Params         map[string]string `json:"params,omitempty"`
+	Verifiers      map[string]string `json:"verifiers,omitempty"`
+	GitCommit      string            `json:"git_commit,omitempty"`
+	SvbenchVersion string            `json:"svbench_version"`
+	GoVersion      string            `json:"go_version"`
+	Started        time.Time         `json:"started"`
+	Finished       *time.Time        `json:"finished,omitempty"`
+	DurationS      float64           `json:"duration_s"`
+	Status         string            `json:"status"`
+	StatusDetail   string            `json:"status_detail,omitempty"`
+	Completed      int               `json:"completed"`
+	Errors         int               `json:"errors"`
+	// Unanswered counts the completed rows the server refused to answer
+	// (see Result.Unanswered): coverage is (Completed-Unanswered)/Completed.
+	Unanswered    int                `json:"unanswered,omitempty"`
+	Usage         env.Usage          `json:"usage"`
+	AvgReward     float64            `json:"avg_reward"`
+	AvgComponents map[string]float64 `json:"avg_components,omitempty"`
+	PassAtK       map[string]float64 `json:"pass_at_k,omitempty"`
 	// Launch is how the run was started, so --resume needs nothing else.
 	Launch Launch `json:"launch"`
 	// SolvedWhen is the environment's definition of a solved rollout, the

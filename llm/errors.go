@@ -49,6 +49,8 @@ type EndpointError struct {
 
 	// transient marks failures another attempt may not repeat.
 	transient bool
+	// contextLength marks a request over the model's context window.
+	contextLength bool
 }
 
 func (e *EndpointError) Error() string {
@@ -105,7 +107,45 @@ func httpError(u string, status int, h http.Header, body []byte, maxWait string)
 	if msg == "" {
 		msg = sanitize(body, maxExcerptBytes)
 	}
-	return &EndpointError{URL: u, Status: status, ContentType: mediaType(h), Message: msg, Hint: statusHint(status, h, maxWait)}
+	e := &EndpointError{URL: u, Status: status, ContentType: mediaType(h), Message: msg, Hint: statusHint(status, h, maxWait)}
+	if isContextLength(status, msg) {
+		e.contextLength = true
+		e.Hint = ContextLengthHint
+	}
+	return e
+}
+
+// ContextLengthHint says what a request over the model's context window
+// means and what to change.
+const ContextLengthHint = "prompt + max_tokens exceeds the model's context window for this row: lower --max-tokens, or serve the model with a longer context (vLLM --max-model-len) to answer it"
+
+// contextLengthWords are how servers word a request over the context
+// window: OpenAI and vLLM ("maximum context length", code
+// context_length_exceeded), SGLang ("longer than the model's context
+// length"), llama.cpp ("exceeds the available context size"), TGI
+// ("must be <= …" of inputs + max_new_tokens).
+var contextLengthWords = []string{"context length", "context_length", "context window", "context size", "max_new_tokens` must be <="}
+
+func isContextLength(status int, msg string) bool {
+	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && status != http.StatusUnprocessableEntity {
+		return false
+	}
+	m := strings.ToLower(msg)
+	for _, w := range contextLengthWords {
+		if strings.Contains(m, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsContextLength reports whether err is a server's refusal of one request
+// for being longer than the model's context window (prompt + max_tokens):
+// a property of that row, not a broken endpoint, so a run records the row
+// as unanswered and goes on.
+func IsContextLength(err error) bool {
+	var ee *EndpointError
+	return errors.As(err, &ee) && ee.contextLength
 }
 
 // statusHint says what to check for an HTTP error status.

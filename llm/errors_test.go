@@ -284,3 +284,26 @@ func TestCrossOriginRedirectIsNotRetried(t *testing.T) {
 		t.Fatalf("err = %v after %d requests (%d at the other origin)", err, n.Load(), otherRequests.Load())
 	}
 }
+
+// TestIsContextLength: servers' wordings of a request over the model's
+// context window are told apart from other 400s.
+func TestIsContextLength(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		msg    string
+		want   bool
+	}{
+		{400, "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens", true},                                            // vLLM, OpenAI
+		{400, "The input (5000 tokens) is longer than the model's context length (4096 tokens).", true},                                                  // SGLang
+		{400, "the request exceeds the available context size, try increasing it", true},                                                                 // llama.cpp
+		{422, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 3000 `inputs` tokens and 2000 `max_new_tokens`", true}, // TGI
+		{400, "temperature is not supported with this model", false},
+		{404, "The model `x` does not exist (no context length known)", false}, // not a refusal of the request's size
+		{500, "context length", false},
+	} {
+		got := isContextLength(tc.status, tc.msg)
+		if got != tc.want {
+			t.Errorf("isContextLength(%d, %q) = %v, want %v", tc.status, tc.msg, got, tc.want)
+		}
+	}
+}

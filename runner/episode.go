@@ -25,6 +25,16 @@ type ModelError struct{ Err error }
 func (e *ModelError) Error() string { return "model call: " + e.Err.Error() }
 func (e *ModelError) Unwrap() error { return e.Err }
 
+// UnansweredError marks a rollout the server refused for this row alone
+// (prompt + max_tokens over the model's context window): the endpoint
+// works, the row gets no answer, and it is scored as it stands. Stopping
+// the run, or retrying on resume, would repeat the refusal; leaving the row
+// out would score a model with a shorter context on its easier rows.
+type UnansweredError struct{ Err error }
+
+func (e *UnansweredError) Error() string { return "unanswered: " + e.Err.Error() }
+func (e *UnansweredError) Unwrap() error { return e.Err }
+
 // RunEpisode plays one episode to the end: the prompt goes to the model,
 // every assistant message goes to the episode, and its replies go back to the
 // model, until the episode is done or the turn limit is reached. The rollout
@@ -66,6 +76,10 @@ func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex en
 	tools := ep.Tools()
 	for ro.Turns < maxTurns {
 		resp, err := client.Chat(ctx, llm.Request{Model: cfg.Model, Messages: conv, Tools: tools, Sampling: cfg.Sampling})
+		if err != nil && llm.IsContextLength(err) {
+			ro.StopReason = "context_length"
+			return ro, &UnansweredError{Err: err}
+		}
 		if err != nil {
 			ro.Error = err.Error()
 			return ro, &ModelError{Err: err}

@@ -436,8 +436,10 @@ type run struct {
 	mu          sync.Mutex
 	consecutive int
 	lastErr     string
-	shownErrs   map[string]bool
-	writeErr    error
+	// shownUnanswered: the first unanswered row is said in the terminal.
+	shownUnanswered bool
+	shownErrs       map[string]bool
+	writeErr        error
 }
 
 // maxShownErrors bounds how many distinct model errors a run prints.
@@ -557,7 +559,11 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		redactRow(ctx, r.cfg.Env, ex, ro, &res)
 		return res, true
 	}
-	if err != nil {
+	var ue *UnansweredError
+	switch {
+	case errors.As(err, &ue):
+		res.Unanswered = ue.Err.Error()
+	case err != nil:
 		// The environment failed (bad fixture, verifier error): the row is
 		// kept and scored as far as possible, and the run goes on.
 		res.ScoreError = err.Error()
@@ -604,6 +610,10 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 		return
 	}
 	r.agg.add(&res)
+	if res.Unanswered != "" && !r.shownUnanswered {
+		r.shownUnanswered = true
+		r.cfg.Log.Warn("row unanswered (recorded, scored as no answer; the run goes on)", "example", res.Index, "rollout", res.Rollout, "err", clipText(res.Unanswered, 600))
+	}
 	if modelFailed {
 		r.consecutive++
 		r.lastErr = res.Error
@@ -851,6 +861,7 @@ func redactURL(u string) string {
 // aggregate keeps running totals for metadata without holding rows.
 type aggregate struct {
 	completed, errors int
+	unanswered        int
 	rewardSum         float64
 	compSum           map[string]float64
 	compN             map[string]int
@@ -870,6 +881,9 @@ func (a *aggregate) add(r *artifact.Result) {
 		return
 	}
 	a.completed++
+	if r.Unanswered != "" {
+		a.unanswered++
+	}
 	a.rewardSum += r.Reward
 	for k, v := range r.Components {
 		a.compSum[k] += v
@@ -896,6 +910,7 @@ func Passed(r *artifact.Result) bool {
 
 func (a *aggregate) fill(m *artifact.Metadata) {
 	m.Completed, m.Errors, m.Usage = a.completed, a.errors, a.usage
+	m.Unanswered = a.unanswered
 	m.AvgReward = 0
 	if a.completed > 0 {
 		m.AvgReward = a.rewardSum / float64(a.completed)

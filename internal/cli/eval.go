@@ -369,7 +369,14 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 // rows (each redone by --resume), never of calls, which the usage lines
 // count across every session.
 func rowCounts(m *artifact.Metadata) string {
-	return fmt.Sprintf("completed %d rows   %d row(s) with a model error", m.Completed, m.Errors)
+	s := fmt.Sprintf("completed %d rows   %d row(s) with a model error", m.Completed, m.Errors)
+	if m.Unanswered > 0 {
+		// Unanswered rows are in every metric (scored as no answer): say
+		// what share of them the model actually answered.
+		s += fmt.Sprintf("\n  coverage    answered %d of %d scored rows (%.1f%%); %d unanswered: prompt + max_tokens over the model's context, scored as no answer",
+			m.Completed-m.Unanswered, m.Completed, 100*float64(m.Completed-m.Unanswered)/float64(m.Completed), m.Unanswered)
+	}
+	return s
 }
 
 // meanReward is "—" for a run with no completed row: 0.0000 would read as

@@ -314,3 +314,70 @@ func TestMetadataRecordsSamplingSent(t *testing.T) {
 		t.Fatalf("sampling_sent %v", sent)
 	}
 }
+
+// TestContextLengthRowIsUnanswered: a server that refuses one row's
+// request for being over the model's context window (prompt + max_tokens)
+// does not stop the run: the row is recorded as unanswered with what to
+// change, scored as no answer (so it counts in every metric), reported
+// with the run's coverage, and not retried on resume.
+func TestContextLengthRowIsUnanswered(t *testing.T) {
+	const refused = "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens (3072 in the messages, 2048 in the completion). Please reduce the length of the messages or completion."
+	srv := llmtest.New(llmtest.Options{KeepLog: true, ErrorMessage: refused,
+		Respond: func(llmtest.ChatRequest) llmtest.Reply {
+			return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+		},
+		// -c 1: the second request is the second row's.
+		Schedule: func(n int64) llmtest.Fault {
+			if n == 1 {
+				return llmtest.BadRequest
+			}
+			return llmtest.OK
+		}})
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "sk-ctx")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "eval", "--env", "e1", "-m", "m-short", "-b", srv.BaseURL(), "-n", "5", "-c", "1",
+		"--max-consecutive-errors", "1", "--run-id", "ctx", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("one row over the context stopped the run: exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "evals", "network-logs--m-short", "ctx")
+	meta, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Status != artifact.StatusCompleted || meta.Completed != 5 || meta.Errors != 0 || meta.Unanswered != 1 {
+		t.Fatalf("status %s, completed %d, errors %d, unanswered %d; want completed, 5, 0, 1", meta.Status, meta.Completed, meta.Errors, meta.Unanswered)
+	}
+	rows, err := artifact.ReadResults(filepath.Join(dir, artifact.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unanswered []artifact.Result
+	for _, r := range rows {
+		if r.Unanswered != "" {
+			unanswered = append(unanswered, r)
+		}
+	}
+	if len(rows) != 5 || len(unanswered) != 1 {
+		t.Fatalf("%d rows, %d unanswered; want 5, 1", len(rows), len(unanswered))
+	}
+	u := unanswered[0]
+	if !strings.Contains(u.Unanswered, "prompt + max_tokens exceeds the model's context window") || !strings.Contains(u.Unanswered, "maximum context length is 4096") ||
+		u.Error != "" || u.StopReason != "context_length" || u.Reward != 0 || u.Solved == nil || *u.Solved {
+		t.Fatalf("unanswered row: %+v", u)
+	}
+	if !strings.Contains(stdout, "answered 4 of 5 scored rows (80.0%); 1 unanswered") {
+		t.Errorf("the summary does not state the coverage:\n%s", stdout)
+	}
+
+	// Resuming does not ask again: the row is finished.
+	tearResults(t, dir, 4)
+	before := srv.Requests()
+	if code, _, stderr = runCLI(t, "eval", "--resume", dir, "--progress", "none"); code != 0 {
+		t.Fatalf("resume: exit %d: %s", code, stderr)
+	}
+	if n := srv.Requests() - before; n != 1 {
+		t.Fatalf("resume sent %d requests, want 1 (the torn row only)", n)
+	}
+}
