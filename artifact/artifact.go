@@ -200,6 +200,14 @@ type Launch struct {
 	BaseURLFromEnv bool `json:"base_url_from_env,omitempty"`
 }
 
+// NoRows reports a finished run that produced no scored row, every model
+// call having failed (a wrong model name, a dead endpoint): it says nothing
+// about the model, so view's run list, compare's pickers and the
+// leaderboard leave it out unless asked.
+func (m *Metadata) NoRows() bool {
+	return m.Status != StatusRunning && m.Completed == 0 && m.Errors > 0
+}
+
 // Run statuses.
 const (
 	StatusRunning     = "running"

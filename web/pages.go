@@ -182,7 +182,11 @@ type RunRow struct {
 	Rubric    string
 	Status    string
 	AvgReward float64
-	dir       runRef
+	// NoRows marks a run with no scored row (Metadata.NoRows): hidden from
+	// the run list and compare's picker unless ?all=1 or its status is
+	// asked for.
+	NoRows bool
+	dir    runRef
 }
 
 // listRuns walks the root through files: a symlinked directory is not
@@ -212,6 +216,7 @@ func (s *Server) listRuns() ([]RunRow, []string) {
 		row := RunRow{ID: rel, Meta: m, Rows: m.Completed + m.Errors, Started: m.Started,
 			Env: m.Environment, Model: m.Model, Dataset: m.Dataset, Rubric: m.Rubric, Status: m.Status, AvgReward: m.AvgReward}
 		row.Cost = report.CostText(m.Cost) // unknown is not 0 USD
+		row.NoRows = m.NoRows()
 		if m.Status == artifact.StatusRunning {
 			if rows, err := s.index(run).update(); err == nil {
 				row.Rows = len(rows)
@@ -259,13 +264,14 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	all, skipped := s.listRuns()
 	f := filterOf(r)
 	var shown []RunRow
+	showAll := r.URL.Query().Get("all") != "" || f.Status != ""
 	for _, row := range all {
-		if f.keep(row) {
+		if f.keep(row) && (showAll || !row.NoRows) {
 			shown = append(shown, row)
 		}
 	}
 	s.render(w, "runs", "runs", map[string]any{
-		"Root": s.root, "Runs": shown, "Total": len(all), "Filter": f, "Skipped": skipped,
+		"Root": s.root, "Runs": shown, "Total": len(all), "Filter": f, "Skipped": skipped, "ShowAll": showAll,
 		"Envs": distinct(all, func(r RunRow) string { return r.Env }), "Models": distinct(all, func(r RunRow) string { return r.Model }),
 		"Datasets": distinct(all, func(r RunRow) string { return r.Dataset }), "Rubrics": distinct(all, func(r RunRow) string { return r.Rubric }),
 		"Statuses": distinct(all, func(r RunRow) string { return r.Status }),
@@ -800,6 +806,9 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	ids := r.URL.Query()["id"]
 	all, _ := s.listRuns()
 	if len(ids) < 2 {
+		if r.URL.Query().Get("all") == "" {
+			all = slices.DeleteFunc(all, func(row RunRow) bool { return row.NoRows })
+		}
 		s.render(w, "compare", "compare", map[string]any{"Runs": all, "Pick": true, "IDs": ids})
 		return
 	}

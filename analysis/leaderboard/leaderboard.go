@@ -154,6 +154,9 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	if meta.NoRows() {
+		return Entry{}, fmt.Errorf("left out: no scored row, all %d model calls failed (%s; a wrong model name?)", meta.Errors, meta.Status)
+	}
 	e := Entry{Env: r.Env, Model: r.Model, Dataset: r.Dataset, DatasetRev: r.DatasetRev, Scored: r.N, Status: r.Status, Runs: 1,
 		Dir: r.Dir, RunID: cmp.Or(meta.RunID, filepath.Base(r.Dir)), MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
 		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples}

@@ -181,3 +181,33 @@ func TestLeaderboardBadInput(t *testing.T) {
 		t.Errorf("empty root: %v", err)
 	}
 }
+
+// TestLeaderboardLeavesOutRunsWithNoRow: a run whose every model call
+// failed (a wrong model name) scores nothing; it is named among the
+// skipped runs, never entered as a model with a grade.
+func TestLeaderboardLeavesOutRunsWithNoRow(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	writeRun(t, root, "ok", run{model: "alpha", examples: 40, rollouts: 1, status: "completed", maxTok: 512, reward: 1, started: day})
+	dir := writeRun(t, root, "typo", run{model: "alpah", examples: 40, rollouts: 1, status: artifact.StatusEarlyStop, maxTok: 512, started: day})
+	m, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Errors = 3
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), m); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := Build([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range lb.Entries {
+		if e.Model == "alpah" {
+			t.Fatalf("a run with no scored row is on the leaderboard: %+v", e)
+		}
+	}
+	if len(lb.Entries) != 1 || !strings.Contains(strings.Join(lb.Skipped, "\n"), "no scored row, all 3 model calls failed") {
+		t.Fatalf("entries %d, skipped %q", len(lb.Entries), lb.Skipped)
+	}
+}

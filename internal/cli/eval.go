@@ -343,6 +343,9 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 	fmt.Fprintf(w, "  dataset     %s (%s), %d examples × %d rollouts\n", m.Dataset, m.DatasetRev, m.NumExamples, m.Rollouts)
 	fmt.Fprintf(w, "  %s   time %s\n", rowCounts(m), (time.Duration(m.DurationS * float64(time.Second))).Round(time.Millisecond))
 	fmt.Fprintf(w, "  mean reward %s\n", meanReward(m))
+	if m.NoRows() {
+		fmt.Fprintf(w, "  no scored row: every model call failed (a wrong model name? the error above lists what the server serves); view, compare's picker and the leaderboard leave this run out\n")
+	}
 	for _, k := range runner.SortedKeys(m.AvgComponents) {
 		fmt.Fprintf(w, "    %-22s %.4f\n", k, m.AvgComponents[k])
 	}

@@ -102,7 +102,7 @@ func TestEndpointHabits(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("SVB_TEST_UNSET_KEY", "")
 	out := t.TempDir()
-	code, _, stderr := runCLI(t, "eval", "--env", "e1", "-m", "openai/gpt-4o-mini", "-b", srv.URL+"/v1", "-k", "SVB_TEST_UNSET_KEY",
+	code, stdout, stderr := runCLI(t, "eval", "--env", "e1", "-m", "openai/gpt-4o-mini", "-b", srv.URL+"/v1", "-k", "SVB_TEST_UNSET_KEY",
 		"--header", "X-Tenant: lab-7", "-n", "1", "--max-retries", "-1", "--max-consecutive-errors", "1", "--progress", "none", "--out", out)
 	if code == 0 {
 		t.Fatalf("a 404 endpoint completed: %s", stderr)
@@ -114,6 +114,9 @@ func TestEndpointHabits(t *testing.T) {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr lacks %q:\n%s", w, stderr)
 		}
+	}
+	if !strings.Contains(stdout, "no scored row: every model call failed") {
+		t.Errorf("a run with no row is not marked in its summary:\n%s", stdout)
 	}
 }
 
