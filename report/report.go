@@ -384,6 +384,11 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		r.Headline = append(r.Headline, Stat{Name: "answer only in reasoning", Value: fmt.Sprintf("%d row(s): empty content, text in reasoning_content — scored as no answer (raise --max-tokens, or check the server's reasoning parser)", n)})
 		r.Markdown += fmt.Sprintf("\n## Answers only in reasoning\n\n%d row(s) ended with an empty `content` and a non-empty `reasoning_content`. Both rubrics score only `content`, as the reference does, so these rows count as no answer. This usually means the model ran out of tokens while thinking (raise `--max-tokens`) or the server's reasoning parser swallowed the answer.\n", n)
 	}
+	if cov, stat, md := coverage(rows); cov != nil {
+		r.Summary["coverage"] = cov
+		r.Headline = append(r.Headline, stat)
+		r.Markdown += md
+	}
 	if md := usageSection(meta); md != "" {
 		r.Markdown += md
 		r.Summary["usage_by_model"] = meta.UsageByModel
@@ -401,6 +406,43 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 		return r, &StrictError{Problems: strictProblems}
 	}
 	return r, nil
+}
+
+// coverage states what share of the attempted rows the model answered,
+// beside the metrics: unanswered rows (the server refused the row's request
+// for its length) are scored as no answer and counted in every metric, so
+// a model with a shorter context window does not score better on the rows
+// that remain. It is nil for a run without unanswered rows.
+func coverage(rows []artifact.Result) (map[string]any, Stat, string) {
+	var unanswered, apiErrors int
+	for i := range rows {
+		switch {
+		case rows[i].Unanswered != "":
+			unanswered++
+		case rows[i].Error != "":
+			apiErrors++
+		}
+	}
+	// API-error rows alone are left to each environment's report, which
+	// counts them as excluded: counting them as attempted needs each
+	// builder's rule for a row without an answer (not done yet).
+	if unanswered == 0 {
+		return nil, Stat{}, ""
+	}
+	attempted := len(rows)
+	answered := attempted - unanswered - apiErrors
+	cov := map[string]any{"attempted_rows": attempted, "answered_rows": answered, "unanswered_rows": unanswered, "api_error_rows": apiErrors}
+	text := fmt.Sprintf("answered %d of %d attempted rows (%.1f%%)", answered, attempted, 100*float64(answered)/float64(attempted))
+	md := "\n## Coverage\n\n" + text + "."
+	if unanswered > 0 {
+		text += fmt.Sprintf("; %d unanswered (prompt + max_tokens over the model's context), scored as no answer", unanswered)
+		md += fmt.Sprintf(" %d row(s) were refused by the server for their length (prompt + max_tokens over the model's context window): they are scored as no answer by this environment's rule and counted in every metric above, so a shorter context costs score instead of leaving the hard rows out. Rows with `unanswered` in results.jsonl carry the server's message.", unanswered)
+	}
+	if apiErrors > 0 {
+		text += fmt.Sprintf("; %d with API errors, left out of the metrics (svbench eval --resume retries them)", apiErrors)
+		md += fmt.Sprintf(" %d row(s) failed with an API error and are left out of the metrics until `svbench eval --resume` answers them.", apiErrors)
+	}
+	return cov, Stat{Name: "coverage", Value: text}, md + "\n"
 }
 
 // RunInfo is the part of the metadata a summary repeats so it stands alone.

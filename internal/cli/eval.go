@@ -342,6 +342,9 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 	fmt.Fprintf(w, "\n%s · %s · %s\n", m.Environment, m.Model, m.Status)
 	fmt.Fprintf(w, "  dataset     %s (%s), %d examples × %d rollouts\n", m.Dataset, m.DatasetRev, m.NumExamples, m.Rollouts)
 	fmt.Fprintf(w, "  %s   time %s\n", rowCounts(m), (time.Duration(m.DurationS * float64(time.Second))).Round(time.Millisecond))
+	if c := coverageLine(m); c != "" && rep == nil {
+		fmt.Fprintf(w, "  coverage    %s\n", c)
+	}
 	fmt.Fprintf(w, "  mean reward %s\n", meanReward(m))
 	if m.NoRows() {
 		fmt.Fprintf(w, "  no scored row: every model call failed (a wrong model name? the error above lists what the server serves); view, compare's picker and the leaderboard leave this run out\n")
@@ -372,14 +375,18 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 // rows (each redone by --resume), never of calls, which the usage lines
 // count across every session.
 func rowCounts(m *artifact.Metadata) string {
-	s := fmt.Sprintf("completed %d rows   %d row(s) with a model error", m.Completed, m.Errors)
-	if m.Unanswered > 0 {
-		// Unanswered rows are in every metric (scored as no answer): say
-		// what share of them the model actually answered.
-		s += fmt.Sprintf("\n  coverage    answered %d of %d scored rows (%.1f%%); %d unanswered: prompt + max_tokens over the model's context, scored as no answer",
-			m.Completed-m.Unanswered, m.Completed, 100*float64(m.Completed-m.Unanswered)/float64(m.Completed), m.Unanswered)
+	return fmt.Sprintf("completed %d rows   %d row(s) with a model error", m.Completed, m.Errors)
+}
+
+// coverageLine says what share of the scored rows the model answered
+// when some were unanswered (they are in every metric, scored as no
+// answer); "" otherwise. The report's headline says it when there is one.
+func coverageLine(m *artifact.Metadata) string {
+	if m.Unanswered == 0 || m.Completed == 0 {
+		return ""
 	}
-	return s
+	return fmt.Sprintf("answered %d of %d scored rows (%.1f%%); %d unanswered: prompt + max_tokens over the model's context, scored as no answer",
+		m.Completed-m.Unanswered, m.Completed, 100*float64(m.Completed-m.Unanswered)/float64(m.Completed), m.Unanswered)
 }
 
 // meanReward is "—" for a run with no completed row: 0.0000 would read as

@@ -367,8 +367,26 @@ func TestContextLengthRowIsUnanswered(t *testing.T) {
 		u.Error != "" || u.StopReason != "context_length" || u.Reward != 0 || u.Solved == nil || *u.Solved {
 		t.Fatalf("unanswered row: %+v", u)
 	}
-	if !strings.Contains(stdout, "answered 4 of 5 scored rows (80.0%); 1 unanswered") {
+	if !strings.Contains(stdout, "answered 4 of 5 attempted rows (80.0%); 1 unanswered") {
 		t.Errorf("the summary does not state the coverage:\n%s", stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, artifact.ReportFile))
+	if err != nil || !strings.Contains(string(md), "## Coverage") || !strings.Contains(string(md), "answered 4 of 5 attempted rows (80.0%)") {
+		t.Errorf("report.md does not state the coverage (%v):\n%s", err, md)
+	}
+	var sum struct {
+		Coverage map[string]int `json:"coverage"`
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, artifact.SummaryFile)); err != nil || json.Unmarshal(b, &sum) != nil ||
+		sum.Coverage["attempted_rows"] != 5 || sum.Coverage["unanswered_rows"] != 1 || sum.Coverage["answered_rows"] != 4 {
+		t.Errorf("summary.json coverage %v (%v)", sum.Coverage, err)
+	}
+	// --no-report: the run summary states it from metadata.json.
+	srv.Update(func(o *llmtest.Options) { o.Schedule = func(int64) llmtest.Fault { return llmtest.BadRequest } })
+	code, stdout, stderr = runCLI(t, "eval", "--env", "e1", "-m", "m-short", "-b", srv.BaseURL(), "-n", "2", "-c", "1",
+		"--run-id", "ctx-norep", "--out", out, "--progress", "none", "--no-report")
+	if code != 0 || !strings.Contains(stdout, "coverage    answered 0 of 2 scored rows (0.0%); 2 unanswered") {
+		t.Errorf("--no-report: exit %d, coverage not stated:\n%s%s", code, stdout, stderr)
 	}
 
 	// Resuming does not ask again: the row is finished.
