@@ -14,18 +14,9 @@ import (
 // at a server that a copy opened from disk does not have.
 func TestExportCountsWhatItWrites(t *testing.T) {
 	fx := newFixture(t)
-	s, err := New(fx.root, Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	dir := filepath.Join(t.TempDir(), "site")
-	res, err := s.Export(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, res := exportFixture(t, fx.root)
 	files, pages := 0, 0
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

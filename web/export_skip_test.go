@@ -45,16 +45,7 @@ func TestExportSkipsBadRunsAndExportsTheRest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(fx.root, Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	dir := filepath.Join(t.TempDir(), "site")
-	res, err := s.Export(dir)
-	if err != nil {
-		t.Fatalf("export aborted: %v", err)
-	}
+	_, res := exportFixture(t, fx.root)
 	skippedRuns := map[string]bool{}
 	for _, p := range res.SkippedPages {
 		if p.Reason == "" || p.URL == "" {

@@ -71,3 +71,20 @@ func TestExportIsSelfContained(t *testing.T) {
 		t.Error("export into a non-empty directory was not refused")
 	}
 }
+
+// exportFixture serves root and exports it into a fresh folder, as
+// `svbench view --export` does; an export that aborts fails the test.
+func exportFixture(t *testing.T, root string) (string, ExportResult) {
+	t.Helper()
+	s, err := New(root, Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := filepath.Join(t.TempDir(), "site")
+	res, err := s.Export(dir)
+	if err != nil {
+		t.Fatalf("export aborted: %v", err)
+	}
+	return dir, res
+}
