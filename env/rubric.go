@@ -5,11 +5,16 @@ import (
 	"math"
 )
 
-// Reward is one weighted reward function over a parsed output P.
+// Reward is one weighted reward function over a parsed output P. Min and
+// Max declare the range of Fn's value (a component in [0, 1] is Min 0, Max
+// 1; a penalty may go below 0): RubricInfo publishes them so trainers can
+// normalise per component without copying them, and the conformance suite
+// (env/envtest) fails when a score leaves them.
 type Reward[P any] struct {
-	Name   string
-	Weight float64
-	Fn     func(ex Example, parsed P) float64
+	Name     string
+	Weight   float64
+	Min, Max float64
+	Fn       func(ex Example, parsed P) float64
 }
 
 // Rubric is a named, weighted set of reward functions sharing one parse of
@@ -19,6 +24,16 @@ type Reward[P any] struct {
 type Rubric[P any] struct {
 	Name    string
 	Rewards []Reward[P]
+}
+
+// Info describes the rubric: its components with weights and declared
+// ranges, and the range of the total.
+func (r Rubric[P]) Info() RubricInfo {
+	comps := make([]RubricComponent, len(r.Rewards))
+	for i, rw := range r.Rewards {
+		comps[i] = RubricComponent{Name: rw.Name, Weight: rw.Weight, Min: rw.Min, Max: rw.Max}
+	}
+	return NewRubricInfo(r.Name, comps...)
 }
 
 // Evaluate runs every reward function on an already parsed output.

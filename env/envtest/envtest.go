@@ -82,10 +82,11 @@ func Run(t *testing.T, id string, opts Options) {
 	rows := ds.Examples[:min(opts.Rows, len(ds.Examples))]
 
 	t.Run("registration", func(t *testing.T) { checkRegistration(t, spec, e) })
+	rubrics := describeRubrics(t, e)
 
 	var played []artifact.Result
 	t.Run("episodes", func(t *testing.T) {
-		played = playPolicies(ctx, t, e, rows)
+		played = playPolicies(ctx, t, e, rows, rubrics)
 	})
 	t.Run("report", func(t *testing.T) {
 		if len(played) == 0 {
@@ -133,7 +134,7 @@ func Run(t *testing.T, id string, opts Options) {
 			t.Errorf("the report reads what report.Slim drops:\nfull:    %s\nslimmed: %s", full, slimmed)
 		}
 	})
-	t.Run("hostile answers", func(t *testing.T) { checkHostile(ctx, t, e, rows[0]) })
+	t.Run("hostile answers", func(t *testing.T) { checkHostile(ctx, t, e, rows[0], rubrics) })
 	t.Run("probe", func(t *testing.T) {
 		if _, ok := e.(env.Prober); !ok || opts.ProbeRows < 0 {
 			t.Skip("no exploit strategies (env.Prober)")
@@ -201,11 +202,72 @@ func checkRegistration(t *testing.T, spec env.Spec, e env.Environment) {
 	}
 }
 
+// describeRubrics reads the description of every rubric Info lists
+// (env.RubricDescriber, which every environment implements): names and
+// weights as scores record them, ranges that hold. Keyed by rubric name,
+// "" for the default.
+func describeRubrics(t *testing.T, e env.Environment) map[string]env.RubricInfo {
+	t.Helper()
+	out := map[string]env.RubricInfo{}
+	d, ok := e.(env.RubricDescriber)
+	if !ok {
+		t.Errorf("no env.RubricDescriber: describe each rubric's components, weights and ranges (DescribeRubric) so /v1/environments, metadata.json and reports can publish them")
+		return out
+	}
+	info := e.Info()
+	for _, name := range append([]string{""}, info.Rubrics...) {
+		ri, err := d.DescribeRubric(name)
+		if err != nil {
+			// A rubric the instance's options rule out (E2's reference
+			// under mode=policy) may be refused; the default may not.
+			if name == "" || name == info.DefaultRubric {
+				t.Errorf("DescribeRubric(%q): %v", name, err)
+			}
+			continue
+		}
+		want := name
+		if want == "" {
+			want = info.DefaultRubric
+		}
+		if ri.Name != want {
+			t.Errorf("DescribeRubric(%q) names rubric %q, want %q", name, ri.Name, want)
+		}
+		if len(ri.Components) == 0 || ri.TotalMin > ri.TotalMax {
+			t.Errorf("DescribeRubric(%q): no components or an empty total range: %+v", name, ri)
+		}
+		for _, c := range ri.Components {
+			if c.Min > c.Max || !finite(c.Min) || !finite(c.Max) || !finite(c.Weight) {
+				t.Errorf("DescribeRubric(%q): component %s declares [%v, %v] weight %v", name, c.Name, c.Min, c.Max, c.Weight)
+			}
+		}
+		out[name] = ri
+	}
+	if _, err := d.DescribeRubric("no-such-rubric"); err == nil {
+		t.Error(`DescribeRubric("no-such-rubric") describes something: an unknown rubric must be an error`)
+	}
+	return out
+}
+
+// checkDeclared fails when a score leaves its rubric's declaration:
+// components and weights other than declared, a value or the total outside
+// the declared range.
+func checkDeclared(t *testing.T, what string, rubrics map[string]env.RubricInfo, rubric string, sc env.Score) {
+	t.Helper()
+	ri, ok := rubrics[rubric]
+	if !ok {
+		return // not described: reported once by describeRubrics
+	}
+	if err := ri.Check(sc); err != nil {
+		t.Errorf("%s: the score leaves the rubric's declaration (DescribeRubric): %v", what, err)
+	}
+}
+
 // playPolicies runs every built-in policy on rows and checks each score:
-// finite, Total = Σ weight·component when weights are given, the same when
+// finite, Total = Σ weight·component when weights are given, inside the
+// rubric's declaration (and so under every other rubric), the same when
 // scored again (determinism) and when scored from the rollout's JSON (a
 // results row re-scores as it was scored).
-func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []env.Example) []artifact.Result {
+func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []env.Example, rubrics map[string]env.RubricInfo) []artifact.Result {
 	pp, _ := e.(env.PolicyProvider)
 	var out []artifact.Result
 	for _, name := range e.Info().Policies {
@@ -225,6 +287,16 @@ func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []e
 				continue
 			}
 			checkScore(t, fmt.Sprintf("policy %s, row %s", name, ex.ID), sc)
+			checkDeclared(t, fmt.Sprintf("policy %s, row %s", name, ex.ID), rubrics, "", sc)
+			for _, rb := range e.Info().Rubrics {
+				if rb == e.Info().DefaultRubric {
+					continue
+				}
+				if other, err := e.Score(ctx, ex, ro, rb); err == nil {
+					checkScore(t, fmt.Sprintf("policy %s, row %s, rubric %s", name, ex.ID, rb), other)
+					checkDeclared(t, fmt.Sprintf("policy %s, row %s, rubric %s", name, ex.ID, rb), rubrics, rb, other)
+				}
+			}
 			again, err := e.Score(ctx, ex, ro, "")
 			if err != nil || !sameScore(sc, again) {
 				t.Errorf("policy %s, row %s: scored twice, different: %+v then %+v (%v)", name, ex.ID, sc, again, err)
@@ -274,7 +346,7 @@ func sameScore(a, b env.Score) bool {
 	return bytes.Equal(ja, jb) || reflect.DeepEqual(a, b)
 }
 
-func checkHostile(ctx context.Context, t *testing.T, e env.Environment, ex env.Example) {
+func checkHostile(ctx context.Context, t *testing.T, e env.Environment, ex env.Example, rubrics map[string]env.RubricInfo) {
 	for i, text := range Hostile {
 		ro := &env.Rollout{Completion: []env.Message{{Role: env.RoleAssistant, Content: text}}, Turns: 1}
 		func() {
@@ -286,6 +358,7 @@ func checkHostile(ctx context.Context, t *testing.T, e env.Environment, ex env.E
 			sc, err := e.Score(ctx, ex, ro, "")
 			if err == nil {
 				checkScore(t, fmt.Sprintf("hostile answer %d", i), sc)
+				checkDeclared(t, fmt.Sprintf("hostile answer %d", i), rubrics, "", sc)
 			}
 		}()
 	}

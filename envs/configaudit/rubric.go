@@ -110,23 +110,49 @@ func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric 
 	default:
 		ev = evaluateStrict(ctx, v, fx, text, msgs)
 	}
-	rewards := []env.Reward[*evaluation]{
-		{Name: "config_auditing", Weight: WeightAuditing, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.auditing }},
-		{Name: "format", Weight: WeightFormat, Fn: func(_ env.Example, ev *evaluation) float64 { return b2f(ev.out.SchemaValid) }},
-	}
-	if fx.Pack == nil {
-		// Scanner ids in tool results say nothing about a policy's clauses.
-		rewards = append(rewards, env.Reward[*evaluation]{Name: "tool_observation", Weight: WeightToolObs, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }})
-	}
 	if ev.unverifiable != "" {
 		return env.Score{}, fmt.Errorf("%s: %w: %s", ID, env.ErrUnverifiable, ev.unverifiable)
 	}
-	rb := env.Rubric[*evaluation]{Name: rubric, Rewards: rewards}
-	s := rb.Evaluate(ex, &ev, ev.view(fx))
+	s := rubricOf(rubric, fx.Pack != nil).Evaluate(ex, &ev, ev.view(fx))
 	s.Solved = ev.solved()
 	// The judge joins as in E1 and E4: alone under llm_judge, at
 	// judge_weight beside the executable components under hybrid.
 	return e.judging.Apply(s, func() (float64, error) { return e.judge(ctx, fx, text) })
+}
+
+// rubricOf is the named rubric's reward functions; both rubrics share
+// names, weights and ranges (config_auditing is clamped to [0, 2] by
+// either evaluation). The policy condition has no tool_observation:
+// scanner ids in tool results say nothing about a policy's clauses.
+func rubricOf(name string, policy bool) env.Rubric[*evaluation] {
+	rewards := []env.Reward[*evaluation]{
+		{Name: "config_auditing", Weight: WeightAuditing, Min: 0, Max: 2, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.auditing }},
+		{Name: "format", Weight: WeightFormat, Min: 0, Max: 1, Fn: func(_ env.Example, ev *evaluation) float64 { return b2f(ev.out.SchemaValid) }},
+	}
+	if !policy {
+		rewards = append(rewards, env.Reward[*evaluation]{Name: "tool_observation", Weight: WeightToolObs, Min: 0, Max: 1, Fn: func(_ env.Example, ev *evaluation) float64 { return ev.toolObs }})
+	}
+	return env.Rubric[*evaluation]{Name: name, Rewards: rewards}
+}
+
+// DescribeRubric describes the named rubric ("" = default) as this instance
+// scores with it: mode=policy drops tool_observation (and has no reference
+// rubric), the reward source may add the judge (env.RubricDescriber). An
+// instance in another mode still scores a row naming a policy pack (svbench
+// score, the reward server) with the policy condition's components.
+func (e *Env) DescribeRubric(rubric string) (env.RubricInfo, error) {
+	switch rubric {
+	case "":
+		rubric = RubricDefault
+	case RubricDefault, RubricReference:
+	default:
+		return env.RubricInfo{}, env.UnknownRubric(ID, rubric, RubricDefault, RubricReference)
+	}
+	policy := e.mode == ModePolicy
+	if policy && rubric != RubricDefault {
+		return env.RubricInfo{}, fmt.Errorf("the %s rubric has no policy condition (the reference has no policy packs); use the default rubric", rubric)
+	}
+	return e.judging.Describe(rubricOf(rubric, policy).Info()), nil
 }
 
 // SolvedWhenPolicy is the same definition in the policy condition.

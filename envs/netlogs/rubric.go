@@ -26,16 +26,16 @@ type scored struct {
 var referenceRubric = env.Rubric[scored]{
 	Name: RubricReference,
 	Rewards: []env.Reward[scored]{
-		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "accuracy", Weight: 1.0, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.RefLabel == "" || s.answer == "" {
 				return 0
 			}
 			return b2f(strings.EqualFold(s.out.RefLabel, s.answer))
 		}},
-		{Name: "format", Weight: 0.1, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "format", Weight: 0.1, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			return b2f(s.out.RefFormat)
 		}},
-		{Name: "calibration", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "calibration", Weight: 0.2, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.RefLabel == "" {
 				return 0
 			}
@@ -46,7 +46,7 @@ var referenceRubric = env.Rubric[scored]{
 			}
 			return 1 - d
 		}},
-		{Name: "asymmetric_cost", Weight: 0.5, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "asymmetric_cost", Weight: 0.5, Min: -1, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.RefLabel == "" || s.answer == "" {
 				return 0
 			}
@@ -74,18 +74,18 @@ var defaultRubric = env.Rubric[scored]{
 	Name: RubricDefault,
 	Rewards: []env.Reward[scored]{
 		// accuracy: the label, matched case-insensitively, equals the answer.
-		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "accuracy", Weight: 1.0, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			return b2f(s.out.Label != "" && s.out.Label != LabelAbstain && s.out.Label == s.answer)
 		}},
 		// format: the exact schema the system prompt asks for.
-		{Name: "format", Weight: 0.1, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "format", Weight: 0.1, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			return b2f(s.out.StrictFormat)
 		}},
 		// calibration: 1 - Brier score of the confidence as the probability
 		// that the label is right. Abstain is never right, so an honest
 		// abstention reports a low confidence. No valid confidence earns 0:
 		// a missing probability is not a calibrated one.
-		{Name: "calibration", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "calibration", Weight: 0.2, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.Label == "" || !s.out.ConfidenceOK || s.answer == "" {
 				return 0
 			}
@@ -95,7 +95,7 @@ var defaultRubric = env.Rubric[scored]{
 		}},
 		// asymmetric_cost: +1 when right, minus the outcome's cost when
 		// wrong (false negative 10× a false positive); abstaining costs nothing.
-		{Name: "asymmetric_cost", Weight: 0.5, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "asymmetric_cost", Weight: 0.5, Min: -costFalseNegative, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.Label == "" || s.answer == "" || s.out.Label == LabelAbstain {
 				return 0
 			}
@@ -110,7 +110,7 @@ var defaultRubric = env.Rubric[scored]{
 		// abstention: credit for declining to decide, sized so an abstention
 		// beats every wrong answer, stays well below every correct one, and
 		// is the better bet only when the model is close to indifferent.
-		{Name: "abstention", Weight: 0.7, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "abstention", Weight: 0.7, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			return b2f(s.out.Label == LabelAbstain && s.answer != "")
 		}},
 	},

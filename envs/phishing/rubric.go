@@ -37,16 +37,16 @@ func (s scored) correct() float64 {
 var referenceRubric = env.Rubric[scored]{
 	Name: RubricReference,
 	Rewards: []env.Reward[scored]{
-		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 { return s.correct() }},
-		{Name: "format", Weight: 0.2, Fn: refFormat},
-		{Name: "calibration", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 {
+		{Name: "accuracy", Weight: 1.0, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 { return s.correct() }},
+		{Name: "format", Weight: 0.2, Min: 0, Max: 1, Fn: refFormat},
+		{Name: "calibration", Weight: 0.2, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
 			if s.out.Label == "" {
 				return 0
 			}
 			return 1 - math.Abs(s.out.RefConfidence-s.correct())
 		}},
-		{Name: "asymmetric_cost", Weight: 0.4, Fn: refAsymmetric},
-		{Name: "evidence", Weight: 0.2, Fn: refEvidence},
+		{Name: "asymmetric_cost", Weight: 0.4, Min: -1, Max: 1, Fn: refAsymmetric},
+		{Name: "evidence", Weight: 0.2, Min: 0, Max: 1, Fn: refEvidence},
 	},
 }
 
@@ -122,11 +122,11 @@ func refEvidence(_ env.Example, s scored) float64 {
 var defaultRubric = env.Rubric[scored]{
 	Name: RubricDefault,
 	Rewards: []env.Reward[scored]{
-		{Name: "accuracy", Weight: 1.0, Fn: func(_ env.Example, s scored) float64 { return s.correct() }},
-		{Name: "calibration", Weight: 0.2, Fn: defCalibration},
-		{Name: "asymmetric_cost", Weight: 0.4, Fn: defAsymmetric},
-		{Name: "format", Weight: 0.2, Fn: func(_ env.Example, s scored) float64 { return b2f(defFormatValid(s.out)) }},
-		{Name: "evidence", Weight: 0.3, Fn: defEvidence},
+		{Name: "accuracy", Weight: 1.0, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 { return s.correct() }},
+		{Name: "calibration", Weight: 0.2, Min: 0, Max: 1, Fn: defCalibration},
+		{Name: "asymmetric_cost", Weight: 0.4, Min: -1, Max: 1, Fn: defAsymmetric},
+		{Name: "format", Weight: 0.2, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 { return b2f(defFormatValid(s.out)) }},
+		{Name: "evidence", Weight: 0.3, Min: -0.5, Max: 1, Fn: defEvidence},
 	},
 }
 

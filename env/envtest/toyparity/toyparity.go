@@ -94,7 +94,8 @@ func (Env) Score(_ context.Context, ex env.Example, r *env.Rollout, _ string) (e
 		return env.Score{}, fmt.Errorf("answer: %w", err)
 	}
 	got, ok := Parse(r.FinalText())
-	s := env.Score{Components: map[string]float64{"correct": 0, "format": 0}, Rubric: "default", Parsed: map[string]any{"answer": got, "valid": ok}}
+	s := env.Score{Components: map[string]float64{"correct": 0, "format": 0}, Weights: map[string]float64{"correct": 1, "format": 0.1},
+		Rubric: "default", Parsed: map[string]any{"answer": got, "valid": ok}}
 	if ok {
 		s.Components["format"] = 1
 	}
@@ -103,6 +104,15 @@ func (Env) Score(_ context.Context, ex env.Example, r *env.Rollout, _ string) (e
 	}
 	s.Total = s.Components["correct"] + 0.1*s.Components["format"]
 	return s, nil
+}
+
+// DescribeRubric declares the one rubric's components (env.RubricDescriber).
+func (Env) DescribeRubric(rubric string) (env.RubricInfo, error) {
+	if rubric != "" && rubric != "default" {
+		return env.RubricInfo{}, env.UnknownRubric(ID, rubric, "default")
+	}
+	return env.NewRubricInfo("default", env.RubricComponent{Name: "correct", Weight: 1, Min: 0, Max: 1},
+		env.RubricComponent{Name: "format", Weight: 0.1, Min: 0, Max: 1}), nil
 }
 
 // Policy "count" counts the ones.
