@@ -18,6 +18,7 @@ type envState struct {
 	id          string
 	env         env.Environment
 	info        env.Info
+	rubrics     []env.RubricInfo
 	tools       []map[string]any
 	datasetPath string
 	// lane is where the environment's items wait for a scoring worker.
@@ -34,7 +35,20 @@ func newEnvState(id string, e env.Environment) *envState {
 	for _, t := range info.Tools {
 		tools = append(tools, t.OpenAIFunction())
 	}
-	return &envState{id: id, env: e, info: info, tools: tools}
+	return &envState{id: id, env: e, info: info, tools: tools, rubrics: describeRubrics(e, info)}
+}
+
+// describeRubrics describes each rubric the environment lists, as the
+// served instance (its parameters: a reward source adding the judge, E2's
+// policy mode) scores with it; a rubric the instance refuses is left out.
+func describeRubrics(e env.Environment, info env.Info) []env.RubricInfo {
+	var out []env.RubricInfo
+	for _, name := range info.Rubrics {
+		if ri, ok, err := env.DescribeRubric(e, name); ok && err == nil {
+			out = append(out, ri)
+		}
+	}
+	return out
 }
 
 func (st *envState) load(ctx context.Context) error {
@@ -97,6 +111,10 @@ type EnvironmentInfo struct {
 	OpenAITools []map[string]any `json:"openai_tools"`
 	Dataset     *env.DatasetInfo `json:"dataset,omitempty"`
 	Splits      []string         `json:"splits,omitempty"`
+	// RubricInfo describes each rubric of Info.Rubrics as this server
+	// scores with it: components with weights and declared ranges, and the
+	// total's range, so per-component (GDPO) normalisation needs no copy.
+	RubricInfo []env.RubricInfo `json:"rubric_info,omitempty"`
 }
 
 func (s *Server) handleEnvironments(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +122,7 @@ func (s *Server) handleEnvironments(w http.ResponseWriter, r *http.Request) {
 	ready := s.ready.Load()
 	for _, id := range s.order {
 		st := s.envs[id]
-		ei := EnvironmentInfo{Info: st.info, OpenAITools: st.tools}
+		ei := EnvironmentInfo{Info: st.info, OpenAITools: st.tools, RubricInfo: st.rubrics}
 		if ready {
 			di := st.ds.Info
 			ei.Dataset = &di
