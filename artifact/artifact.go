@@ -154,6 +154,11 @@ type Metadata struct {
 	SolvedWhen string `json:"solved_when,omitempty"`
 	// CoreMetrics are the environment's default regression-gate metrics.
 	CoreMetrics []string `json:"core_metrics,omitempty"`
+	// RubricInfo is the rubric the run was scored with as the environment
+	// declared it (components, weights, ranges, the total's range), so
+	// reports read the reward's scale without building environments.
+	// Absent in runs from before it was recorded.
+	RubricInfo *env.RubricInfo `json:"rubric_info,omitempty"`
 
 	// UsageByModel splits every model call of the run by role (policy,
 	// judge, target) and model; Cost prices it when --prices was given.

@@ -131,3 +131,14 @@ func DescribeRubric(e Environment, rubric string) (ri RubricInfo, ok bool, err e
 func UnknownRubric(envID, rubric string, known ...string) error {
 	return fmt.Errorf("unknown rubric %q for %s (known: %s)", rubric, envID, strings.Join(known, ", "))
 }
+
+// RubricInfoOf is e's description of the named rubric, nil when e does
+// not describe it (no RubricDescriber, or a rubric its options refuse):
+// what run metadata records.
+func RubricInfoOf(e Environment, rubric string) *RubricInfo {
+	ri, ok, err := DescribeRubric(e, rubric)
+	if !ok || err != nil {
+		return nil
+	}
+	return &ri
+}

@@ -197,6 +197,9 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		if err := checkResumable(meta, cfg, info, rubric); err != nil {
 			return nil, err
 		}
+		if meta.RubricInfo == nil {
+			meta.RubricInfo = env.RubricInfoOf(cfg.Env, rubric)
+		}
 		cfg.N, cfg.Seed, cfg.Rollouts = meta.NumExamples, meta.Seed, meta.Rollouts
 		if cfg.Shard, err = ParseShard(meta.Shard); err != nil {
 			return nil, err
@@ -214,6 +217,7 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 	}
 	if cfg.ResumeDir == "" {
 		meta = newMetadata(cfg, info, rubric)
+		meta.RubricInfo = env.RubricInfoOf(cfg.Env, rubric)
 		if cfg.RunID != "" {
 			if err := CheckRunID(cfg.RunID); err != nil {
 				return nil, err

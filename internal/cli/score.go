@@ -350,6 +350,7 @@ func writeScoredRun(cmd *cobra.Command, dir string, e env.Environment, params ma
 		Rollouts: 1, Status: artifact.StatusCompleted, Completed: n, SolvedWhen: info.SolvedWhen,
 		GitCommit: version.GitCommit(), SvbenchVersion: version.Version, GoVersion: version.Go(), Started: time.Now().UTC(),
 	}
+	meta.RubricInfo = env.RubricInfoOf(e, meta.Rubric)
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
 		return err
 	}

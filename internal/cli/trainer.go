@@ -71,6 +71,7 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	}
 	meta.EnvVersion = orDefault(meta.EnvVersion, info.Version)
 	meta.SolvedWhen = info.SolvedWhen
+	meta.RubricInfo = env.RubricInfoOf(e, rubric)
 	meta.Completed = len(rows)
 	rep, err := report.Build(info.ID, rows, meta, opts)
 	if rep != nil {
