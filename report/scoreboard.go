@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 )
 
 // ScoreRow is one run on the scoreboard.
@@ -48,6 +49,9 @@ type ScoreRow struct {
 	Cost         *float64 `json:"cost,omitempty"`
 	Currency     string   `json:"currency,omitempty"`
 	CostUnpriced []string `json:"cost_unpriced_models,omitempty"`
+	// RubricInfo is the run's declared rubric (metadata.json), nil for runs
+	// from before it was recorded.
+	RubricInfo *env.RubricInfo `json:"rubric_info,omitempty"`
 }
 
 // Scoreboard is scoreboard.json.
@@ -60,6 +64,10 @@ type Scoreboard struct {
 	// outrank or hide a complete run.
 	Unranked []ScoreRow `json:"unranked,omitempty"`
 	Skipped  []string   `json:"skipped,omitempty"`
+	// Models is one row per model, one column per environment: each
+	// environment's main metric with its interval and the reward range
+	// its rubric declares (BuildModelTable over the ranked runs).
+	Models *ModelTable `json:"models_by_env,omitempty"`
 }
 
 // ScoreboardOptions select runs.
@@ -129,6 +137,11 @@ func CollectScoreboard(root string, opts ScoreboardOptions) (*Scoreboard, error)
 		sb.Runs = bestRuns(sb.Runs)
 	}
 	sortScoreRows(sb.Runs)
+	var entries []ModelTableEntry
+	for _, r := range sb.Runs {
+		entries = append(entries, EntryFromScoreRow(r))
+	}
+	sb.Models = BuildModelTable(entries)
 	sort.SliceStable(sb.Unranked, func(i, j int) bool {
 		a, b := sb.Unranked[i], sb.Unranked[j]
 		if a.Env != b.Env {
@@ -172,6 +185,7 @@ func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
 		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
 		Rubric: meta.Rubric, Params: meta.Params, Source: meta.Source,
 	}
+	row.RubricInfo = meta.RubricInfo
 	for _, u := range meta.UsageByModel {
 		row.Tokens += u.Usage.PromptTokens + u.Usage.CompletionTokens
 	}
@@ -424,6 +438,9 @@ func (sb *Scoreboard) Markdown() string {
 		i = j
 	}
 	b.WriteString("Metrics marked ↓ are better when lower; [lo, hi] is a 95% interval (percentile cluster bootstrap over examples: rollouts of one example count once); n/a marks a metric the run cannot define (e.g. no positives). Rows are sorted by the first (bold) metric. Only completed runs are ranked; per (environment, model, dataset, condition) the most complete run is shown unless --all.\n")
+	if sb.Models != nil && len(sb.Models.Columns) > 1 {
+		b.WriteString("\n" + sb.Models.Markdown("Models across environments"))
+	}
 	if len(sb.Unranked) > 0 {
 		b.WriteString("\n## Not ranked (incomplete runs)\n\n")
 		var rows [][]string

@@ -96,6 +96,10 @@ type Leaderboard struct {
 	Entries []Entry  `json:"entries"`
 	Skipped []string `json:"skipped,omitempty"`
 	Rule    string   `json:"grade_rule"`
+	// Models is one row per model, one column per environment (and
+	// condition): each entry's main metric with its interval and grade, and
+	// the reward range the rubric declares (report.BuildModelTable).
+	Models *report.ModelTable `json:"models_by_env,omitempty"`
 }
 
 // GradeRule is the grading rule in one paragraph, printed with every
@@ -146,6 +150,7 @@ func Build(sources []string, opts Options) (*Leaderboard, error) {
 		entries = append(entries, e)
 	}
 	lb.Entries = rank(best(entries))
+	lb.Models = modelTable(lb.Entries)
 	return lb, nil
 }
 

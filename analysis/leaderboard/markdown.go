@@ -77,6 +77,9 @@ func (lb *Leaderboard) Markdown() string {
 		i = j
 	}
 	b.WriteString("Evidence grades — " + GradeRule + " Entries are ranked by grade, then by the main metric within a grade; grade D entries are listed unranked (—). [lo, hi] is a 95% interval, a percentile cluster bootstrap over examples (all rollouts of a drawn example together; — when the run's summary has none); ↓ marks metrics better when lower; n/a marks a metric the run cannot define. One entry per (model, environment, condition): the run with the most scored rows, then the newest.\n")
+	if lb.Models != nil && len(lb.Models.Columns) > 1 {
+		b.WriteString("\n" + lb.Models.Markdown("Models across environments") + "A grade in parentheses is the entry's evidence grade.\n")
+	}
 	if len(lb.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n")
 		for _, s := range lb.Skipped {
