@@ -560,6 +560,15 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 	var me *ModelError
 	if errors.As(err, &me) {
 		res.Error = err.Error()
+		// The row is scored as its transcript stands, no answer by the
+		// environment's rule, so a run that ends with it (an isolated
+		// failure, or an early stop) counts it as an attempted row without
+		// an answer instead of leaving it out of the metrics. It keeps its
+		// error: --resume drops and retries it. A call cancelled with the
+		// run is not a result and is not scored.
+		if ctx.Err() == nil {
+			r.score(ctx, ex, ro, &res)
+		}
 		redactRow(ctx, r.cfg.Env, ex, ro, &res)
 		return res, true
 	}
@@ -572,6 +581,14 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		// kept and scored as far as possible, and the run goes on.
 		res.ScoreError = err.Error()
 	}
+	r.score(ctx, ex, ro, &res)
+	redactRow(ctx, r.cfg.Env, ex, ro, &res)
+	return res, false
+}
+
+// score scores the rollout into res; Solved is set only when scoring
+// succeeded, so a row with Solved set has the environment's verdict.
+func (r *run) score(ctx context.Context, ex env.Example, ro *env.Rollout, res *artifact.Result) {
 	sc, serr := r.cfg.Env.Score(ctx, ex, ro, r.rubric)
 	if serr != nil {
 		res.ScoreError = strings.TrimPrefix(res.ScoreError+"; "+serr.Error(), "; ")
@@ -581,8 +598,6 @@ func (r *run) one(ctx context.Context, j job) (artifact.Result, bool) {
 		solved := sc.Solved
 		res.Solved = &solved
 	}
-	redactRow(ctx, r.cfg.Env, ex, ro, &res)
-	return res, false
 }
 
 // redactRow lets an environment that implements env.Redactor replace text

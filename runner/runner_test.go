@@ -142,6 +142,17 @@ func TestEarlyStopAfterConsecutiveErrors(t *testing.T) {
 	if got := srv.Requests(); got != 3 {
 		t.Fatalf("requests = %d, want 3", got)
 	}
+	// The failed rows stay in the results scored as no answer (the run
+	// could end here), keeping their error so resume retries them.
+	failed := readRows(t, out.Dir)
+	if len(failed) != 3 {
+		t.Fatalf("%d rows after the early stop, want 3", len(failed))
+	}
+	for _, r := range failed {
+		if r.Error == "" || r.Solved == nil || *r.Solved || r.Reward != 0 || r.Components == nil || r.ScoreError != "" {
+			t.Fatalf("failed row not scored as no answer: %+v", r)
+		}
+	}
 	// Fix the endpoint and resume: the failed rows are redone, none doubled.
 	srv.Update(func(o *llmtest.Options) { o.Schedule, o.Respond = nil, answerEcho })
 	cfg.ResumeDir = out.Dir

@@ -13,6 +13,7 @@ import (
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
+	"github.com/svbench/svbench/report"
 )
 
 // breakdownFields are the row metadata fields the run's environment
@@ -36,8 +37,10 @@ type Run struct {
 	Rows []Row
 	// Names lists the quantities present: reward, solved, then components.
 	Names []string
-	// Skipped counts rows without a score (model errors, scoring errors,
-	// unverifiable rows).
+	// Skipped counts rows without a score (model errors never scored,
+	// scoring errors, unverifiable rows). A row whose model call failed and
+	// that the runner scored as no answer is not skipped: it counts, as in
+	// the run's report.
 	Skipped int
 	// Fields are the breakdown fields of the run's environment, in the
 	// order its registration declares them.
@@ -93,7 +96,9 @@ func Load(path string) (*Run, error) {
 		}
 		run.Fields = breakdownFields(run.Meta)
 		err = artifact.EachResult(res, func(r *artifact.Result) error {
-			if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" {
+			// A row whose model call failed but which was scored as no
+			// answer counts, as it does in the run's report.
+			if _, excluded := report.ExcludedRow(0, r); excluded || r.Unverifiable != "" {
 				run.Skipped++
 				return nil
 			}

@@ -256,7 +256,7 @@ func collectRound(k int, e5Dir, e6Dir string) ([]RoundCategory, []map[string]any
 		return out
 	}
 	err := artifact.EachResult(filepath.Join(e5Dir, artifact.ResultsFile), func(r *artifact.Result) error {
-		if r.Error != "" || r.ScoreError != "" {
+		if _, excluded := report.ExcludedRow(0, r); excluded {
 			return nil
 		}
 		cat, _ := r.Parsed["category"].(string)
@@ -277,7 +277,7 @@ func collectRound(k int, e5Dir, e6Dir string) ([]RoundCategory, []map[string]any
 		return nil, nil, nil, fmt.Errorf("round %d, e5: %w", k, err)
 	}
 	err = artifact.EachResult(filepath.Join(e6Dir, artifact.ResultsFile), func(r *artifact.Result) error {
-		if r.Error != "" || r.ScoreError != "" {
+		if _, excluded := report.ExcludedRow(0, r); excluded {
 			return nil
 		}
 		cat, _ := r.Parsed["category"].(string)

@@ -375,10 +375,14 @@ func TestContextLengthRowIsUnanswered(t *testing.T) {
 		t.Errorf("report.md does not state the coverage (%v):\n%s", err, md)
 	}
 	var sum struct {
-		Coverage map[string]int `json:"coverage"`
+		Coverage struct {
+			Attempted  int `json:"attempted_rows"`
+			Unanswered int `json:"unanswered_rows"`
+			Answered   int `json:"answered_rows"`
+		} `json:"coverage"`
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, artifact.SummaryFile)); err != nil || json.Unmarshal(b, &sum) != nil ||
-		sum.Coverage["attempted_rows"] != 5 || sum.Coverage["unanswered_rows"] != 1 || sum.Coverage["answered_rows"] != 4 {
+		sum.Coverage.Attempted != 5 || sum.Coverage.Unanswered != 1 || sum.Coverage.Answered != 4 {
 		t.Errorf("summary.json coverage %v (%v)", sum.Coverage, err)
 	}
 	// --no-report: the run summary states it from metadata.json.
