@@ -125,10 +125,14 @@ type Metadata struct {
 	// SamplingSent is what the endpoint was actually sent (reasoning models
 	// get no temperature); absent for built-in policies, which sample
 	// nothing.
-	SamplingSent   json.RawMessage   `json:"sampling_sent,omitempty"`
-	Concurrency    int               `json:"concurrency"`
-	MaxConsecErr   int               `json:"max_consecutive_errors"`
+	SamplingSent json.RawMessage `json:"sampling_sent,omitempty"`
+	Concurrency  int             `json:"concurrency"`
+	MaxConsecErr int             `json:"max_consecutive_errors"`
+	// Params are the environment parameters as given; Config is every
+	// parameter in force, defaults included, as the registry resolved it
+	// (read it through Conditions).
 	Params         map[string]string `json:"params,omitempty"`
+	Config         map[string]string `json:"config,omitempty"`
 	Verifiers      map[string]string `json:"verifiers,omitempty"`
 	GitCommit      string            `json:"git_commit,omitempty"`
 	SvbenchVersion string            `json:"svbench_version"`

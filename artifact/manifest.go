@@ -76,7 +76,7 @@ func ManifestFor(m *Metadata, maxTurns, toolBudget int) *Manifest {
 	if len(sampling) == 0 {
 		sampling = json.RawMessage("{}")
 	}
-	source := m.Params["reward_source"]
+	source := m.Conditions()["reward_source"]
 	if source == "" {
 		source = "executable"
 	}
@@ -120,8 +120,9 @@ func orUnknown(s string) string {
 func RewardConfigHash(m *Metadata) string {
 	h := sha256.New()
 	h.Write([]byte(m.Environment + "\x00" + m.EnvVersion + "\x00" + m.Rubric + "\x00" + m.Launch.SystemPromptSHA256))
-	for _, k := range slices.Sorted(maps.Keys(m.Params)) {
-		h.Write([]byte("\x00" + k + "=" + m.Params[k]))
+	cond := m.Conditions()
+	for _, k := range slices.Sorted(maps.Keys(cond)) {
+		h.Write([]byte("\x00" + k + "=" + cond[k]))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }

@@ -3,6 +3,7 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/svbench/svbench/env"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,41 @@ func migrateMetadata(m *Metadata) {
 		}
 		m.Launch.PolicyDirs = nil
 	}
+}
+
+// Conditions are the environment parameters in force for the run, what
+// resume, compare, the leaderboard and the manifest match on: the resolved
+// configuration the run recorded, or, for a run recorded before metadata
+// carried one, its given parameters resolved against this build's
+// defaults (the given ones alone when the environment is not registered
+// here or refuses them). A parameter set to its default and one left
+// unset are the same condition.
+func (m *Metadata) Conditions() map[string]string {
+	if m.Config != nil {
+		return m.Config
+	}
+	if r := env.Default.Resolved(m.Environment, m.Params); r != nil {
+		return r
+	}
+	return m.Params
+}
+
+// ChangedParams are the conditions that differ from this build's defaults
+// for the environment: what a scoreboard or leaderboard row names as its
+// condition. A parameter given at its default is not a change.
+func (m *Metadata) ChangedParams() map[string]string {
+	cond := m.Conditions()
+	defaults := env.Default.Resolved(m.Environment, nil)
+	out := map[string]string{}
+	for k, v := range cond {
+		if d, ok := defaults[k]; !ok || d != v {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // WriteJSONAtomic writes v as indented JSON via a temp file and rename, so a

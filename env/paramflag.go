@@ -110,12 +110,12 @@ type DeclaredFlag struct {
 
 // checkFlags refuses a spec whose flags name undeclared parameters, or
 // clash with another environment's flag of the same name.
-func (r *Registry) checkFlags(s Spec) error {
+func (r *Registry) checkFlags(s Spec, params []ParamSpec) error {
 	for _, f := range s.Flags {
 		if f.Name == "" || strings.HasPrefix(f.Name, "-") {
 			return fmt.Errorf("flag %q: want a name without dashes", f.Name)
 		}
-		if !slices.ContainsFunc(s.Params, func(p ParamSpec) bool { return p.Name == f.Param }) {
+		if !slices.ContainsFunc(params, func(p ParamSpec) bool { return p.Name == f.Param }) {
 			return fmt.Errorf("flag --%s sets parameter %q, which %s does not declare", f.Name, f.Param, s.ID)
 		}
 		for _, other := range r.specs {

@@ -62,7 +62,11 @@ func TestApplyParamFlag(t *testing.T) {
 
 func TestRegisterRefusesInconsistentFlags(t *testing.T) {
 	newEnv := func(Options) (Environment, error) { return nil, errors.New("unused") }
-	params := []ParamSpec{{Name: "dirs", Kind: ParamString}, {Name: "other", Kind: ParamString}}
+	type config struct {
+		Dirs  string `param:"dirs" doc:"directories"`
+		Other string `param:"other" doc:"another setting"`
+	}
+	params := config{}
 	for _, c := range []struct {
 		name  string
 		first []ParamFlag
@@ -76,21 +80,21 @@ func TestRegisterRefusesInconsistentFlags(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := NewRegistry()
 			if c.first != nil {
-				r.Register(Spec{ID: "first", New: newEnv, Params: params, Flags: c.first})
+				r.Register(Spec{ID: "first", New: newEnv, Config: params, Flags: c.first})
 			}
 			defer func() {
 				if p := recover(); p == nil || !strings.Contains(p.(string), c.want) {
 					t.Fatalf("panic = %v, want one mentioning %q", p, c.want)
 				}
 			}()
-			r.Register(Spec{ID: "second", New: newEnv, Params: params, Flags: c.next})
+			r.Register(Spec{ID: "second", New: newEnv, Config: params, Flags: c.next})
 		})
 	}
 	// The same flag with the same meaning is shared and listed once.
 	r := NewRegistry()
 	shared := ParamFlag{Name: "dir", Param: "dirs", Path: true}
-	r.Register(Spec{ID: "a", New: newEnv, Params: params, Flags: []ParamFlag{shared}})
-	r.Register(Spec{ID: "b", New: newEnv, Params: params, Flags: []ParamFlag{shared}})
+	r.Register(Spec{ID: "a", New: newEnv, Config: params, Flags: []ParamFlag{shared}})
+	r.Register(Spec{ID: "b", New: newEnv, Config: params, Flags: []ParamFlag{shared}})
 	fl := r.ParamFlags()
 	if len(fl) != 1 || strings.Join(fl[0].Envs, ",") != "a,b" {
 		t.Fatalf("ParamFlags = %+v, want one flag of a and b", fl)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,21 +20,25 @@ type ParamKind string
 // Parameter kinds.
 const (
 	ParamInt    ParamKind = "int"
+	ParamNumber ParamKind = "number"
+	ParamBool   ParamKind = "bool"
 	ParamEnum   ParamKind = "enum"
 	ParamString ParamKind = "string"
 )
 
-// ParamSpec declares one environment parameter, so a misspelt name or an
-// out-of-range value is refused before a run spends anything.
+// ParamSpec describes one environment parameter, so a misspelt name or an
+// out-of-range value is refused before a run spends anything. The
+// registry derives it from the environment's configuration struct
+// (config.go); it is what --help, `svbench envs` and /v1/environments show.
 type ParamSpec struct {
 	Name    string    `json:"name"`
 	Kind    ParamKind `json:"kind"`
 	Default string    `json:"default"`
 	Doc     string    `json:"doc"`
-	// Min and Max bound ParamInt values (inclusive).
-	Min int `json:"min,omitempty"`
-	Max int `json:"max,omitempty"`
-	// Values lists the accepted ParamEnum values.
+	// Min and Max bound ParamInt and ParamNumber values (inclusive).
+	Min float64 `json:"min,omitempty"`
+	Max float64 `json:"max,omitempty"`
+	// Values lists the accepted ParamEnum (and ParamBool) values.
 	Values []string `json:"values,omitempty"`
 }
 
@@ -42,8 +47,17 @@ func (p ParamSpec) Check(v string) error {
 	switch p.Kind {
 	case ParamInt:
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < p.Min || n > p.Max {
-			return fmt.Errorf("%w: param %s=%q: want an integer in [%d, %d] (%s)", ErrBadParam, p.Name, v, p.Min, p.Max, p.Doc)
+		if err != nil || float64(n) < p.Min || float64(n) > p.Max {
+			return fmt.Errorf("%w: param %s=%q: want an integer in [%g, %g] (%s)", ErrBadParam, p.Name, v, p.Min, p.Max, p.Doc)
+		}
+	case ParamNumber:
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(x) || x < p.Min || x > p.Max {
+			return fmt.Errorf("%w: param %s=%q: want a number in [%g, %g] (%s)", ErrBadParam, p.Name, v, p.Min, p.Max, p.Doc)
+		}
+	case ParamBool:
+		if s := strings.TrimSpace(v); s != "true" && s != "false" {
+			return fmt.Errorf("%w: param %s=%q: want true or false (%s)", ErrBadParam, p.Name, v, p.Doc)
 		}
 	case ParamEnum:
 		if !slices.Contains(p.Values, v) {

@@ -2,6 +2,7 @@ package env
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -10,8 +11,13 @@ import (
 // Options configure an environment instance. Zero values mean defaults.
 type Options struct {
 	// Params carries environment-specific settings (tool budget, max turns,
-	// reward source, …) as strings from flags or config.
+	// reward source, …) as the user gave them, in text; the registry
+	// decodes them into Config. Constructors read Config, never Params.
 	Params map[string]string
+	// Config is the environment's decoded configuration, a value of the
+	// type of its Spec.Config (set by Registry.New; env.ConfigOf decodes
+	// Params itself for a constructor called directly).
+	Config any
 	// Models are the served models an environment talks to, by role:
 	// ModelJudge grades (a yes/no verdict for llm_judge and hybrid reward
 	// sources, a safety judgement of a whole conversation for the red-team
@@ -26,7 +32,7 @@ type Options struct {
 // implement. It is declared once, in the environment package's init:
 //
 //	func init() {
-//		env.Register(env.Spec{ID: ID, Aliases: []string{"e1"}, New: New, Params: Params,
+//		env.Register(env.Spec{ID: ID, Aliases: []string{"e1"}, New: New, Config: DefaultConfig(),
 //			Breakdown: []string{"scenario"}})
 //		report.Register(report.Spec{ID: ID, Build: BuildReport}) // only with a report of its own
 //	}
@@ -45,9 +51,12 @@ type Spec struct {
 	// "_" for "-" are accepted without aliases of their own.
 	Aliases []string
 	New     func(Options) (Environment, error)
-	// Params declares every parameter New accepts; the registry refuses
-	// others (with a suggestion) and invalid values before New runs.
-	Params []ParamSpec
+	// Config is the environment's configuration struct with its defaults
+	// (config.go): its tagged fields are every parameter New accepts. The
+	// registry refuses others (with a suggestion) and invalid values
+	// before New runs, and passes the decoded struct in Options.Config.
+	// nil: the environment takes no parameters.
+	Config any
 	// Breakdown names Example.Meta fields worth breaking results down by
 	// ("scenario", "cwe"); the generic report adds a table for each, and
 	// compare keeps them from the dataset's rows.
@@ -71,14 +80,15 @@ type Spec struct {
 
 // Registry maps ids and aliases to environment constructors.
 type Registry struct {
-	mu    sync.RWMutex
-	specs map[string]Spec
-	names map[string]string
+	mu     sync.RWMutex
+	specs  map[string]Spec
+	names  map[string]string
+	params map[string][]ParamSpec
 }
 
 // NewRegistry returns an empty registry (tests build their own).
 func NewRegistry() *Registry {
-	return &Registry{specs: map[string]Spec{}, names: map[string]string{}}
+	return &Registry{specs: map[string]Spec{}, names: map[string]string{}, params: map[string][]ParamSpec{}}
 }
 
 // Default is the process-wide registry environments add themselves to from
@@ -103,10 +113,15 @@ func (r *Registry) Register(s Spec) {
 		}
 		r.names[k] = s.ID
 	}
-	if err := r.checkFlags(s); err != nil {
+	var params []ParamSpec
+	if s.Config != nil {
+		params = declaredParams(s.Config)
+	}
+	if err := r.checkFlags(s, params); err != nil {
 		panic(fmt.Sprintf("env: %s: %v", s.ID, err))
 	}
 	r.specs[s.ID] = s
+	r.params[s.ID] = params
 }
 
 // Resolve maps any accepted form of a name (`e1`, `network-logs`,
@@ -139,21 +154,30 @@ func (r *Registry) Resolve(name string) (string, error) {
 	return "", fmt.Errorf("%s; known: %s", msg, strings.Join(known, ", "))
 }
 
-// New builds the named environment.
+// New builds the named environment from opts.Params, decoded by
+// Configure.
 func (r *Registry) New(name string, opts Options) (Environment, error) {
-	id, err := r.Resolve(name)
+	c, err := r.Configure(name, opts.Params)
 	if err != nil {
 		return nil, err
 	}
+	return r.Build(c, opts)
+}
+
+// Build builds an environment from a configuration Configure decoded
+// (opts.Params and opts.Config are taken from it), so a caller that
+// records the resolved configuration decodes only once.
+func (r *Registry) Build(c Configured, opts Options) (Environment, error) {
 	r.mu.RLock()
-	s := r.specs[id]
+	s, ok := r.specs[c.ID]
 	r.mu.RUnlock()
-	if err := CheckParams(id, s.Params, opts.Params); err != nil {
-		return nil, err
+	if !ok {
+		return nil, fmt.Errorf("unknown environment %q", c.ID)
 	}
+	opts.Params, opts.Config = c.Given, c.Config
 	e, err := s.New(opts)
 	if err != nil {
-		return nil, fmt.Errorf("environment %s: %w", id, err)
+		return nil, fmt.Errorf("environment %s: %w", c.ID, err)
 	}
 	return e, nil
 }
@@ -166,7 +190,7 @@ func (r *Registry) Params(name string) ([]ParamSpec, error) {
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.specs[id].Params, nil
+	return slices.Clone(r.params[id]), nil
 }
 
 // AddData adds dataset pipelines to the Default registry's environment id.

@@ -18,16 +18,18 @@ import (
 
 // ScoreRow is one run on the scoreboard.
 type ScoreRow struct {
-	Env        string            `json:"env"`
-	Model      string            `json:"model"`
-	Dataset    string            `json:"dataset"`
-	DatasetRev string            `json:"dataset_revision"`
-	RunID      string            `json:"run_id"`
-	Dir        string            `json:"dir"`
-	N          int               `json:"n"`
-	Status     string            `json:"status"`
-	Rubric     string            `json:"rubric,omitempty"`
-	Params     map[string]string `json:"params,omitempty"`
+	Env        string `json:"env"`
+	Model      string `json:"model"`
+	Dataset    string `json:"dataset"`
+	DatasetRev string `json:"dataset_revision"`
+	RunID      string `json:"run_id"`
+	Dir        string `json:"dir"`
+	N          int    `json:"n"`
+	Status     string `json:"status"`
+	Rubric     string `json:"rubric,omitempty"`
+	// Params are the parameters in force that differ from the
+	// environment's defaults (artifact.Metadata.ChangedParams).
+	Params map[string]string `json:"params,omitempty"`
 	// Source is "" for svbench's runs and "trainer:<kind>" for a trainer's
 	// rollouts that svbench re-scored.
 	Source     string             `json:"source,omitempty"`
@@ -183,7 +185,7 @@ func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
 	row := &ScoreRow{
 		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
 		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
-		Rubric: meta.Rubric, Params: meta.Params, Source: meta.Source,
+		Rubric: meta.Rubric, Params: meta.ChangedParams(), Source: meta.Source,
 	}
 	row.RubricInfo = meta.RubricInfo
 	for _, u := range meta.UsageByModel {

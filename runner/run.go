@@ -18,7 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +26,7 @@ import (
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/internal/version"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/llm/usage"
@@ -74,7 +75,12 @@ type Config struct {
 	Sampling       llm.Sampling
 	Rubric         string
 	MaxTurns       int
-	Params         map[string]string
+	// Params are the environment parameters as given; Resolved is the
+	// configuration in force (env.Configured.Resolved), recorded in
+	// metadata.json. A caller that did not decode the parameters itself
+	// leaves Resolved nil and the registry resolves Params.
+	Params   map[string]string
+	Resolved map[string]string
 
 	// N examples (0 = all; more than the dataset is clamped with a warning).
 	N           int
@@ -199,6 +205,11 @@ func Run(ctx context.Context, cfg Config) (*Outcome, error) {
 		}
 		if meta.RubricInfo == nil {
 			meta.RubricInfo = env.RubricInfoOf(cfg.Env, rubric)
+		}
+		if meta.Config == nil {
+			// A run recorded before metadata carried its configuration
+			// records the one it resumes under (checked equal above).
+			meta.Config = resolvedConfig(cfg, info.ID)
 		}
 		cfg.N, cfg.Seed, cfg.Rollouts = meta.NumExamples, meta.Seed, meta.Rollouts
 		if cfg.Shard, err = ParseShard(meta.Shard); err != nil {
@@ -520,7 +531,7 @@ feed:
 	case r.writeErr != nil:
 		return artifact.StatusFailed, r.writeErr.Error(), r.writeErr
 	case errors.Is(cause, errTooManyErrors):
-		d := fmt.Sprintf("stopped after %d consecutive model errors; the last: %s", r.cfg.MaxConsecutiveErrors, clipText(r.lastErr, 600))
+		d := fmt.Sprintf("stopped after %d consecutive model errors; the last: %s", r.cfg.MaxConsecutiveErrors, clip.Bytes(r.lastErr, 600, clip.Ellipsis))
 		return artifact.StatusEarlyStop, d, fmt.Errorf("%s; fix the endpoint and resume with --resume %s (if the server moved, add -b NEW_BASE_URL or --endpoints FILE; the model, sampling and data stay as they were)", d, r.dir)
 	case ctx.Err() != nil:
 		return artifact.StatusInterrupted, "interrupted", fmt.Errorf("%w; resume with --resume %s", ErrInterrupted, r.dir)
@@ -631,7 +642,7 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	r.agg.add(&res)
 	if res.Unanswered != "" && !r.shownUnanswered {
 		r.shownUnanswered = true
-		r.cfg.Log.Warn("row unanswered (recorded, scored as no answer; the run goes on)", "example", res.Index, "rollout", res.Rollout, "err", clipText(res.Unanswered, 600))
+		r.cfg.Log.Warn("row unanswered (recorded, scored as no answer; the run goes on)", "example", res.Index, "rollout", res.Rollout, "err", clip.Bytes(res.Unanswered, 600, clip.Ellipsis))
 	}
 	if modelFailed {
 		r.consecutive++
@@ -643,7 +654,7 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 		}
 		if !r.shownErrs[res.Error] && len(r.shownErrs) < maxShownErrors {
 			r.shownErrs[res.Error] = true
-			r.cfg.Log.Warn("model call failed", "example", res.Index, "rollout", res.Rollout, "err", clipText(res.Error, 600))
+			r.cfg.Log.Warn("model call failed", "example", res.Index, "rollout", res.Rollout, "err", clip.Bytes(res.Error, 600, clip.Ellipsis))
 		}
 		if r.cfg.MaxConsecutiveErrors > 0 && r.consecutive >= r.cfg.MaxConsecutiveErrors {
 			cancel(errTooManyErrors)
@@ -769,10 +780,46 @@ func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric s
 	if eff := cmp.Or(cfg.EffectiveModel, cfg.Model); meta.EffectiveModel != "" && eff != meta.EffectiveModel {
 		diffs = append(diffs, fmt.Sprintf("served model %s ≠ %s", meta.EffectiveModel, eff))
 	}
+	if want := resolvedConfig(cfg, info.ID); want != nil {
+		have := meta.Conditions()
+		for _, k := range slices.Sorted(maps.Keys(unionKeys(have, want))) {
+			if have[k] != want[k] {
+				diffs = append(diffs, fmt.Sprintf("parameter %s %s ≠ %s", k, orUnset(have[k]), orUnset(want[k])))
+			}
+		}
+	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("cannot resume %s: %s (pass the same --env, --model, --dataset and --rubric as the original run)", meta.RunID, strings.Join(diffs, "; "))
 	}
 	return nil
+}
+
+func unionKeys(a, b map[string]string) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func orUnset(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
+// resolvedConfig is the configuration in force for the run; nil when the
+// environment is not registered (a library user's own), so metadata
+// carries only what was given.
+func resolvedConfig(cfg Config, id string) map[string]string {
+	if cfg.Resolved != nil {
+		return maps.Clone(cfg.Resolved)
+	}
+	return env.Default.Resolved(id, cfg.Params)
 }
 
 func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
@@ -804,6 +851,7 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		Concurrency:    cfg.Concurrency,
 		MaxConsecErr:   cfg.MaxConsecutiveErrors,
 		Params:         maps.Clone(cfg.Params),
+		Config:         resolvedConfig(cfg, info.ID),
 		Verifiers:      maps.Clone(info.Verifiers),
 		SolvedWhen:     info.SolvedWhen,
 		CoreMetrics:    info.CoreMetrics,
@@ -984,18 +1032,5 @@ func comboRatio(a, n, k int) float64 {
 
 // SortedKeys is a helper for deterministic output of component maps.
 func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// clipText bounds an endpoint's words for the terminal and metadata.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
+	return slices.Sorted(maps.Keys(m))
 }

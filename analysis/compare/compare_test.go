@@ -2,6 +2,7 @@ package compare
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 )
 
 func TestCompareByHand(t *testing.T) {
@@ -194,5 +196,44 @@ func TestSliceTable(t *testing.T) {
 	md := c.Markdown()
 	if !strings.Contains(md, "| cwe | tiny | 2 | — | — | — | — |") || !strings.Contains(md, "| cwe | flat | 12 | +1.0000 |") || !strings.Contains(md, "Holm") {
 		t.Errorf("slice table:\n%s", md)
+	}
+}
+
+type conditionsToy struct {
+	ToolBudget   int    `param:"tool_budget" min:"0" max:"64" doc:"tool calls"`
+	RewardSource string `param:"reward_source" enum:"executable,llm_judge" doc:"who grades"`
+}
+
+// TestMismatchesReadResolvedConfiguration: runs compare on the parameters
+// in force, defaults included. A run that set tool_budget=4 is another
+// condition than one left at the default (it used to pass, the unset side
+// being skipped), and a default given explicitly is the same condition,
+// also for a run recorded before metadata carried its configuration.
+func TestMismatchesReadResolvedConfiguration(t *testing.T) {
+	env.Register(env.Spec{ID: "compare-conditions-toy", Config: conditionsToy{ToolBudget: 10, RewardSource: "executable"},
+		New: func(env.Options) (env.Environment, error) { return nil, errors.New("unused") }})
+	meta := func(params, config map[string]string) *artifact.Metadata {
+		return &artifact.Metadata{Environment: "compare-conditions-toy", Rubric: "default", DatasetRev: "r1", Rollouts: 1, Params: params, Config: config}
+	}
+	defaults := map[string]string{"tool_budget": "10", "reward_source": "executable"}
+	for _, tc := range []struct {
+		name     string
+		a, b     *artifact.Metadata
+		mismatch []string
+	}{
+		{"tool budget set against the default", meta(nil, defaults), meta(map[string]string{"tool_budget": "4"}, map[string]string{"tool_budget": "4", "reward_source": "executable"}), []string{"tool budget"}},
+		{"default given explicitly", meta(nil, defaults), meta(map[string]string{"reward_source": "executable"}, defaults), nil},
+		{"old run without configuration, default given", meta(map[string]string{"tool_budget": "10"}, nil), meta(nil, defaults), nil},
+		{"old run without configuration, judge set", meta(map[string]string{"reward_source": "llm_judge"}, nil), meta(nil, defaults), []string{"param reward_source"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, m := range Mismatches(tc.a, tc.b) {
+				got = append(got, m.Field)
+			}
+			if !slices.Equal(got, tc.mismatch) {
+				t.Fatalf("mismatches %q, want %q", got, tc.mismatch)
+			}
+		})
 	}
 }

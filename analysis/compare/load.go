@@ -177,12 +177,16 @@ func Mismatches(a, b *artifact.Metadata) []Mismatch {
 	for i := range ba {
 		add(ba[i].Field, ba[i].Value, bb[i].Value)
 	}
-	for _, k := range slices.Sorted(maps.Keys(unionKeys(a.Params, b.Params))) {
+	// The configurations in force, defaults included: a run that set
+	// tool_budget=4 and one that left the default are different
+	// conditions, and one that gave a default explicitly is the same.
+	ca, cb := a.Conditions(), b.Conditions()
+	for _, k := range slices.Sorted(maps.Keys(unionKeys(ca, cb))) {
 		if k == "tool_budget" || k == "max_turns" {
 			continue
 		}
-		if a.Params[k] != b.Params[k] {
-			out = append(out, Mismatch{Field: "param " + k, A: orNone(a.Params[k]), B: orNone(b.Params[k])})
+		if ca[k] != cb[k] {
+			out = append(out, Mismatch{Field: "param " + k, A: orNone(ca[k]), B: orNone(cb[k])})
 		}
 	}
 	return out
@@ -226,7 +230,7 @@ func Budget(m *artifact.Metadata) []BudgetField {
 		{"top_p", num(s.TopP)},
 		{"extra request body", extraBody(s.Extra)},
 		{"max turns", maxTurns(m)},
-		{"tool budget", m.Params["tool_budget"]},
+		{"tool budget", m.Conditions()["tool_budget"]},
 		{"system prompt sha256", cmpOr(m.Launch.SystemPromptSHA256, "(environment default)")},
 	}
 }
@@ -278,7 +282,7 @@ func itoa(n int) string {
 }
 
 func maxTurns(m *artifact.Metadata) string {
-	if v := m.Params["max_turns"]; v != "" {
+	if v := m.Conditions()["max_turns"]; v != "" {
 		return v
 	}
 	if m.Launch.MaxTurns > 0 {

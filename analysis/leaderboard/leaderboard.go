@@ -165,7 +165,7 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 	e := Entry{Env: r.Env, Model: r.Model, Dataset: r.Dataset, DatasetRev: r.DatasetRev, Scored: r.N, Status: r.Status, Runs: 1,
 		Dir: r.Dir, RunID: cmp.Or(meta.RunID, filepath.Base(r.Dir)), MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
 		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples}
-	if s := meta.Params["reward_source"]; s != "" {
+	if s := meta.Conditions()["reward_source"]; s != "" {
 		e.RewardSrc = s
 	}
 	if e.Examples == 0 {

@@ -101,11 +101,11 @@ func Load(dir string) (*Run, error) {
 		}
 	}
 	if r.Manifest == nil {
-		turns, _ := strconv.Atoi(meta.Params["max_turns"])
+		turns, _ := strconv.Atoi(meta.Conditions()["max_turns"])
 		if turns == 0 {
 			turns = meta.Launch.MaxTurns
 		}
-		budget, _ := strconv.Atoi(meta.Params["tool_budget"])
+		budget, _ := strconv.Atoi(meta.Conditions()["tool_budget"])
 		r.Manifest = artifact.ManifestFor(meta, turns, budget)
 	}
 	return r, nil

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/svbench/svbench/env"
@@ -34,17 +33,18 @@ var ErrJudge = errors.New("judge gave no verdict")
 // MaxReplyShown bounds how much of an unreadable reply an error quotes.
 const MaxReplyShown = 80
 
-// Params declares reward_source and judge_weight for an environment.
-func Params() []env.ParamSpec {
-	return []env.ParamSpec{
-		{Name: "reward_source", Kind: env.ParamEnum, Default: SourceExecutable, Values: []string{SourceExecutable, SourceJudge, SourceHybrid},
-			Doc: "executable rubric, an LLM judge's yes/no (needs --judge-model), or the rubric plus the judge"},
-		{Name: "judge_weight", Kind: env.ParamString, Default: "1",
-			Doc: "weight of the judge component under reward_source=hybrid, a number in [0, 10] (the reference's E1 hybrid config uses 0.1)"},
-	}
+// Settings are the reward-source parameters an environment offering the
+// judge embeds in its configuration struct (env.Spec.Config).
+type Settings struct {
+	RewardSource string  `param:"reward_source" enum:"executable,llm_judge,hybrid" doc:"executable rubric, an LLM judge's yes/no (needs --judge-model), or the rubric plus the judge"`
+	JudgeWeight  float64 `param:"judge_weight" min:"0" max:"10" doc:"weight of the judge component under reward_source=hybrid (the reference's E1 hybrid config uses 0.1)"`
 }
 
-// Config is an environment's parsed reward-source settings.
+// DefaultSettings are the executable rubric, the judge weighing 1 under
+// hybrid.
+func DefaultSettings() Settings { return Settings{RewardSource: SourceExecutable, JudgeWeight: 1} }
+
+// Config is an environment's reward source with its judge.
 type Config struct {
 	Source string
 	// Weight is the judge component's weight under hybrid (llm_judge
@@ -53,28 +53,12 @@ type Config struct {
 	Judge  env.Model
 }
 
-// FromOptions reads reward_source and judge_weight. It refuses a judge
-// source without a judge, so a run never starts that could only fail.
-func FromOptions(envID string, opts env.Options) (Config, error) {
-	c := Config{Source: SourceExecutable, Weight: 1, Judge: opts.Models[env.ModelJudge]}
-	if v, ok := opts.Params["reward_source"]; ok && v != "" {
-		c.Source = v
-	}
-	if v, ok := opts.Params["judge_weight"]; ok && strings.TrimSpace(v) != "" {
-		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || w < 0 || w > 10 || w != w {
-			return c, fmt.Errorf("%w: %s: param judge_weight=%q: want a number in [0, 10]", env.ErrBadParam, envID, v)
-		}
-		c.Weight = w
-	}
-	switch c.Source {
-	case SourceExecutable:
-	case SourceJudge, SourceHybrid:
-		if c.Judge == nil {
-			return c, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", c.Source)
-		}
-	default:
-		return c, fmt.Errorf("%w: %s: param reward_source=%q: want executable, llm_judge or hybrid", env.ErrBadParam, envID, c.Source)
+// New joins decoded settings to the judge model. It refuses a judge source
+// without a judge, so a run never starts that could only fail.
+func New(s Settings, models map[string]env.Model) (Config, error) {
+	c := Config{Source: s.RewardSource, Weight: s.JudgeWeight, Judge: models[env.ModelJudge]}
+	if c.UsesJudge() && c.Judge == nil {
+		return c, fmt.Errorf("reward_source=%s needs a judge model; configure one (e.g. --judge-model) or use reward_source=executable", c.Source)
 	}
 	return c, nil
 }

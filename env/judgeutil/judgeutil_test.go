@@ -88,7 +88,9 @@ func (s *stub) Ask(context.Context, string, string) (string, error) {
 	return s.reply, s.err
 }
 
-func TestFromOptions(t *testing.T) {
+// TestSettings: the settings decode through the registry's decoder and
+// New refuses a judge source without a judge.
+func TestSettings(t *testing.T) {
 	j := Func{Ask: (&stub{reply: "yes"}).Ask}
 	for _, c := range []struct {
 		name    string
@@ -107,7 +109,11 @@ func TestFromOptions(t *testing.T) {
 		{"unknown source", map[string]string{"reward_source": "vibes"}, j, "reward_source", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := FromOptions("e", env.Options{Params: c.params, Models: Models(c.judge)})
+			st, err := env.ConfigOf("e", env.Options{Params: c.params}, DefaultSettings())
+			var cfg Config
+			if err == nil {
+				cfg, err = New(st, Models(c.judge))
+			}
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err = %v, want %q", err, c.wantErr)

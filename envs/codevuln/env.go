@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,28 +42,27 @@ const (
 	RubricReference = "reference"
 )
 
-// Parameters.
-const (
-	ParamToolBudget  = "tool_budget"
-	ParamMaxTurns    = "max_turns"
-	ParamSandbox     = "sandbox"
-	ParamGoCache     = "go_cache"
-	ParamTestTimeout = "test_timeout"
-)
+// ParamTestTimeout names the per-file test timeout (tests shorten it).
+const ParamTestTimeout = "test_timeout"
 
-// Params declares E3's parameters.
-var Params = []env.ParamSpec{
-	{Name: ParamToolBudget, Kind: env.ParamInt, Default: "8", Min: 0, Max: 64, Doc: "tool calls per episode (0 = answer without tools)"},
-	{Name: ParamMaxTurns, Kind: env.ParamInt, Default: "10", Min: 1, Max: 64, Doc: "assistant turns per episode"},
-	{Name: ParamSandbox, Kind: env.ParamEnum, Default: "auto", Values: []string{"auto", "bwrap"}, Doc: "isolation mechanism for executing code; bubblewrap is the only one (there is no weaker fallback, so verdicts do not depend on the host)"},
-	{Name: ParamTestTimeout, Kind: env.ParamInt, Default: "30", Min: 2, Max: 600, Doc: "seconds of CPU and wall time one test file may use in the sandbox (a run over it is killed and fails)"},
-	{Name: ParamGoCache, Kind: env.ParamString, Default: "", Doc: "directory to keep the Go build cache in: svbench creates and uses only its subdirectory svbench-go-build and changes nothing else there (default: the user cache dir, /var/tmp under root)"},
+// Config is E3's configuration.
+type Config struct {
+	ToolBudget  int    `param:"tool_budget" min:"0" max:"64" doc:"tool calls per episode (0 = answer without tools)"`
+	MaxTurns    int    `param:"max_turns" min:"1" max:"64" doc:"assistant turns per episode"`
+	Sandbox     string `param:"sandbox" enum:"auto,bwrap" doc:"isolation mechanism for executing code; bubblewrap is the only one (there is no weaker fallback, so verdicts do not depend on the host)"`
+	TestTimeout int    `param:"test_timeout" min:"2" max:"600" doc:"seconds of CPU and wall time one test file may use in the sandbox (a run over it is killed and fails)"`
+	GoCache     string `param:"go_cache" doc:"directory to keep the Go build cache in: svbench creates and uses only its subdirectory svbench-go-build and changes nothing else there (default: the user cache dir, /var/tmp under root)"`
+}
+
+// DefaultConfig is E3 as `svbench eval --env e3` runs it.
+func DefaultConfig() Config {
+	return Config{ToolBudget: 8, MaxTurns: 10, Sandbox: "auto", TestTimeout: 30}
 }
 
 func init() {
 	// The registry strips "sv-env-", so the reference's name resolves
 	// through "code-vulnerability".
-	env.Register(env.Spec{ID: ID, Aliases: aliases, Params: Params, Breakdown: []string{"difficulty", "cwe", "language"}, Data: dataCommands,
+	env.Register(env.Spec{ID: ID, Aliases: aliases, Config: DefaultConfig(), Breakdown: []string{"difficulty", "cwe", "language"}, Data: dataCommands,
 		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
 }
 
@@ -85,23 +83,11 @@ type Env struct {
 // describes itself and loads data, but refuses to start episodes or score:
 // nothing model-written is ever executed unisolated.
 func New(ctx context.Context, opts env.Options) (*Env, error) {
-	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+	cfg, err := env.ConfigOf(ID, opts, DefaultConfig())
+	if err != nil {
 		return nil, err
 	}
-	get := func(name string) string {
-		if v, ok := opts.Params[name]; ok {
-			return v
-		}
-		for _, p := range Params {
-			if p.Name == name {
-				return p.Default
-			}
-		}
-		return ""
-	}
-	e := &Env{tasks: map[string]*taskset.Task{}}
-	e.budget, _ = strconv.Atoi(get(ParamToolBudget))
-	e.maxTurns, _ = strconv.Atoi(get(ParamMaxTurns))
+	e := &Env{tasks: map[string]*taskset.Task{}, budget: cfg.ToolBudget, maxTurns: cfg.MaxTurns}
 	all, err := taskset.Load(tasks.FS())
 	if err != nil {
 		return nil, fmt.Errorf("e3: embedded tasks: %w", err)
@@ -111,7 +97,7 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 		e.tasks[t.ID] = &t
 		e.embeddedID = append(e.embeddedID, t.ID)
 	}
-	mode := sandbox.Mode(get(ParamSandbox))
+	mode := sandbox.Mode(cfg.Sandbox)
 	if mode == "auto" {
 		mode = ""
 	}
@@ -121,8 +107,7 @@ func New(ctx context.Context, opts env.Options) (*Env, error) {
 		return e, nil
 	}
 	e.sb = sb
-	secs, _ := strconv.Atoi(get(ParamTestTimeout))
-	e.v, err = NewVerifier(ctx, sb, get(ParamGoCache), time.Duration(secs)*time.Second)
+	e.v, err = NewVerifier(ctx, sb, cfg.GoCache, time.Duration(cfg.TestTimeout)*time.Second)
 	if err != nil {
 		e.v, e.vErr = nil, err
 		return e, nil

@@ -29,7 +29,7 @@ func BenchmarkServeUniqueBatches(b *testing.B) {
 	_, k8s := autofixRollouts(b, FixtureK8s)
 	_, tf := autofixRollouts(b, FixtureTF)
 	reg := env.NewRegistry()
-	reg.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params})
+	reg.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Config: DefaultConfig()})
 	srv, err := server.New(server.Config{Registry: reg, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		b.Fatal(err)

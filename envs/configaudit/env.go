@@ -12,8 +12,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -48,22 +46,29 @@ var miniJSONL []byte
 
 func init() {
 	// "sv-env-config-verification" resolves through the registry's prefix rule.
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Params: Params, Breakdown: []string{"fixture_type", "source"}, Data: dataCommands, Flags: paramFlags})
+	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Config: DefaultConfig(), Breakdown: []string{"fixture_type", "source"}, Data: dataCommands, Flags: paramFlags})
 }
 
-// Params are E2's parameters; README.md explains what each changes.
-var Params = []env.ParamSpec{
-	{Name: "tool_budget", Kind: env.ParamInt, Default: strconv.Itoa(DefaultToolBudget), Min: 0, Max: 1000,
-		Doc: "tool calls allowed per episode; 0 offers no tools and a reading-only prompt"},
-	{Name: "max_turns", Kind: env.ParamInt, Default: strconv.Itoa(DefaultMaxTurns), Min: 1, Max: 1000,
-		Doc: "assistant turns per episode"},
-	judgeutil.Params()[0], judgeutil.Params()[1],
-	policyParams[0], policyParams[1], policyParams[2], policyParams[3], policyParams[4],
+// Config is E2's configuration; README.md explains what each parameter
+// changes.
+type Config struct {
+	ToolBudget int `param:"tool_budget" min:"0" max:"1000" doc:"tool calls allowed per episode; 0 offers no tools and a reading-only prompt"`
+	MaxTurns   int `param:"max_turns" min:"1" max:"1000" doc:"assistant turns per episode"`
+	judgeutil.Settings
+	PolicySettings
 }
+
+// DefaultConfig is E2 as `svbench eval --env e2` runs it.
+func DefaultConfig() Config {
+	return Config{ToolBudget: DefaultToolBudget, MaxTurns: DefaultMaxTurns, Settings: judgeutil.DefaultSettings(), PolicySettings: defaultPolicySettings()}
+}
+
+// Validate implements env.Validator.
+func (c Config) Validate() error { return c.PolicySettings.validate() }
 
 // Env is the E2 environment. It is safe for concurrent use.
 type Env struct {
-	opts     env.Options
+	cfg      Config
 	budget   int
 	maxTurns int
 	source   string
@@ -85,54 +90,25 @@ type Env struct {
 	verr error
 }
 
-// New builds the environment from options. Params: "tool_budget",
-// "max_turns", "reward_source" (executable | llm_judge | hybrid),
-// "judge_weight" (the judge component's weight under hybrid).
+// New builds the environment from options (Config, decoded by the
+// registry, and the judge model).
 func New(opts env.Options) (env.Environment, error) { return NewEnv(opts) }
 
 // NewEnv is New with the concrete type.
 func NewEnv(opts env.Options) (*Env, error) {
-	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
-		return nil, err
-	}
-	e := &Env{opts: opts, budget: DefaultToolBudget, maxTurns: DefaultMaxTurns, source: SourceExecutable,
-		mode: ModeStandard, checkBudget: DefaultCheckPolicyBudget, checkDetail: CheckDetailCount}
-	if v, ok := opts.Params["tool_budget"]; ok {
-		e.budget, _ = strconv.Atoi(strings.TrimSpace(v))
-	}
-	if v, ok := opts.Params["max_turns"]; ok {
-		e.maxTurns, _ = strconv.Atoi(strings.TrimSpace(v))
-	}
-	judging, err := judgeutil.FromOptions(ID, opts)
+	cfg, err := env.ConfigOf(ID, opts, DefaultConfig())
 	if err != nil {
 		return nil, err
 	}
-	e.judging, e.source = judging, judging.Source
-	if v, ok := opts.Params["mode"]; ok {
-		e.mode = v
+	judging, err := judgeutil.New(cfg.Settings, opts.Models)
+	if err != nil {
+		return nil, err
 	}
-	if v, ok := opts.Params["check_policy_budget"]; ok {
-		e.checkBudget, _ = strconv.Atoi(strings.TrimSpace(v))
-	}
-	if v, ok := opts.Params["check_policy_detail"]; ok {
-		e.checkDetail = v
-	}
-	for _, dir := range splitDirs(opts.Params["policy_dirs"]) {
-		// Checked here, not when the scanners are first built mid-run: a
-		// mistyped --policy must stop the run before any episode.
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("%w: --policy %s (param policy_dirs): not a directory of Rego policies", env.ErrBadParam, dir)
-		}
-	}
+	e := &Env{cfg: cfg, budget: cfg.ToolBudget, maxTurns: cfg.MaxTurns, judging: judging, source: judging.Source,
+		mode: cfg.Mode, checkBudget: cfg.CheckPolicyBudget, checkDetail: cfg.CheckPolicyDetail}
 	if e.mode == ModePolicy {
 		if _, err := e.packSet(); err != nil {
 			return nil, err
-		}
-	} else {
-		for _, k := range []string{"policy_packs", "check_policy_budget", "check_policy_detail"} {
-			if _, ok := opts.Params[k]; ok {
-				return nil, fmt.Errorf("%w: %s applies to the policy condition; add --param mode=policy", env.ErrBadParam, k)
-			}
 		}
 	}
 	return e, nil
@@ -141,14 +117,14 @@ func NewEnv(opts env.Options) (*Env, error) {
 // packSet loads the policy packs on first use (the embedded ones and the
 // policy_packs directories).
 func (e *Env) packSet() (packSet, error) {
-	e.packsOnce.Do(func() { e.packs, e.packsErr = loadPacks(e.opts.Params["policy_packs"]) })
+	e.packsOnce.Do(func() { e.packs, e.packsErr = loadPacks(e.cfg.PolicyPacks) })
 	return e.packs, e.packsErr
 }
 
 // verifiersFor builds the scanners on first use: trivy's checks take about a
 // second to compile, which listing environments should not pay.
 func (e *Env) verifiers(ctx context.Context) (*verifiers, error) {
-	e.once.Do(func() { e.v, e.verr = newVerifiers(ctx, splitDirs(e.opts.Params["policy_dirs"])) })
+	e.once.Do(func() { e.v, e.verr = newVerifiers(ctx, splitDirs(e.cfg.PolicyDirs)) })
 	return e.v, e.verr
 }
 

@@ -63,18 +63,42 @@ Report every clause of the policy the file violates, then fix them. Respond with
 - The patch must keep every object, container and resource (a patch that deletes, disables or hides them is rejected) and must not add scanner suppressions.
 - An empty "violations" list means the file complies.`
 
-// policyParams are the parameters of the policy condition.
-var policyParams = []env.ParamSpec{
-	{Name: "mode", Kind: env.ParamEnum, Default: ModeStandard, Values: []string{ModeStandard, ModePolicy},
-		Doc: "standard: findings are the scanners'; policy: findings are clauses of an organisation policy pack decided by its hidden Rego"},
-	{Name: "check_policy_budget", Kind: env.ParamInt, Default: fmt.Sprint(DefaultCheckPolicyBudget), Min: 0, Max: 100,
-		Doc: "mode=policy: check_policy calls allowed per episode (0 removes the tool)"},
-	{Name: "check_policy_detail", Kind: env.ParamEnum, Default: CheckDetailCount, Values: []string{CheckDetailCount, CheckDetailClauses},
-		Doc: "mode=policy: check_policy answers compliant + how many clauses fail (count) or pass/fail per clause (clauses, a different condition: a dummy patch then reveals the ground truth)"},
-	{Name: "policy_packs", Kind: env.ParamString, Default: "",
-		Doc: "mode=policy: directories of your own policy packs (policy.md + Rego), separated by the OS path-list separator; --policy-pack DIR sets it"},
-	{Name: "policy_dirs", Kind: env.ParamString, Default: "",
-		Doc: "directories of extra Rego policies the OPA verifier runs beside the built-in ones, separated by the OS path-list separator; --policy DIR sets it"},
+// PolicySettings are the parameters of the policy condition.
+type PolicySettings struct {
+	Mode              string `param:"mode" enum:"standard,policy" doc:"standard: findings are the scanners'; policy: findings are clauses of an organisation policy pack decided by its hidden Rego"`
+	CheckPolicyBudget int    `param:"check_policy_budget" min:"0" max:"100" doc:"mode=policy: check_policy calls allowed per episode (0 removes the tool)"`
+	CheckPolicyDetail string `param:"check_policy_detail" enum:"count,clauses" doc:"mode=policy: check_policy answers compliant + how many clauses fail (count) or pass/fail per clause (clauses, a different condition: a dummy patch then reveals the ground truth)"`
+	PolicyPacks       string `param:"policy_packs" doc:"mode=policy: directories of your own policy packs (policy.md + Rego), separated by the OS path-list separator; --policy-pack DIR sets it"`
+	PolicyDirs        string `param:"policy_dirs" doc:"directories of extra Rego policies the OPA verifier runs beside the built-in ones, separated by the OS path-list separator; --policy DIR sets it"`
+}
+
+func defaultPolicySettings() PolicySettings {
+	return PolicySettings{Mode: ModeStandard, CheckPolicyBudget: DefaultCheckPolicyBudget, CheckPolicyDetail: CheckDetailCount}
+}
+
+// validate refuses policy-condition settings outside the policy
+// condition and extra policy directories that are not directories: a
+// mistyped --policy must stop the run before any episode, not when the
+// scanners are first built mid-run.
+func (p PolicySettings) validate() error {
+	for _, dir := range splitDirs(p.PolicyDirs) {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--policy %s (param policy_dirs): not a directory of Rego policies", dir)
+		}
+	}
+	if p.Mode == ModePolicy {
+		return nil
+	}
+	d := defaultPolicySettings()
+	for _, c := range []struct {
+		name string
+		set  bool
+	}{{"policy_packs", p.PolicyPacks != ""}, {"check_policy_budget", p.CheckPolicyBudget != d.CheckPolicyBudget}, {"check_policy_detail", p.CheckPolicyDetail != d.CheckPolicyDetail}} {
+		if c.set {
+			return fmt.Errorf("%s applies to the policy condition; add --param mode=policy", c.name)
+		}
+	}
+	return nil
 }
 
 // paramFlags are E2's command-line shorthands.

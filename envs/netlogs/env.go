@@ -50,8 +50,13 @@ type Environment struct {
 	rs judgeutil.Config
 }
 
-// Params are E1's parameters: the reward source study's switches.
-var Params = judgeutil.Params()
+// Config is E1's configuration: the reward source study's switches.
+type Config struct {
+	judgeutil.Settings
+}
+
+// DefaultConfig is E1 as `svbench eval --env e1` runs it.
+func DefaultConfig() Config { return Config{Settings: judgeutil.DefaultSettings()} }
 
 func init() {
 	env.Register(env.Spec{
@@ -60,7 +65,7 @@ func init() {
 		// the reference's sv-env- prefix when resolving names.
 		Aliases: []string{"e1"},
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
-		Params:  Params,
+		Config:  DefaultConfig(),
 		// Breakdown: the meta fields compare (and any generic report)
 		// slice results by.
 		Breakdown: []string{"difficulty", "scenario", "attack_family", "source"},
@@ -80,10 +85,11 @@ func New() *Environment {
 // NewWithOptions builds E1 with parameters: reward_source (executable |
 // llm_judge | hybrid, the judge from opts.Models[env.ModelJudge]) and judge_weight.
 func NewWithOptions(opts env.Options) (*Environment, error) {
-	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+	c, err := env.ConfigOf(ID, opts, DefaultConfig())
+	if err != nil {
 		return nil, err
 	}
-	rs, err := judgeutil.FromOptions(ID, opts)
+	rs, err := judgeutil.New(c.Settings, opts.Models)
 	if err != nil {
 		return nil, err
 	}

@@ -62,15 +62,20 @@ type Environment struct {
 	rs judgeutil.Config
 }
 
-// Params are E4's parameters: the reward source study's switches.
-var Params = judgeutil.Params()
+// Config is E4's configuration: the reward source study's switches.
+type Config struct {
+	judgeutil.Settings
+}
+
+// DefaultConfig is E4 as `svbench eval --env e4` runs it.
+func DefaultConfig() Config { return Config{Settings: judgeutil.DefaultSettings()} }
 
 func init() {
 	env.Register(env.Spec{
 		ID:      ID,
 		Aliases: aliases,
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
-		Params:  Params,
+		Config:  DefaultConfig(),
 		// Breakdown: the meta fields compare slices results by.
 		Breakdown: []string{"difficulty", "language", "campaign", "source"},
 		Data:      dataCommands,
@@ -85,10 +90,11 @@ func New() *Environment {
 // NewWithOptions builds E4 with parameters: reward_source (executable |
 // llm_judge | hybrid, the judge from opts.Models[env.ModelJudge]) and judge_weight.
 func NewWithOptions(opts env.Options) (*Environment, error) {
-	if err := env.CheckParams(ID, Params, opts.Params); err != nil {
+	c, err := env.ConfigOf(ID, opts, DefaultConfig())
+	if err != nil {
 		return nil, err
 	}
-	rs, err := judgeutil.FromOptions(ID, opts)
+	rs, err := judgeutil.New(c.Settings, opts.Models)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strconv"
 	"sync"
 
 	"github.com/svbench/svbench/dataset"
@@ -45,15 +44,16 @@ const (
 	LGInline       = "inline"
 )
 
-func judgeParams() []env.ParamSpec {
-	return []env.ParamSpec{
-		{Name: "judge", Kind: env.ParamEnum, Default: JudgeRules, Values: []string{JudgeRules, JudgeLlamaGuard, JudgeClassifier},
-			Doc: "safety judge: offline rules, Llama Guard 3 or a HarmBench-style yes/no classifier (both served with --judge-model)"},
-		{Name: "llama_guard_prompt", Kind: env.ParamEnum, Default: LGChatTemplate, Values: []string{LGChatTemplate, LGInline},
-			Doc: "chat-template: send the conversation and let the server's Llama Guard chat template render the prompt (vLLM, Ollama); inline: svbench renders the documented template into one user message"},
-		{Name: "keep_unsafe", Kind: env.ParamString, Default: "",
-			Doc: "append the raw text of messages judged unsafe to this JSONL file (mode 0600); empty: raw unsafe text never reaches disk"},
-	}
+// JudgeSettings are the parameters E5 and E6 share: the safety judge and
+// the redaction policy.
+type JudgeSettings struct {
+	Judge            string `param:"judge" enum:"rules,llama-guard,classifier" doc:"safety judge: offline rules, Llama Guard 3 or a HarmBench-style yes/no classifier (both served with --judge-model)"`
+	LlamaGuardPrompt string `param:"llama_guard_prompt" enum:"chat-template,inline" doc:"chat-template: send the conversation and let the server's Llama Guard chat template render the prompt (vLLM, Ollama); inline: svbench renders the documented template into one user message"`
+	KeepUnsafe       string `param:"keep_unsafe" doc:"append the raw text of messages judged unsafe to this JSONL file (mode 0600); empty: raw unsafe text never reaches disk"`
+}
+
+func defaultJudgeSettings() JudgeSettings {
+	return JudgeSettings{Judge: JudgeRules, LlamaGuardPrompt: LGChatTemplate}
 }
 
 // keepUnsafeFlag is E5's and E6's --keep-unsafe.
@@ -67,37 +67,19 @@ type common struct {
 	keepMu     sync.Mutex
 }
 
-func newCommon(opts env.Options) (*common, error) {
-	c := &common{keepUnsafe: opts.Params["keep_unsafe"]}
-	switch k := paramOr(opts.Params, "judge", JudgeRules); k {
+func newCommon(js JudgeSettings, models map[string]env.Model) (*common, error) {
+	c := &common{keepUnsafe: js.KeepUnsafe}
+	switch k := js.Judge; k {
 	case JudgeRules:
 		c.judge = rulesJudge{}
-	case JudgeLlamaGuard, JudgeClassifier:
-		m := opts.Models[env.ModelJudge]
+	default: // JudgeLlamaGuard, JudgeClassifier: the registry checked the enum
+		m := models[env.ModelJudge]
 		if m == nil {
 			return nil, fmt.Errorf("judge=%s needs a served judge model: pass --judge-model (an alias from --endpoints works), or use judge=rules", k)
 		}
-		c.judge = newModelJudge(k, m, paramOr(opts.Params, "llama_guard_prompt", LGChatTemplate) == LGInline)
-	default:
-		return nil, fmt.Errorf("judge=%q: want rules, llama-guard or classifier", k)
+		c.judge = newModelJudge(k, m, js.LlamaGuardPrompt == LGInline)
 	}
 	return c, nil
-}
-
-func paramOr(p map[string]string, k, d string) string {
-	if v, ok := p[k]; ok && v != "" {
-		return v
-	}
-	return d
-}
-
-func intParam(p map[string]string, k string, d int) int {
-	if v, ok := p[k]; ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return d
 }
 
 // loadScenarios reads rows (path "" = the embedded mini set) and keeps

@@ -28,18 +28,21 @@ const (
 	EscalationLive     = "live"
 )
 
-func defenseParams() []env.ParamSpec {
-	return append([]env.ParamSpec{
-		{Name: "escalation", Kind: env.ParamEnum, Default: EscalationScripted, Values: []string{EscalationScripted, EscalationNone, EscalationLive},
-			Doc: "follow-up turns: the row's scripted escalation, none (single turn), or a live attacker model (--attacker-model)"},
-		{Name: "max_turns", Kind: env.ParamInt, Default: "3", Min: 1, Max: 10, Doc: "defender turns per episode"},
-		{Name: "attacker_model", Kind: env.ParamString, Default: "",
-			Doc: "the live attacker's name, set by --attacker-model (recorded so --resume and compare see it)"},
-	}, judgeParams()...)
+// DefenseConfig is E6's configuration.
+type DefenseConfig struct {
+	Escalation    string `param:"escalation" enum:"scripted,none,live" doc:"follow-up turns: the row's scripted escalation, none (single turn), or a live attacker model (--attacker-model)"`
+	MaxTurns      int    `param:"max_turns" min:"1" max:"10" doc:"defender turns per episode"`
+	AttackerModel string `param:"attacker_model" doc:"the live attacker's name, set by --attacker-model (recorded so --resume and compare see it)"`
+	JudgeSettings
+}
+
+// DefaultDefenseConfig is E6 as `svbench eval --env e6` runs it.
+func DefaultDefenseConfig() DefenseConfig {
+	return DefenseConfig{Escalation: EscalationScripted, MaxTurns: 3, JudgeSettings: defaultJudgeSettings()}
 }
 
 func init() {
-	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Params: defenseParams(), Breakdown: []string{"category", "source"},
+	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Config: DefaultDefenseConfig(), Breakdown: []string{"category", "source"},
 		Flags: append([]env.ParamFlag{{Name: "attacker-model", Param: paramAttackerModel, Role: env.ModelAttacker,
 			Usage: "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)"}}, keepUnsafeFlag),
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(false)} },
@@ -57,11 +60,15 @@ type Defense struct {
 
 // NewDefense builds E6.
 func NewDefense(opts env.Options) (*Defense, error) {
-	c, err := newCommon(opts)
+	cfg, err := env.ConfigOf(DefenseID, opts, DefaultDefenseConfig())
 	if err != nil {
 		return nil, err
 	}
-	d := &Defense{common: c, escalation: paramOr(opts.Params, "escalation", EscalationScripted), budget: intParam(opts.Params, "max_turns", 3)}
+	c, err := newCommon(cfg.JudgeSettings, opts.Models)
+	if err != nil {
+		return nil, err
+	}
+	d := &Defense{common: c, escalation: cfg.Escalation, budget: cfg.MaxTurns}
 	if d.escalation == EscalationLive {
 		if d.attacker = opts.Models[env.ModelAttacker]; d.attacker == nil {
 			return nil, fmt.Errorf("escalation=live needs a served attacker model (--attacker-model); use escalation=scripted otherwise")

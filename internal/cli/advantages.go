@@ -39,7 +39,7 @@ advantages.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w, err := advantage.ParseWeights(weights)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			if _, err := os.Stat(args[0]); err != nil {
 				return usagef("advantages: %v", err)

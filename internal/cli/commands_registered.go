@@ -74,11 +74,7 @@ func registeredCommand(c env.Command) *cobra.Command {
 			}
 			cio.Models = commandModels{f: mf, sampling: s, banners: cio.Err}
 		}
-		err := run(cmd.Context(), args, cio)
-		if env.IsUsage(err) {
-			return usageError{fmt.Errorf("%w", err)}
-		}
-		return err
+		return run(cmd.Context(), args, cio)
 	}
 	return cmd
 }

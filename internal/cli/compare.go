@@ -53,7 +53,7 @@ paired. Writes compare.md and compare.json (--out, default the current directory
 		RunE: func(cmd *cobra.Command, args []string) error {
 			base, err := compare.Load(args[0])
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			var all []*compare.Comparison
 			var md strings.Builder
@@ -61,7 +61,7 @@ paired. Writes compare.md and compare.json (--out, default the current directory
 			for _, p := range args[1:] {
 				cand, err := compare.Load(p)
 				if err != nil {
-					return usageError{err}
+					return usageError(err)
 				}
 				c, err := compare.Runs(base, cand, f.options())
 				if err != nil {
@@ -106,11 +106,11 @@ markdown for the CI log and a last line in GitHub Actions' ::error / ::notice fo
 			}
 			a, err := compare.Load(baseline)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			b, err := compare.Load(cand)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			c, err := compare.Runs(a, b, f.options())
 			if err != nil {

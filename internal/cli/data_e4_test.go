@@ -3,7 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
+	"github.com/svbench/svbench/env"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,8 +48,7 @@ func TestDataImportE4(t *testing.T) {
 	// Usage errors exit 2; too many bad rows is a plain failure and leaves no file.
 	for _, args := range [][]string{{"--format", "pdf", src, "--out", out}, {"--format", "eml", dir, "--out", out}, {"--format", "csv", src}} {
 		_, _, err := runE4Cmd(t, args...)
-		var ue usageError
-		if !errors.As(err, &ue) {
+		if !env.IsUsage(err) {
 			t.Errorf("%v: want usage error, got %v", args, err)
 		}
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/env"
@@ -45,11 +43,7 @@ func dataCommand(names []string, dc env.DataCommand) *cobra.Command {
 	}
 	run := dc.Flags(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		err := run(cmd.Context(), args, env.DataIO{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
-		if env.IsUsage(err) {
-			return usageError{fmt.Errorf("%w", err)}
-		}
-		return err
+		return run(cmd.Context(), args, env.DataIO{Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
 	}
 	return cmd
 }

@@ -33,7 +33,7 @@ followed by a scoreboard over all of them.`,
 				for _, n := range envs {
 					id, err := env.Default.Resolve(n)
 					if err != nil {
-						return usageError{err}
+						return usageError(err)
 					}
 					ids = append(ids, id)
 				}

@@ -96,7 +96,7 @@ func (f *modelFlags) envModels(envName string, params map[string]string, judgeMo
 	}
 	spec, err := env.Default.Lookup(envName)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError(err)
 	}
 	for _, fl := range spec.Flags {
 		if fl.Role == "" || params[fl.Param] == "" {
@@ -113,15 +113,31 @@ func (f *modelFlags) envModels(envName string, params map[string]string, judgeMo
 
 // newEnvOpts builds an environment by any accepted name.
 func newEnvOpts(name string, o env.Options) (env.Environment, error) {
+	c, err := configureEnv(name, o.Params)
+	if err != nil {
+		return nil, err
+	}
+	return buildEnv(c, o)
+}
+
+// configureEnv resolves the environment's name and decodes its parameters
+// (the registry's one decoder); a refusal is a usage error.
+func configureEnv(name string, params map[string]string) (env.Configured, error) {
 	if name == "" {
-		return nil, usagef("--env is required (one of: %s)", strings.Join(env.Default.IDs(), ", "))
+		return env.Configured{}, usagef("--env is required (one of: %s)", strings.Join(env.Default.IDs(), ", "))
 	}
-	if _, err := env.Default.Resolve(name); err != nil {
-		return nil, usageError{err}
+	c, err := env.Default.Configure(name, params)
+	if err != nil {
+		return env.Configured{}, usageError(err)
 	}
-	e, err := env.Default.New(name, o)
+	return c, nil
+}
+
+// buildEnv builds a configured environment with o's models.
+func buildEnv(c env.Configured, o env.Options) (env.Environment, error) {
+	e, err := env.Default.Build(c, o)
 	if errors.Is(err, env.ErrBadParam) {
-		return nil, usageError{err}
+		return nil, usageError(err)
 	}
 	return e, err
 }

@@ -87,7 +87,11 @@ different value is refused with the difference named.
 Models: builtin:<policy> runs an environment's baseline in-process (no key, no network);
 any other name is sent to --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY,
 or looked up in --endpoints. Environments may also be given first, as in Inspect:
-svbench eval e1 e4 -m MODEL runs each in turn.` + aliasHelp(evalFlagAliases),
+svbench eval e1 e4 -m MODEL runs each in turn.
+
+Environment parameters (--param key=value, -a '{"key": value}', or params in a --config
+entry); the environment refuses any other, and each run records every value in force:
+` + env.Default.ParamHelp() + aliasHelp(evalFlagAliases),
 		Example: `  svbench eval --env e1 --model builtin:features
   svbench eval --env e1 --model gpt-4.1-mini,gpt-5-mini -n 100 -c 32 --seed 42
   OPENAI_BASE_URL=http://localhost:8000/v1 svbench eval --env e2 --model Qwen/Qwen3-8B -T 0 --max-tokens 2048
@@ -184,7 +188,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	}
 	shard, err := runner.ParseShard(f.shard)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	params, err := f.params.parse()
 	if err != nil {
@@ -196,7 +200,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	models := splitList(f.models)
 	if f.runID != "" && f.resume == "" {
 		if err := runner.CheckRunID(f.runID); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 	}
 	if f.runID != "" && len(models) != 1 {
@@ -214,7 +218,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	var prices *usage.Prices
 	if f.prices != "" {
 		if prices, err = usage.LoadPrices(f.prices); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 	}
 	respCache, err := f.cache.open(ctx, stderr)
@@ -227,11 +231,15 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	f.model.wrap = func(c llm.Client, baseURL, role string) llm.Client {
 		return rec.Wrap(respCache.Wrap(c, baseURL), role)
 	}
+	conf, err := configureEnv(f.envName, params)
+	if err != nil {
+		return err
+	}
 	envModels, err := f.model.envModels(f.envName, params, f.judgeModel, f.concurrency)
 	if err != nil {
 		return err
 	}
-	e, err := newEnvOpts(f.envName, env.Options{Params: params, Models: envModels})
+	e, err := buildEnv(conf, env.Options{Models: envModels})
 	if err != nil {
 		return err
 	}
@@ -268,7 +276,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		}
 		cfg := runner.Config{
 			Env: e, Dataset: ds, Client: m.Client, Model: m.Name, EffectiveModel: m.Effective, BaseURL: m.BaseURL,
-			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params,
+			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params, Resolved: conf.Resolved,
 			N: f.n, Rollouts: f.rollouts, Concurrency: f.concurrency, Seed: f.seed, Shard: shard,
 			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume, RunID: f.runID,
 			SystemPrompt: systemPrompt,

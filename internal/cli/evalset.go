@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,7 +195,9 @@ func parseEvalSetEntry(m map[string]any) (evalSetEntry, error) {
 	if e.Env == "" {
 		return e, fmt.Errorf("env is required")
 	}
-	if _, err := env.Default.Resolve(e.Env); err != nil {
+	// Decoded here, by the registry, so a misspelt parameter or a value out
+	// of range in any entry stops the set before its first run.
+	if _, err := env.Default.Configure(e.Env, e.Params); err != nil {
 		return e, err
 	}
 	if len(e.Models) == 0 {
@@ -398,7 +401,7 @@ func evalSetDiffs(e evalSetEntry, id, model, runID, out, dir string) ([]string, 
 	if err != nil {
 		return nil, err
 	}
-	if len(e.Params) == 0 && len(meta.Params) > 0 {
+	if len(e.Params) == 0 && !maps.Equal(env.Default.Resolved(id, nil), meta.Conditions()) {
 		diffs = append(diffs, fmt.Sprintf("--param (none), but the run used %s", showParams(meta.Params)))
 	}
 	if e.Temperature == nil && rec.Temperature != nil {

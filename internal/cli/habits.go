@@ -183,7 +183,7 @@ func evalTargets(f *evalFlags, args []string) ([]string, error) {
 	}
 	for _, a := range args {
 		if _, err := env.Default.Resolve(a); err != nil {
-			return nil, usageError{err}
+			return nil, usageError(err)
 		}
 	}
 	return args, nil

@@ -218,7 +218,7 @@ func TestEvalSetChangedEntryIsANewRun(t *testing.T) {
 	}{
 		{"n changed", "n = 3", "n = 5", "--num-examples 5, but the run used 3", 5},
 		{"temperature dropped", "n = 3\ntemperature = 0.5", "n = 3", "--temperature (not sent), but the run used 0.5", 3},
-		{"params dropped", "n = 3\nparams = { reward_source = \"executable\" }", "n = 3", "--param (none), but the run used reward_source=executable", 3},
+		{"params dropped", "n = 3\nparams = { judge_weight = 0.5 }", "n = 3", "--param (none), but the run used judge_weight=0.5", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -259,6 +259,27 @@ func TestEvalSetChangedEntryIsANewRun(t *testing.T) {
 				t.Fatalf("third pass did not find the new run:\n%s\n%s", stdout, stderr)
 			}
 		})
+	}
+}
+
+// TestEvalSetDefaultGivenIsTheSameRun: an entry that drops a parameter
+// given at its default (or adds one) runs under the same configuration,
+// so its completed run is found again, not repeated.
+func TestEvalSetDefaultGivenIsTheSameRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "set.toml")
+	out := filepath.Join(dir, "out")
+	for i, body := range []string{"n = 3\nparams = { reward_source = \"executable\", judge_weight = 1 }", "n = 3"} {
+		if err := os.WriteFile(cfg, []byte("[[eval]]\nenv = \"e4\"\nmodel = \"builtin:indicators\"\n"+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "eval", "--config", cfg, "--out", out, "--progress", "none", "--no-report")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if i == 1 && (!strings.Contains(stdout, "completed earlier") || strings.Contains(stderr, "differ")) {
+			t.Fatalf("dropping parameters given at their defaults started another run:\n%s\n%s", stdout, stderr)
+		}
 	}
 }
 

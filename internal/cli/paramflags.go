@@ -62,7 +62,7 @@ func (p *envParamFlags) apply(envName string, params map[string]string) (map[str
 	}
 	id, err := env.Default.Resolve(envName)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError(err)
 	}
 	for _, d := range p.declared {
 		vals, ok := given[d.Name]
@@ -73,7 +73,7 @@ func (p *envParamFlags) apply(envName string, params map[string]string) (map[str
 			return nil, usagef("--%s is a flag of %s, not of %s", d.Name, strings.Join(d.Envs, ", "), id)
 		}
 		if params, err = env.ApplyParamFlag(d.ParamFlag, vals, params); err != nil {
-			return nil, usageError{err}
+			return nil, usageError(err)
 		}
 	}
 	return params, nil
@@ -102,7 +102,7 @@ func (p *envParamFlags) applyServed(envs []string, shared map[string]string, per
 			maps.Copy(merged, perEnv[id])
 			params, err := env.ApplyParamFlag(d.ParamFlag, vals, merged)
 			if err != nil {
-				return nil, usageError{err}
+				return nil, usageError(err)
 			}
 			if perEnv == nil {
 				perEnv = map[string]map[string]string{}

@@ -14,10 +14,13 @@ import (
 // same way by every command that builds an environment, so a parameter that
 // works for `eval` works for `score` with the same refusal messages.
 // Validation against the environment's declared parameters is the
-// registry's (env.CheckParams), reached through newEnvOpts.
+// registry's (Registry.Configure), reached through newEnvOpts.
 type paramFlags struct {
 	kvs     []string
 	envArgs string
+	// resumed are the parameters of the run being resumed, which replace
+	// the flags (resume refuses flags that differ from them).
+	resumed map[string]string
 }
 
 func (p *paramFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +36,9 @@ func (p *paramFlags) changed(fs *pflag.FlagSet) bool {
 // parse merges the flags into one map, nil when none is given; -a's values
 // win over --param's for the same key.
 func (p *paramFlags) parse() (map[string]string, error) {
+	if p.resumed != nil {
+		return maps.Clone(p.resumed), nil
+	}
 	kvs := p.kvs
 	if p.envArgs != "" {
 		more, err := envArgsParams(p.envArgs)
@@ -48,7 +54,7 @@ func (p *paramFlags) parse() (map[string]string, error) {
 func parseParams(kvs []string) (map[string]string, error) {
 	p, err := env.ParseParams(kvs)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError(err)
 	}
 	return p, nil
 }

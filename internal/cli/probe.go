@@ -75,12 +75,12 @@ func runProbe(cmd *cobra.Command, o probeOptions) error {
 	}
 	params, err := o.params.parse()
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	id := ""
 	if o.env != "" {
 		if id, err = env.Default.Resolve(o.env); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 		if params, err = o.envFlags.apply(id, params); err != nil {
 			return err

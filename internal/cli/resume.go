@@ -62,7 +62,7 @@ func resumeSettings(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.S
 	if fs.Changed("env") {
 		given, err := env.Default.Resolve(f.envName)
 		if err != nil {
-			return nil, rec, nil, usageError{err}
+			return nil, rec, nil, usageError(err)
 		}
 		check("env", given, meta.Environment)
 	}
@@ -86,14 +86,14 @@ func resumeSettings(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.S
 		if err != nil {
 			return nil, rec, nil, err
 		}
-		if !maps.Equal(given, meta.Params) {
+		// Compared as configurations in force, so a parameter given at its
+		// default is the run's own condition, not a difference.
+		have := meta.Conditions()
+		if want := env.Default.Resolved(meta.Environment, given); want == nil || !maps.Equal(want, have) {
 			diffs = append(diffs, fmt.Sprintf("--param %s, but the run used %s", showParams(given), showParams(meta.Params)))
 		}
 	}
-	f.params = paramFlags{}
-	for _, k := range slices.Sorted(maps.Keys(meta.Params)) {
-		f.params.kvs = append(f.params.kvs, k+"="+meta.Params[k])
-	}
+	f.params = paramFlags{resumed: maps.Clone(meta.Params)}
 	if fs.Changed("num-examples") && f.n != meta.NumExamples && !(f.n == 0 && meta.NumExamples == meta.DatasetRows) {
 		check("num-examples", strconv.Itoa(f.n), strconv.Itoa(meta.NumExamples))
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,4 +262,35 @@ func TestResumeKeepsBaseURLFromEnv(t *testing.T) {
 		t.Fatalf("the corrected $OPENAI_BASE_URL got %d requests, want the 2 missing rows", n)
 	}
 	fromEnv("resume with the corrected variable")
+}
+
+// TestRunRecordsResolvedConfiguration: metadata.json records every
+// parameter in force, defaults included; resume compares configurations,
+// so a default given explicitly continues the run and a changed value is
+// refused with the parameter named.
+func TestRunRecordsResolvedConfiguration(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:features", "-n", "4", "--run-id", "cfg",
+		"--param", "judge_weight=0.5", "--out", out, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	dir := filepath.Join(out, "evals", "network-logs--builtin-features", "cfg")
+	meta, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"reward_source": "executable", "judge_weight": "0.5"}
+	if !maps.Equal(meta.Config, want) || !maps.Equal(meta.Params, map[string]string{"judge_weight": "0.5"}) {
+		t.Fatalf("config %v params %v, want config %v and the given judge_weight", meta.Config, meta.Params, want)
+	}
+	tearResults(t, dir, 2)
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--param", "judge_weight=0.50", "--param", "reward_source=executable", "--progress", "none")
+	if code != 0 {
+		t.Fatalf("resume with the run's own values (one a default given explicitly): exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--param", "judge_weight=0.2", "--progress", "none")
+	if code != 2 || !strings.Contains(stderr, "judge_weight=0.2") {
+		t.Fatalf("resume with another judge_weight: exit %d: %s", code, stderr)
+	}
 }

@@ -66,7 +66,7 @@ unless --allow-incomplete. Writes rewards_agree.json and rewards_agree.md.`,
 				Options: rewardsagree.Options{Tolerance: tolerance, Seed: seed},
 			})
 			if errors.Is(err, rewardsagree.ErrNoJudgeSource) {
-				return usageError{err}
+				return usageError(err)
 			}
 			if err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/env"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -33,12 +34,12 @@ type codedError struct {
 func (e codedError) Error() string { return e.err.Error() }
 func (e codedError) Unwrap() error { return e.err }
 
-// usageError marks errors caused by how the command was called.
-type usageError struct{ error }
+// usageError marks an error caused by how the command was called, as
+// env.UsageError: the one type commands, data pipelines and
+// environments share.
+func usageError(err error) error { return env.UsageError{Err: err} }
 
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
+func usagef(format string, args ...any) error { return env.Usagef(format, args...) }
 
 // exitError carries a specific exit code without printing anything more.
 type exitError struct{ code int }
@@ -61,8 +62,7 @@ func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = explained
 	}
 	fmt.Fprintln(stderr, "svbench:", err)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if env.IsUsage(err) {
 		return ExitUsage
 	}
 	var ce codedError
@@ -82,7 +82,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{explainFlagError(c, err)} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(explainFlagError(c, err)) })
 	// Each subcommand file contributes one constructor here.
 	root.AddCommand(
 		newEnvsCmd(),

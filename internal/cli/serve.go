@@ -118,7 +118,7 @@ Ctrl-C after draining in-flight requests.`,
 			}
 			srv, err := server.New(cfg)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			return srv.ListenAndServe(cmd.Context(), addr)
 		},
@@ -186,7 +186,7 @@ func servedParamFlags(p *envParamFlags, envs []string, shared map[string]string,
 		for _, n := range names {
 			id, err := env.Default.Resolve(n)
 			if err != nil {
-				return nil, usageError{err}
+				return nil, usageError(err)
 			}
 			ids = append(ids, id)
 		}

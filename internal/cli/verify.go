@@ -2,8 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/svbench/svbench/env"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -178,8 +178,7 @@ func toolApplies(tool string, groups []lintGroup) error {
 // checkFailed marks a failure of verification itself (exit 3), distinct
 // from findings (exit 1); usage errors keep exit 2.
 func checkFailed(err error) error {
-	var ue usageError
-	if errors.As(err, &ue) {
+	if env.IsUsage(err) {
 		return err
 	}
 	return codedError{err: err, code: ExitCheckFailed}

@@ -35,7 +35,7 @@ Files are read only under --root: a symlink in a run directory that leads outsid
 			}
 			srv, err := web.New(root, web.Options{Addr: addr, Log: log, MaxRowBytes: maxRowMB << 20})
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			defer srv.Close()
 			if export != "" {

@@ -1,0 +1,152 @@
+package env
+
+import (
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+)
+
+type judgeBits struct {
+	Source string  `param:"reward_source" enum:"executable,llm_judge" doc:"who grades"`
+	Weight float64 `param:"judge_weight" min:"0" max:"10" doc:"judge weight"`
+}
+
+type toyConfig struct {
+	Budget int    `param:"tool_budget" min:"0" max:"64" doc:"tool calls"`
+	Strict bool   `param:"strict" doc:"refuse loose answers"`
+	Dir    string `param:"dir" doc:"a directory"`
+	judgeBits
+	Mode   string `param:"mode" enum:"standard,policy" doc:"condition"`
+	hidden int    // not a parameter
+}
+
+func (c toyConfig) Validate() error {
+	if c.Mode != "policy" && c.Dir != "" {
+		return errors.New("dir applies to mode=policy")
+	}
+	return nil
+}
+
+var toyDefaults = toyConfig{Budget: 8, Mode: "standard", judgeBits: judgeBits{Source: "executable", Weight: 1}}
+
+func TestConfigDecodes(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		params  map[string]string
+		want    toyConfig
+		wantErr string
+	}{
+		{name: "defaults", want: toyDefaults},
+		{name: "every kind", params: map[string]string{"tool_budget": " 3 ", "strict": "true", "judge_weight": "0.1", "reward_source": "llm_judge", "mode": "policy", "dir": "/x"},
+			want: toyConfig{Budget: 3, Strict: true, Dir: "/x", Mode: "policy", judgeBits: judgeBits{Source: "llm_judge", Weight: 0.1}}},
+		{name: "int out of range", params: map[string]string{"tool_budget": "65"}, wantErr: "tool_budget=\"65\": want an integer in [0, 64]"},
+		{name: "int not a number", params: map[string]string{"tool_budget": "many"}, wantErr: "want an integer"},
+		{name: "number out of range", params: map[string]string{"judge_weight": "11"}, wantErr: "want a number in [0, 10]"},
+		{name: "NaN", params: map[string]string{"judge_weight": "NaN"}, wantErr: "want a number"},
+		{name: "bool", params: map[string]string{"strict": "yes"}, wantErr: "want true or false"},
+		{name: "enum with suggestion", params: map[string]string{"mode": "polcy"}, wantErr: `did you mean "policy"`},
+		{name: "unknown with suggestion", params: map[string]string{"tool_budgt": "3"}, wantErr: `did you mean "tool_budget"`},
+		{name: "across fields", params: map[string]string{"dir": "/x"}, wantErr: "dir applies to mode=policy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ConfigOf("toy", Options{Params: c.params}, toyDefaults)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !errors.Is(err, ErrBadParam) {
+					t.Fatalf("err = %v, want ErrBadParam mentioning %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestRegistryConfigures: the registry decodes once, hands the struct to
+// the constructor and records every value in force, defaults included.
+func TestRegistryConfigures(t *testing.T) {
+	r := NewRegistry()
+	var got any
+	r.Register(Spec{ID: "toy", Aliases: []string{"t1"}, Config: toyDefaults, New: func(o Options) (Environment, error) {
+		got = o.Config
+		return nil, nil
+	}})
+	if _, err := r.New("t1", Options{Params: map[string]string{"tool_budget": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := toyDefaults
+	want.Budget = 2
+	if got != want {
+		t.Fatalf("constructor got %#v, want %#v", got, want)
+	}
+	c, err := r.Configure("toy", map[string]string{"tool_budget": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantResolved := map[string]string{"tool_budget": "2", "strict": "false", "dir": "", "reward_source": "executable", "judge_weight": "1", "mode": "standard"}
+	if !maps.Equal(c.Resolved, wantResolved) || c.Given["tool_budget"] != "2" || len(c.Given) != 1 {
+		t.Fatalf("Configure = %+v, want resolved %v", c, wantResolved)
+	}
+	// A default given explicitly is the same configuration.
+	if !maps.Equal(r.Resolved("toy", map[string]string{"tool_budget": "8"}), r.Resolved("toy", nil)) {
+		t.Fatal("tool_budget=8 (the default) resolves differently from no parameter")
+	}
+	if r.Resolved("toy", map[string]string{"nope": "1"}) != nil {
+		t.Fatal("Resolved accepted an unknown parameter")
+	}
+	params, _ := r.Params("toy")
+	var names []string
+	for _, p := range params {
+		names = append(names, p.Name+"="+p.Default)
+	}
+	if strings.Join(names, " ") != "tool_budget=8 strict=false dir= reward_source=executable judge_weight=1 mode=standard" {
+		t.Fatalf("params in declaration order with defaults: %v", names)
+	}
+	help := r.ParamHelp()
+	for _, want := range []string{"t1 (toy)", "tool_budget integer in [0, 64], default 8: tool calls", "mode standard|policy", `dir text, default "": a directory`} {
+		if !strings.Contains(help, want) {
+			t.Errorf("ParamHelp lacks %q:\n%s", want, help)
+		}
+	}
+}
+
+// TestConfigDeclarationsRefused: a malformed configuration struct stops
+// the program at registration, not a run.
+func TestConfigDeclarationsRefused(t *testing.T) {
+	type noBounds struct {
+		N int `param:"n" doc:"n"`
+	}
+	type noDoc struct {
+		S string `param:"s"`
+	}
+	type badType struct {
+		L []string `param:"l" doc:"l"`
+	}
+	type twice struct {
+		A string `param:"a" doc:"a"`
+		B string `param:"a" doc:"b"`
+	}
+	type badDefault struct {
+		N int `param:"n" min:"1" max:"3" doc:"n"`
+	}
+	for name, cfg := range map[string]any{"no bounds": noBounds{}, "no doc": noDoc{}, "slice": badType{}, "twice": twice{}, "default out of range": badDefault{}, "not a struct": 3} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("Register accepted %T", cfg)
+				}
+			}()
+			NewRegistry().Register(Spec{ID: "x", Config: cfg, New: func(Options) (Environment, error) { return nil, nil }})
+		})
+	}
+}
+
+// TestConfigOfWrongType: a constructor handed another environment's
+// configuration says so instead of panicking.
+func TestConfigOfWrongType(t *testing.T) {
+	if _, err := ConfigOf("toy", Options{Config: 3}, toyDefaults); err == nil || !strings.Contains(err.Error(), "want env.toyConfig") {
+		t.Fatalf("err = %v", err)
+	}
+}
