@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/svbench/svbench/artifact"
@@ -44,7 +45,7 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	if s, err := strconv.Atoi(tr.SampleID); err == nil && s >= 0 {
 		res.Rollout = s
 	}
-	counted := env.OutsideRollout(row.Completion)
+	counted := env.RecordedRollout(row.Completion)
 	res.Turns, res.ToolCalls = counted.Turns, counted.ToolCalls
 	keepRecorded := func() {
 		if tr.Reward != nil {
@@ -68,7 +69,7 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 	seen, how := SeenCompletion(e, row.Completion)
 	res.Completion, res.FinalText = seen, env.LastAssistantText(seen)
 	tr.Rebuilt = how
-	ro := env.OutsideRollout(seen)
+	ro := env.RecordedRollout(seen)
 	sc, err := e.Score(ctx, ex, ro, rubric)
 	switch {
 	case errors.Is(err, env.ErrUnverifiable):
@@ -117,7 +118,7 @@ func Compare(res *artifact.Result) *Agreement {
 	a := &Agreement{Recorded: *res.Trainer.Reward, Rescored: res.Reward}
 	a.Delta = a.Rescored - a.Recorded
 	a.Reproduce = math.Abs(a.Delta) <= RewardTolerance
-	for _, k := range SortedNames(res.Trainer.Components) {
+	for _, k := range slices.Sorted(maps.Keys(res.Trainer.Components)) {
 		if v, ok := res.Components[k]; ok && math.Abs(v-res.Trainer.Components[k]) > RewardTolerance {
 			a.Components = append(a.Components, k)
 		}

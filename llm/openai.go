@@ -435,6 +435,11 @@ func parseCompletion(u string, res *http.Response, body []byte) (Response, error
 	if msg.Content == "" && ch.Message.Refusal != "" {
 		msg.Content = ch.Message.Refusal
 	}
+	// A server without a reasoning parser leaves the thinking in content:
+	// the same rule as every scoring path (env.CommitAnswers) keeps only
+	// the committed answer there.
+	msg = env.CommitAnswers([]env.Message{msg})[0]
+	msg.Reasoning = truncateReasoning(msg.Reasoning)
 	for i, tc := range ch.Message.ToolCalls {
 		if i == MaxToolCalls {
 			break

@@ -196,3 +196,56 @@ func FuzzScoreBody(f *testing.F) {
 		}
 	})
 }
+
+// TestReasoningIsNotTheAnswer: /v1/score and /get_reward score the answer a
+// completion commits to, as eval does: a Qwen3 reply hedging inside its
+// thinking earns what its final answer earns (it scored −0.218 through
+// OpenRLHF's client when the first JSON object won), and a thinking block
+// left open commits to nothing.
+func TestReasoningIsNotTheAnswer(t *testing.T) {
+	ls := startServer(t, e1Config())
+	e := netlogs.New()
+	ds, err := e.Load(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ex env.Example
+	for _, x := range ds.Examples {
+		var a string
+		if json.Unmarshal(x.Answer, &a) == nil && a == "Malicious" {
+			ex = x
+			break
+		}
+	}
+	right := `{"label": "Malicious", "confidence": 0.9}`
+	hedge := `<think>maybe {"label": "Benign", "confidence": 0.6}?</think>` + right
+	inProcess := func(text string) float64 {
+		sc, err := e.Score(t.Context(), ex, &env.Rollout{Completion: env.CompletionText(text).Messages}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Total
+	}
+	score := func(text string) float64 {
+		status, body := ls.do(t, "POST", "/v1/score", map[string]any{"items": []any{map[string]any{"env": "e1", "example_id": ex.ID, "completion": text}}})
+		if status != 200 {
+			t.Fatalf("%d %v", status, body)
+		}
+		return body["results"].([]any)[0].(map[string]any)["reward"].(float64)
+	}
+	if got, want := score(hedge), inProcess(right); got != want || got <= 0 {
+		t.Errorf("/v1/score of the hedge = %v, want the final answer's %v", got, want)
+	}
+	if got, want := score(`<think>`+right), inProcess(""); got != want {
+		t.Errorf("/v1/score of an open block = %v, want no answer's %v", got, want)
+	}
+	msgs := []any{map[string]any{"role": "assistant", "content": hedge}}
+	status, body := ls.do(t, "POST", "/v1/score", map[string]any{"items": []any{map[string]any{"env": "e1", "example_id": ex.ID, "completion": msgs}}})
+	if r := body["results"].([]any)[0].(map[string]any)["reward"]; status != 200 || r != inProcess(right) {
+		t.Errorf("/v1/score of messages: %d %v", status, body)
+	}
+	status, body = ls.do(t, "POST", "/get_reward?env=e1", map[string]any{"query": []string{"P:" + hedge}, "prompts": []string{"P:"}, "labels": []string{ex.ID}})
+	if status != 200 || body["rewards"].([]any)[0] != inProcess(right) {
+		t.Errorf("/get_reward of the hedge: %d %v, want %v", status, body, inProcess(right))
+	}
+}

@@ -103,6 +103,21 @@ class LiveServerTest(unittest.TestCase):
         self.assertGreater(out["rewards"][0], 1.0)
         self.assertIn("accuracy", out["extra_logs"])
 
+    def test_thinking_is_not_the_answer(self):
+        # The server applies eval's rule to every completion: a hedge inside
+        # <think> earns nothing, the answer after it counts, and a block left
+        # open commits to nothing.
+        ex = self.examples[3]
+        right, bad = e1_answers(ex["answer"])
+        f = sv.verifiers_reward(ENV, client=self.client)
+        plain = f(right, ex["answer"])
+        self.assertEqual(f("<think>maybe " + bad + "?</think>" + right, ex["answer"]), plain)
+        self.assertEqual(f("<think>maybe " + right + "?</think>" + bad, ex["answer"]), f(bad, ex["answer"]))
+        self.assertEqual(f("<think>" + right, ex["answer"]), f("", ex["answer"]))
+        prompt = "PROMPT:" + ex["prompt"][-1]["content"]
+        out = self.client.get_reward([prompt + "<think>" + bad + "</think>" + right], [prompt], [ex["example_id"]], env=ENV)
+        self.assertEqual(out["rewards"][0], plain)
+
     def test_item_errors(self):
         f = sv.trl_reward(ENV, client=self.client)
         with warnings.catch_warnings(record=True) as caught:
