@@ -161,8 +161,8 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Category < list[j].Category })
 	entropy := 0.0
-	for _, k := range strategies {
-		p := float64(k) / float64(max(n, 1))
+	for _, name := range report.SortedKeys(strategies) { // a fixed order: the same sum every time
+		p := float64(strategies[name]) / float64(max(n, 1))
 		entropy -= p * math.Log(p)
 	}
 	asr := rate(succ, n)
