@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -238,7 +240,7 @@ func (c *Card) Markdown() string {
 			return
 		}
 		fmt.Fprintf(&b, "## %s\n\n| | rows |\n|---|---:|\n", title)
-		keys := sortedKeys(m)
+		keys := slices.Sorted(maps.Keys(m))
 		if title == "Rows per split" {
 			keys = sortedSplitNames(anyKeys(m))
 		}
@@ -257,7 +259,7 @@ func (c *Card) Markdown() string {
 				labels[l] = true
 			}
 		}
-		ls := sortedKeys(labels)
+		ls := slices.Sorted(maps.Keys(labels))
 		b.WriteString("## Labels by split\n\n| split |")
 		for _, l := range ls {
 			fmt.Fprintf(&b, " %s |", mdEscape(l))

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -42,7 +43,7 @@ var SplitNames = [3]string{"train", "dev", "test"}
 func StratifiedSplit(keys []string, ratios [3]float64, seed uint64) Split {
 	r := normaliseRatios(ratios)
 	strata := groupByKey(keys)
-	names := sortedKeys(strata)
+	names := slices.Sorted(maps.Keys(strata))
 	n := len(keys)
 
 	// Global targets by largest remainder.
@@ -148,15 +149,6 @@ func groupByKey(keys []string) map[string][]int {
 		m[k] = append(m[k], i)
 	}
 	return m
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // largestRemainder splits n into len(w) integer parts proportional to the
@@ -265,7 +257,7 @@ func StratifiedSample(keys []string, labels []string, target int, balance map[st
 		panic("dataset.StratifiedSample: keys and labels differ in length")
 	}
 	byLabel := groupByKey(labels)
-	labelNames := sortedKeys(byLabel)
+	labelNames := slices.Sorted(maps.Keys(byLabel))
 	sizes := make([]int, len(labelNames))
 	weights := make([]float64, len(labelNames))
 	for i, l := range labelNames {
@@ -300,7 +292,7 @@ func StratifiedSample(keys []string, labels []string, target int, balance map[st
 			sub[j] = keys[i]
 		}
 		strata := groupByKey(sub)
-		names := sortedKeys(strata)
+		names := slices.Sorted(maps.Keys(strata))
 		ss := make([]int, len(names))
 		sw := make([]float64, len(names))
 		for j, name := range names {

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +46,7 @@ func splitOf(s Split) map[int]string {
 func TestStratifiedSplitProportionsAndPartition(t *testing.T) {
 	var keys []string
 	sizes := map[string]int{"a|Malicious": 1000, "a|Benign": 333, "b|Malicious": 57, "c|Benign": 7, "d|Benign": 1, "e|Benign": 2}
-	for _, k := range sortedKeys(sizes) {
+	for _, k := range slices.Sorted(maps.Keys(sizes)) {
 		for i := 0; i < sizes[k]; i++ {
 			keys = append(keys, k)
 		}

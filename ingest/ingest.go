@@ -16,12 +16,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // trainerKeys mark a row as a trainer's: svbench's own rows never carry them.
@@ -292,7 +292,7 @@ func floatField(m map[string]json.RawMessage, k string) (*float64, error) {
 	}
 	f, ok := number(v)
 	if !ok {
-		return nil, fmt.Errorf("field %q: want a number, got %s", k, clip(string(v), 40))
+		return nil, fmt.Errorf("field %q: want a number, got %s", k, clip.Bytes(string(v), 40, clip.Ellipsis))
 	}
 	return &f, nil
 }
@@ -320,26 +320,9 @@ func idField(m map[string]json.RawMessage, k string) (string, error) {
 	}
 	f, ok := number(v)
 	if !ok {
-		return "", fmt.Errorf("field %q: want a number or a string, got %s", k, clip(string(v), 40))
+		return "", fmt.Errorf("field %q: want a number or a string, got %s", k, clip.Bytes(string(v), 40, clip.Ellipsis))
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64), nil
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// SortedNames lists map keys in order, for stable output.
-func SortedNames(m map[string]float64) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // decodeMessages reads a list of chat messages as trainers write them. Some

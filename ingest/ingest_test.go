@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/svbench/svbench/env"
 )
@@ -114,4 +116,21 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("normalized row is not JSON: %s", r.Normalized)
 		}
 	})
+}
+
+// TestDecodeErrorKeepsRunesWhole: a field that is not a number is quoted in
+// the error clipped to 40 bytes, never cut inside a UTF-8 sequence (the
+// raw JSON {"xy":"ééé…"} puts a 2-byte é across byte 40).
+func TestDecodeErrorKeepsRunesWhole(t *testing.T) {
+	for _, field := range []string{"step", "problem_id"} {
+		val, _ := json.Marshal(map[string]any{"xy": strings.Repeat("é", 40)})
+		row := `{"completion": "x", "` + field + `": ` + string(val) + `}`
+		_, err := Decode([]byte(row))
+		if err == nil {
+			t.Fatalf("%s: want an error for a non-number", field)
+		}
+		if msg := err.Error(); !utf8.ValidString(msg) || !strings.Contains(msg, "…") {
+			t.Errorf("%s: error cut inside a rune or not marked: %q", field, msg)
+		}
+	}
 }

@@ -2,8 +2,9 @@ package llm
 
 import (
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -53,10 +54,6 @@ func LoadEndpoints(path string) (Endpoints, error) {
 
 // Aliases lists the configured aliases, sorted.
 func (e Endpoints) Aliases() []string {
-	out := make([]string, 0, len(e))
-	for k := range e {
-		out = append(out, k)
-	}
-	sort.Strings(out)
+	out := slices.Sorted(maps.Keys(e))
 	return out
 }

@@ -3,9 +3,9 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // MaxReasoningBytes bounds env.Message.Reasoning. Thinking models can emit
@@ -43,9 +43,6 @@ func truncateReasoning(s string) string {
 	if len(s) <= MaxReasoningBytes {
 		return s
 	}
-	cut := MaxReasoningBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[… truncated %d bytes]", len(s)-cut)
+	kept := clip.Prefix(s, MaxReasoningBytes)
+	return kept + fmt.Sprintf("\n[… truncated %d bytes]", len(s)-len(kept))
 }

@@ -2,8 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,11 +46,7 @@ func Table(header []string, rows [][]string) string {
 // EscapeCell makes text safe inside a Markdown table cell.
 func EscapeCell(s string) string {
 	s = strings.NewReplacer("\\", "\\\\", "|", "\\|", "\r", " ", "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-	const max = 200
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return s
+	return clip.Runes(s, 200, clip.Ellipsis)
 }
 
 // F formats a metric with 4 decimals ("n/a" for NaN).
@@ -174,10 +171,7 @@ func GroupBy(rows []artifact.Result, positions []int, field string) (names []str
 	if !seen {
 		return nil, nil
 	}
-	for n := range groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names = slices.Sorted(maps.Keys(groups))
 	return names, groups
 }
 
@@ -201,10 +195,5 @@ func RewardStats(rows []artifact.Result, positions []int) (mean float64, comps m
 
 // SortedKeys returns a map's keys in order.
 func SortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return slices.Sorted(maps.Keys(m))
 }

@@ -20,10 +20,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -245,11 +245,7 @@ func Register(s Spec) {
 func EnvIDs() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	ids := make([]string, 0, len(builders))
-	for id := range builders {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(builders))
 	return ids
 }
 

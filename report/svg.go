@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/metrics"
 )
 
@@ -287,9 +288,7 @@ func BarChart(title, valueTitle string, labels []string, values []float64, count
 			v = values[i]
 		}
 		y := top + float64(i)*(barH+gap)
-		if r := []rune(l); len(r) > 26 {
-			l = string(r[:25]) + "…"
-		}
+		l = clip.Within(l, 26, clip.Ellipsis)
 		c.text(left-10, y+barH/2+4, l, `text-anchor="end" fill="`+colInk+`"`)
 		c.rect(left, y, width*metrics.Div(math.Max(v, 0), peak), barH, `fill="`+colBlue+`"`)
 		label := fmt.Sprintf("%.3g", v)

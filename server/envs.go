@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/svbench/svbench/dataset"
@@ -126,10 +127,7 @@ func (s *Server) handleEnvironments(w http.ResponseWriter, r *http.Request) {
 		if ready {
 			di := st.ds.Info
 			ei.Dataset = &di
-			for sp := range st.splits {
-				ei.Splits = append(ei.Splits, sp)
-			}
-			sort.Strings(ei.Splits)
+			ei.Splits = slices.Sorted(maps.Keys(st.splits))
 		}
 		out = append(out, ei)
 	}
@@ -202,11 +200,7 @@ func (s *Server) writeExamples(w http.ResponseWriter, r *http.Request, st *envSt
 	} else {
 		rows, ok := st.splits[split]
 		if !ok {
-			known := make([]string, 0, len(st.splits))
-			for sp := range st.splits {
-				known = append(known, sp)
-			}
-			sort.Strings(known)
+			known := slices.Sorted(maps.Keys(st.splits))
 			writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, "dataset %s of %s has no split %q (splits: %v; omit split for all rows)", st.ds.Info.ID, st.id, split, known))
 			return
 		}

@@ -2,8 +2,9 @@ package server
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -134,11 +135,7 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 			names[k] = true
 		}
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(names))
 	for _, k := range keys {
 		resp.ExtraLogs[k] = make([]float64, n)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -204,11 +205,7 @@ func alternatives(conv []env.Message, cur string) []string {
 }
 
 func firstShortString(m map[string]any) (string, string) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if s, ok := m[k].(string); ok && len(s) > 0 && len(s) <= 30 {
 			return k, s

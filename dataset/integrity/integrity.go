@@ -8,8 +8,10 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -373,7 +375,7 @@ func scanFile(path string, parse ParseFunc, rep *Report, opts Options) (*fileHas
 	if err != nil {
 		return nil, err
 	}
-	for _, kind := range sortedKinds(counts) {
+	for _, kind := range slices.Sorted(maps.Keys(counts)) {
 		if n := counts[kind]; n > opts.MaxFindings {
 			rep.Problems = append(rep.Problems, Finding{Kind: kind, File: path, Msg: fmt.Sprintf("%d more not listed", n-opts.MaxFindings)})
 		}
@@ -425,11 +427,7 @@ func LabelClass(label string) string {
 	if json.Unmarshal([]byte(label), &v) == nil {
 		switch x := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(x))
 			var parts []string
 			for _, k := range keys {
 				switch e := x[k].(type) {
@@ -469,15 +467,6 @@ func AbbrevLabel(label string) string {
 
 func truncateRunes(s string, n int) string {
 	return clip.Runes(s, n, "")
-}
-
-func sortedKinds(m map[string]int) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // OverlapReport compares two datasets.

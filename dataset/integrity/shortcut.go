@@ -3,6 +3,7 @@ package integrity
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -168,13 +169,9 @@ func FindShortcuts(rows []FieldRow) *Shortcuts {
 	if len(fieldSet) == 0 {
 		return nil
 	}
-	fields := make([]string, 0, len(fieldSet))
-	for f := range fieldSet {
-		fields = append(fields, f)
-	}
-	sort.Strings(fields)
+	fields := slices.Sorted(maps.Keys(fieldSet))
 	majority, majN := "", -1
-	for _, l := range sortedKeys(labels) {
+	for _, l := range slices.Sorted(maps.Keys(labels)) {
 		if labels[l] > majN {
 			majority, majN = l, labels[l]
 		}
@@ -210,15 +207,6 @@ func FindShortcuts(rows []FieldRow) *Shortcuts {
 	return s
 }
 
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // CellKey is the key of a row's cell in a rule over fields.
 func CellKey(binned map[string]string, fields []string) string {
 	parts := make([]string, len(fields))
@@ -241,7 +229,7 @@ func fitRule(rows []FieldRow, binned []map[string]string, fields []string, major
 	}
 	best := func(c map[string]int, skip string) string {
 		lab, n := majority, 0
-		for _, l := range sortedKeys(c) {
+		for _, l := range slices.Sorted(maps.Keys(c)) {
 			m := c[l]
 			if l == skip {
 				m--
@@ -269,7 +257,7 @@ func fitRule(rows []FieldRow, binned []map[string]string, fields []string, major
 	rule.InSample = float64(in) / float64(len(rows))
 	// The strongest cell: most rows, then purest, among cells at least 90% pure.
 	bestN, bestK, bestLab := 0, "", ""
-	for _, k := range sortedCellKeys(cells) {
+	for _, k := range slices.Sorted(maps.Keys(cells)) {
 		c := cells[k]
 		tot := 0
 		for _, n := range c {
@@ -293,15 +281,6 @@ func fitRule(rows []FieldRow, binned []map[string]string, fields []string, major
 		rule.Strongest = fmt.Sprintf("%s → %s (%d of %d rows)", strings.Join(parts, " & "), AbbrevLabel(bestLab), bestN, tot)
 	}
 	return rule
-}
-
-func sortedCellKeys(m map[string]map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // shortcutWarnGain is how far above the majority baseline a rule's

@@ -647,11 +647,7 @@ func (v *Verifier) startWarm(ctx context.Context) {
 			}
 		}
 	}
-	pkgs := make([]string, 0, len(set))
-	for p := range set {
-		pkgs = append(pkgs, p)
-	}
-	sort.Strings(pkgs)
+	pkgs := slices.Sorted(maps.Keys(set))
 	go func() {
 		defer close(v.warm)
 		dir, cleanup, err := v.sb.NewScratch()

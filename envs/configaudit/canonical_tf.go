@@ -3,6 +3,7 @@ package configaudit
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"net/netip"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/svbench/svbench/internal/clip"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
@@ -187,11 +189,7 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 }
 
 func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:79]) + "…"
-	}
-	return s
+	return clip.Within(strings.Join(strings.Fields(s), " "), 80, clip.Ellipsis)
 }
 
 func rawTokens(text string) hclwrite.Tokens {
@@ -243,10 +241,7 @@ func collectTFAttrs(body *hclwrite.Body, prefix string, ctx *hcl.EvalContext, ou
 			seen[b.Type()]++
 		}
 		names := make([]string, 0, len(b.Body().Attributes()))
-		for n := range b.Body().Attributes() {
-			names = append(names, n)
-		}
-		slices.Sort(names)
+		names = slices.Sorted(maps.Keys(b.Body().Attributes()))
 		texts := map[string]string{}
 		for _, n := range names {
 			texts[n] = strings.TrimSpace(string(b.Body().GetAttribute(n).Expr().BuildTokens(nil).Bytes()))

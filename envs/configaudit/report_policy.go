@@ -2,7 +2,8 @@ package configaudit
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/envs/configaudit/policypack"
@@ -134,11 +135,7 @@ func writePolicySection(b *strings.Builder, pb *PolicyBreakdown) {
 	}
 	b.WriteString("## Organisation policy (mode=policy)\n\n")
 	b.WriteString("Ground truth is each pack's hidden Rego run on the file. Exception clauses make some scanner findings acceptable (copying the scanners shows up as false positives there); requirement clauses are checked by no scanner (copying shows up as misses).\n\n")
-	ids := make([]string, 0, len(pb.Packs))
-	for id := range pb.Packs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(pb.Packs))
 	var rows [][]string
 	for _, id := range ids {
 		p := pb.Packs[id]

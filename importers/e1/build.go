@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -398,11 +399,7 @@ func (c *collector) selection(n int, balance float64, seed uint64) ([]record, in
 		for _, r := range items[l] {
 			byScen[r.Scenario] = append(byScen[r.Scenario], r)
 		}
-		scen := make([]string, 0, len(byScen))
-		for s := range byScen {
-			scen = append(scen, s)
-		}
-		sort.Strings(scen)
+		scen := slices.Sorted(maps.Keys(byScen))
 		ss := make([]int, len(scen))
 		sw := make([]float64, len(scen))
 		for i, s := range scen {

@@ -3,7 +3,6 @@ package e1
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -429,13 +428,4 @@ func (s *schema) keyDescription() string {
 		return "5-tuple (proto, src ip, src port, dst ip, dst port)"
 	}
 	return "feature vector (every column except label, attack category and row ids; the source has no addresses)"
-}
-
-func sortedStrings(m map[string]int64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

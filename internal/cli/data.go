@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/integrity"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/internal/clip"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 )
 
@@ -211,13 +211,7 @@ func printValidation(w io.Writer, rep *integrity.Report, envID string) {
 	printLeakage(w, rep)
 	printShortcuts(w, rep.Shortcuts)
 
-	detail := func(s string) string {
-		if utf8.RuneCountInString(s) > 160 {
-			r := []rune(s)
-			return string(r[:159]) + "…"
-		}
-		return s
-	}
+	detail := func(s string) string { return clip.Within(s, 160, clip.Ellipsis) }
 	findings := func(title string, fs []integrity.Finding) {
 		if len(fs) == 0 {
 			return

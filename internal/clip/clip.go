@@ -72,3 +72,13 @@ func Runes(s string, n int, mark string) string {
 	}
 	return s
 }
+
+// Within returns s when it has at most n runes, else its first runes
+// followed by mark, n runes in all with the mark (a table cell or a chart
+// label of a fixed width).
+func Within(s string, n int, mark string) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return Runes(s, n-utf8.RuneCountInString(mark), mark)
+}

@@ -23,6 +23,9 @@ func TestClip(t *testing.T) {
 		{"middle", Middle(s, 8, "|"), "añb|d"},
 		{"runes", Runes(s, 3, Ellipsis), "añb…"},
 		{"runes fits", Runes(s, 7, Ellipsis), s},
+		{"within fits", Within(s, 7, Ellipsis), s},
+		{"within cut, mark counted", Within(s, 6, Ellipsis), "añb€c…"},
+		{"within cut, longer mark", Within(s, 6, "..."), "añb..."},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, tc.got, tc.want)
@@ -36,7 +39,7 @@ func FuzzPrefixValid(f *testing.F) {
 		if !utf8.ValidString(s) || n < 0 || n > 1<<20 {
 			return
 		}
-		for _, out := range []string{Prefix(s, n), Suffix(s, n), Bytes(s, n, Ellipsis), Middle(s, n, Ellipsis), Runes(s, n, Ellipsis)} {
+		for _, out := range []string{Prefix(s, n), Suffix(s, n), Bytes(s, n, Ellipsis), Middle(s, n, Ellipsis), Runes(s, n, Ellipsis), Within(s, n, Ellipsis)} {
 			if !utf8.ValidString(out) {
 				t.Fatalf("%q cut to invalid %q", s, out)
 			}

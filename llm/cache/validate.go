@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/svbench/svbench/env"
+	textclip "github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/llm"
 )
 
@@ -157,9 +158,8 @@ func textLimit(req llm.Request) int64 {
 
 // clip keeps a hostile string short in a message.
 func clip(s string) string {
-	const n = 64
-	if len(s) <= n {
+	if len(s) <= 64 {
 		return s
 	}
-	return fmt.Sprintf("%.64s… (%d bytes)", s, len(s))
+	return fmt.Sprintf("%s (%d bytes)", textclip.Runes(s, 64, textclip.Ellipsis), len(s))
 }

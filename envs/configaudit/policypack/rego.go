@@ -3,7 +3,8 @@ package policypack
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -76,7 +77,7 @@ func compileRego(ctx context.Context, modules map[string]*ast.Module) (*ast.Comp
 
 func checkEntry(modules map[string]*ast.Module) error {
 	found := false
-	for _, name := range sortedKeys(modules) {
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
 		m := modules[name]
 		if m.Package.Path.String() != "data."+EntryPackage {
 			continue
@@ -120,7 +121,7 @@ func clauseLiterals(modules map[string]*ast.Module) map[string][]literalUse {
 		}
 		out[s] = append(out[s], literalUse{file: file, line: line, produced: produced})
 	}
-	for _, name := range sortedKeys(modules) {
+	for _, name := range slices.Sorted(maps.Keys(modules)) {
 		m := modules[name]
 		entry := m.Package.Path.String() == "data."+EntryPackage
 		for _, r := range m.Rules {
@@ -155,11 +156,7 @@ func checkClauseCoverage(doc Document, modules map[string]*ast.Module) error {
 			problems = append(problems, fmt.Sprintf("clause %s (policy.md line %d) has no rule: the id never appears in any .rego file, so it can never be reported", c.ID, c.Line))
 		}
 	}
-	ids := make([]string, 0, len(lits))
-	for id := range lits {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(lits))
 	for _, id := range ids {
 		if known[id] {
 			continue
@@ -175,13 +172,4 @@ func checkClauseCoverage(doc Document, modules map[string]*ast.Module) error {
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

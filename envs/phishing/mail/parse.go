@@ -164,13 +164,7 @@ func ParseLimits(raw string, lim Limits) *Message {
 	return p.m
 }
 
-func trimErr(err error) string {
-	s := err.Error()
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
-}
+func trimErr(err error) string { return trunc(err.Error(), 120) }
 
 func (p *parser) finish() {
 	p.m.Text = p.text.String()
