@@ -93,6 +93,12 @@ type Config struct {
 	EnvWorkers map[string]int
 	// MaxRollouts bounds concurrent /v1/rollout episodes; more get 429.
 	MaxRollouts int
+	// MaxSessions bounds open sessions (/v1/sessions); more get 429.
+	// SessionIdle closes a session after that long without a request,
+	// SessionTTL at that age whatever happens.
+	MaxSessions int
+	SessionIdle time.Duration
+	SessionTTL  time.Duration
 
 	// RolloutAllow lists the model endpoints /v1/rollout may reach, as
 	// "host:port" or "host" (any port). Empty allows loopback only.
@@ -130,6 +136,9 @@ func (c *Config) setDefaults() {
 	def(&c.MaxExamples, DefaultMaxExamples)
 	def(&c.Workers, runtime.GOMAXPROCS(0))
 	def(&c.MaxRollouts, DefaultMaxRollouts)
+	def(&c.MaxSessions, DefaultMaxSessions)
+	defd(&c.SessionIdle, DefaultSessionIdle)
+	defd(&c.SessionTTL, DefaultSessionTTL)
 	defd(&c.Timeout, DefaultTimeout)
 	defd(&c.RolloutTimeout, DefaultRolloutTimeout)
 	defd(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
@@ -150,9 +159,11 @@ type Server struct {
 	metrics *metrics
 	adm     *admission
 	rollSem chan struct{}
-	allow   *allowList
-	modelHC *http.Client
-	handler http.Handler
+	// sessions are the episodes trainers drive turn by turn.
+	sessions *sessions
+	allow    *allowList
+	modelHC  *http.Client
+	handler  http.Handler
 
 	loadOnce sync.Once
 	loadErr  error
@@ -166,11 +177,12 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		envs:    map[string]*envState{},
-		metrics: newMetrics(),
-		rollSem: make(chan struct{}, cfg.MaxRollouts),
+		cfg:      cfg,
+		log:      cfg.Logger,
+		envs:     map[string]*envState{},
+		metrics:  newMetrics(),
+		rollSem:  make(chan struct{}, cfg.MaxRollouts),
+		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle, cfg.SessionTTL),
 	}
 	names := cfg.Envs
 	if len(names) == 0 {
@@ -327,6 +339,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { serveErr <- hs.Serve(ln) }()
 	loadErr := make(chan error, 1)
 	go func() { loadErr <- s.Load(reqCtx) }()
+	sessCtx, stopSessions := context.WithCancel(context.WithoutCancel(ctx))
+	janitorDone := make(chan struct{})
+	go func() { s.sessions.janitor(sessCtx); close(janitorDone) }()
+	// After the drain: every session still open releases its episode.
+	defer func() { stopSessions(); <-janitorDone }()
 	s.log.Info("serving", "addr", ln.Addr().String(), "envs", strings.Join(s.order, ","), "auth", s.cfg.Token != "",
 		"workers", s.cfg.Workers, "env_workers", s.adm.describe())
 
@@ -395,6 +412,11 @@ func (s *Server) routes() http.Handler {
 	add("/get_reward", route{endpoint: "/get_reward", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleGetReward}})
 	add("/v1/rollout", route{endpoint: "/v1/rollout", needData: true, timeout: s.cfg.RolloutTimeout,
 		methods: map[string]http.HandlerFunc{"POST": s.handleRollout}})
+	add("/v1/sessions", route{endpoint: "/v1/sessions", needData: true, timeout: s.cfg.RolloutTimeout,
+		methods: map[string]http.HandlerFunc{"POST": s.handleSessionCreate}})
+	add("/v1/sessions/{id}", route{endpoint: "/v1/sessions/{id}", methods: map[string]http.HandlerFunc{"GET": s.handleSessionGet, "DELETE": s.handleSessionDelete}})
+	add("/v1/sessions/{id}/step", route{endpoint: "/v1/sessions/{id}/step", needData: true, timeout: s.cfg.RolloutTimeout,
+		methods: map[string]http.HandlerFunc{"POST": s.handleSessionStep}})
 	add("/", route{endpoint: "other", public: true, methods: nil})
 	return mux
 }

@@ -18,11 +18,11 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var (
-		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel string
-		envs, datasets, allow, keyEnvs, params, envWorkers                      []string
-		flagParams                                                              envParamFlags
-		maxBatch, workers, maxRollouts                                          int
-		timeout, rolloutTimeout, drainTimeout, headerTimeout                    time.Duration
+		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel       string
+		envs, datasets, allow, keyEnvs, params, envWorkers                            []string
+		flagParams                                                                    envParamFlags
+		maxBatch, workers, maxRollouts, maxSessions                                   int
+		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -34,6 +34,9 @@ func newServeCmd() *cobra.Command {
   POST /v1/score                             batched scoring {"items": [...]} → {"results": [...]}
   POST /get_reward                           OpenRLHF remote reward protocol
   POST /v1/rollout                           play a whole episode against your inference endpoint
+  POST /v1/sessions                          open an episode a trainer drives turn by turn
+  POST /v1/sessions/{id}/step                one assistant message → tool results / next turn, done, reward
+  GET|DELETE /v1/sessions/{id}               read (transcript) or close a session
   GET  /healthz  /readyz  /metrics           probes and Prometheus metrics
 
 The protocol is documented in server/README.md. The server stops on SIGTERM or
@@ -46,6 +49,7 @@ Ctrl-C after draining in-flight requests.`,
 			cfg := server.Config{
 				Registry: env.Default, Envs: serveSplitList(envs), DefaultEnv: defaultEnv,
 				MaxBatch: maxBatch, Workers: workers, MaxRollouts: maxRollouts,
+				MaxSessions: maxSessions, SessionIdle: sessionIdle, SessionTTL: sessionTTL,
 				Timeout: timeout, RolloutTimeout: rolloutTimeout, DrainTimeout: drainTimeout, ReadHeaderTimeout: headerTimeout,
 				RolloutAllow: serveSplitList(allow), RolloutKeyEnvs: serveSplitList(keyEnvs),
 			}
@@ -58,12 +62,12 @@ Ctrl-C after draining in-flight requests.`,
 				return err
 			}
 			cfg.MaxCompletionBytes = int(mc)
-			for name, v := range map[string]int{"--max-batch": maxBatch, "--workers": workers, "--max-rollouts": maxRollouts} {
+			for name, v := range map[string]int{"--max-batch": maxBatch, "--workers": workers, "--max-rollouts": maxRollouts, "--max-sessions": maxSessions} {
 				if v < 0 {
 					return usagef("%s must not be negative", name)
 				}
 			}
-			for name, v := range map[string]time.Duration{"--timeout": timeout, "--rollout-timeout": rolloutTimeout, "--drain-timeout": drainTimeout, "--read-header-timeout": headerTimeout} {
+			for name, v := range map[string]time.Duration{"--timeout": timeout, "--rollout-timeout": rolloutTimeout, "--drain-timeout": drainTimeout, "--read-header-timeout": headerTimeout, "--session-idle": sessionIdle, "--session-ttl": sessionTTL} {
 				if v <= 0 {
 					return usagef("%s must be positive, got %s", name, v)
 				}
@@ -139,6 +143,9 @@ Ctrl-C after draining in-flight requests.`,
 	fs.IntVar(&workers, "workers", 0, "concurrent scoring workers across all requests (default: GOMAXPROCS)")
 	fs.StringArrayVar(&envWorkers, "env-workers", nil, "most items of one environment scored at once: env=N (repeatable; default: its cost class's share of --workers)")
 	fs.IntVar(&maxRollouts, "max-rollouts", server.DefaultMaxRollouts, "concurrent /v1/rollout episodes; more get 429")
+	fs.IntVar(&maxSessions, "max-sessions", server.DefaultMaxSessions, "open /v1/sessions at once; more get 429")
+	fs.DurationVar(&sessionIdle, "session-idle", server.DefaultSessionIdle, "close a session after this long without a request")
+	fs.DurationVar(&sessionTTL, "session-ttl", server.DefaultSessionTTL, "close a session at this age whatever happens")
 	fs.StringSliceVar(&allow, "rollout-allow", nil, "model endpoints /v1/rollout may reach, host:port or host (default: loopback only)")
 	fs.StringSliceVar(&keyEnvs, "rollout-key-env", nil, "environment variables a rollout request may name as api_key_env")
 	fs.StringArrayVar(&params, "param", nil, "environment parameter: env:key=value for one environment (e.g. e3:test_timeout=60), key=value for every served one (repeatable)")

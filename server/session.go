@@ -1,0 +1,492 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/svbench/svbench/env"
+)
+
+// Sessions are episodes a trainer drives turn by turn: it generates every
+// assistant message itself (keeping its own token ids, as on-policy
+// trainers must) and svbench does the rest: the tools run here, in the
+// sandbox and through the same fair queues as scoring, the simulated
+// parties answer, and the final message is scored exactly as `svbench
+// score` scores the same transcript. Every registered environment gets
+// sessions from its registration: a session is its env.Episode held
+// between requests.
+//
+// A session lives in the process that created it (its sandbox and
+// simulated parties do); more than one server needs routing by session id
+// (server/README.md, "Sessions").
+
+// Session defaults.
+const (
+	DefaultMaxSessions    = 256
+	DefaultSessionIdle    = 10 * time.Minute
+	DefaultSessionTTL     = time.Hour
+	MaxSessionToolCalls   = 16 // tool calls one assistant message may carry
+	sessionSweepFraction  = 4  // the janitor runs every idle/4
+	CodeSessionNotFound   = "session_not_found"
+	CodeSessionDone       = "session_done"
+	CodeSessionBusy       = "session_busy"
+	CodeSessionsExhausted = "too_many_sessions"
+)
+
+// SessionCreate asks for a session on one example: by id (from the
+// served split) or as a whole row, as /v1/score items name examples.
+type SessionCreate struct {
+	Env       string          `json:"env"`
+	ExampleID json.RawMessage `json:"example_id,omitempty"`
+	Example   json.RawMessage `json:"example,omitempty"`
+	Answer    json.RawMessage `json:"answer,omitempty"`
+	Rubric    string          `json:"rubric,omitempty"`
+	// MaxTurns caps assistant turns below the environment's own limit
+	// (0: the environment's).
+	MaxTurns int `json:"max_turns,omitempty"`
+}
+
+// SessionInfo is what creating (or reading) a session answers.
+type SessionInfo struct {
+	SessionID string        `json:"session_id"`
+	Env       string        `json:"env"`
+	ExampleID string        `json:"example_id"`
+	Prompt    []env.Message `json:"prompt"`
+	// Tools are the episode's tools in the OpenAI tools[] format.
+	Tools      []map[string]any `json:"tools"`
+	MaxTurns   int              `json:"max_turns"`
+	ToolBudget int              `json:"tool_budget"`
+	Turns      int              `json:"turns"`
+	Done       bool             `json:"done"`
+	// IdleTimeoutS and ExpiresAt bound the session: it is closed after
+	// that long without a request, and at ExpiresAt whatever happens.
+	IdleTimeoutS float64   `json:"idle_timeout_s"`
+	ExpiresAt    time.Time `json:"expires_at"`
+	// Transcript is the completion so far (GET only).
+	Transcript []env.Message `json:"transcript,omitempty"`
+}
+
+// SessionStep is one assistant message, as the trainer decoded it.
+type SessionStep struct {
+	Message wireMessage `json:"message"`
+}
+
+// wireMessage reads an assistant message in the OpenAI chat format (tool
+// calls as {"id", "type": "function", "function": {"name", "arguments"}},
+// arguments a JSON string or object) or svbench's flat one, with the
+// thinking in reasoning_content or reasoning.
+type wireMessage struct {
+	Content          *string        `json:"content"`
+	ReasoningContent string         `json:"reasoning_content"`
+	Reasoning        string         `json:"reasoning"`
+	ToolCalls        []wireToolCall `json:"tool_calls"`
+}
+
+type wireToolCall struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Args     json.RawMessage `json:"arguments"`
+	Function *struct {
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+func (m wireMessage) message() (env.Message, *APIError) {
+	out := env.Message{Role: env.RoleAssistant, Reasoning: m.ReasoningContent}
+	if out.Reasoning == "" {
+		out.Reasoning = m.Reasoning
+	}
+	if m.Content != nil {
+		out.Content = *m.Content
+	}
+	if len(m.ToolCalls) > MaxSessionToolCalls {
+		return out, apiErrorf(CodeInvalidItem, "message carries %d tool calls; at most %d per turn", len(m.ToolCalls), MaxSessionToolCalls)
+	}
+	for i, tc := range m.ToolCalls {
+		name, args := tc.Name, tc.Args
+		if tc.Function != nil {
+			name, args = tc.Function.Name, tc.Function.Args
+		}
+		if name == "" {
+			return out, apiErrorf(CodeInvalidItem, "tool call %d: field \"function.name\" missing", i)
+		}
+		text := strings.TrimSpace(string(args))
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			text = s // OpenAI's form: the arguments as JSON text
+		}
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i)
+		}
+		out.ToolCalls = append(out.ToolCalls, env.ToolCall{ID: id, Name: name, Arguments: text})
+	}
+	return out, nil
+}
+
+// SessionStepResult is what one step answers: the observations svbench
+// produced (tool results, the simulated party's turn), whether the episode
+// is over, and then its score.
+type SessionStepResult struct {
+	SessionID    string        `json:"session_id"`
+	Turn         int           `json:"turn"`
+	Observations []env.Message `json:"observations"`
+	Done         bool          `json:"done"`
+	// Reason says why the episode ended ("answer", "max_turns", …).
+	Reason string `json:"reason,omitempty"`
+	// Score is set when Done: the reward with every component, as
+	// `svbench score` gives the same transcript.
+	Score *ScoreResult `json:"score,omitempty"`
+}
+
+type session struct {
+	id       string
+	st       *envState
+	ex       env.Example
+	ep       env.Episode
+	rubric   string
+	maxTurns int
+	prompt   []env.Message
+	tools    []env.Tool
+
+	created time.Time
+
+	mu         sync.Mutex // one step at a time; guards what follows
+	turns      int
+	transcript []env.Message
+	done       bool
+	result     *SessionStepResult
+	closed     bool
+	lastUsed   time.Time
+}
+
+// sessions is the set of live sessions, bounded in count, idle time and age.
+type sessions struct {
+	mu   sync.Mutex
+	byID map[string]*session
+	max  int
+	idle time.Duration
+	ttl  time.Duration
+}
+
+func newSessions(max int, idle, ttl time.Duration) *sessions {
+	return &sessions{byID: map[string]*session{}, max: max, idle: idle, ttl: ttl}
+}
+
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "ses_" + hex.EncodeToString(b[:])
+}
+
+// add registers s unless the server holds max sessions already.
+func (ss *sessions) add(s *session) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if len(ss.byID) >= ss.max {
+		return false
+	}
+	ss.byID[s.id] = s
+	return true
+}
+
+func (ss *sessions) get(id string) *session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.byID[id]
+}
+
+// remove forgets the session and releases what its episode holds.
+func (ss *sessions) remove(s *session) {
+	ss.mu.Lock()
+	delete(ss.byID, s.id)
+	ss.mu.Unlock()
+	s.close()
+}
+
+func (s *session) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	_ = s.ep.Close()
+}
+
+// expired lists sessions past their idle timeout or age. A session busy in
+// a step is not idle.
+func (ss *sessions) expired(now time.Time) []*session {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	var out []*session
+	for _, s := range ss.byID {
+		if !s.mu.TryLock() {
+			continue
+		}
+		if now.Sub(s.lastUsed) >= ss.idle || now.Sub(s.created) >= ss.ttl {
+			out = append(out, s)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// janitor closes expired sessions until ctx ends, then closes them all.
+func (ss *sessions) janitor(ctx context.Context) {
+	t := time.NewTicker(max(ss.idle/sessionSweepFraction, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			ss.closeAll()
+			return
+		case now := <-t.C:
+			for _, s := range ss.expired(now) {
+				ss.remove(s)
+			}
+		}
+	}
+}
+
+func (ss *sessions) closeAll() {
+	ss.mu.Lock()
+	all := make([]*session, 0, len(ss.byID))
+	for _, s := range ss.byID {
+		all = append(all, s)
+	}
+	clear(ss.byID)
+	ss.mu.Unlock()
+	for _, s := range all {
+		s.close()
+	}
+}
+
+func (ss *sessions) count() int {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return len(ss.byID)
+}
+
+func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
+	var req SessionCreate
+	if status, aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, r, status, aerr)
+		return
+	}
+	st, aerr := s.lookupEnv(req.Env)
+	if aerr != nil {
+		writeError(w, r, http.StatusNotFound, aerr)
+		return
+	}
+	ex, aerr := s.resolveExample(st, req.ExampleID, req.Example, req.Answer)
+	if aerr != nil {
+		writeError(w, r, http.StatusBadRequest, aerr)
+		return
+	}
+	info := st.env.Info()
+	maxTurns := max(info.MaxTurns, 1)
+	if req.MaxTurns < 0 || req.MaxTurns > MaxRolloutTurns {
+		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "max_turns" must be between 0 (environment default) and %d`, MaxRolloutTurns))
+		return
+	}
+	if req.MaxTurns > 0 {
+		maxTurns = min(maxTurns, req.MaxTurns)
+	}
+	if req.Rubric != "" && !containsString(info.Rubrics, req.Rubric) {
+		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, "rubric %q: %s has %s", req.Rubric, st.id, strings.Join(info.Rubrics, ", ")))
+		return
+	}
+	if s.sessions.count() >= s.cfg.MaxSessions {
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones (DELETE /v1/sessions/{id}) or raise --max-sessions", s.cfg.MaxSessions))
+		return
+	}
+	ae := admittedEnv{Environment: st.env, adm: s.adm, lane: st.lane}
+	ep, err := ae.Start(r.Context(), ex)
+	if err != nil {
+		if r.Context().Err() != nil {
+			status, aerr := contextError(r.Context())
+			writeError(w, r, status, aerr)
+			return
+		}
+		writeError(w, r, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "start episode %s: %v", ex.ID, err))
+		return
+	}
+	now := time.Now()
+	sess := &session{id: newSessionID(), st: st, ex: ex, ep: ep, rubric: req.Rubric, maxTurns: maxTurns,
+		prompt: ep.Prompt(), tools: ep.Tools(), created: now, lastUsed: now}
+	if !s.sessions.add(sess) {
+		_ = ep.Close()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones or raise --max-sessions", s.cfg.MaxSessions))
+		return
+	}
+	writeJSON(w, http.StatusCreated, s.describe(sess, false))
+}
+
+func (s *Server) describe(sess *session, transcript bool) SessionInfo {
+	tools := make([]map[string]any, 0, len(sess.tools))
+	for _, t := range sess.tools {
+		tools = append(tools, t.OpenAIFunction())
+	}
+	info := SessionInfo{SessionID: sess.id, Env: sess.st.id, ExampleID: sess.ex.ID, Prompt: sess.prompt, Tools: tools,
+		MaxTurns: sess.maxTurns, ToolBudget: sess.st.env.Info().ToolBudget, Turns: sess.turns, Done: sess.done,
+		IdleTimeoutS: s.cfg.SessionIdle.Seconds(), ExpiresAt: sess.created.Add(s.cfg.SessionTTL).UTC()}
+	if transcript {
+		info.Transcript = append([]env.Message(nil), sess.transcript...)
+	}
+	return info
+}
+
+// session finds a live session or answers why there is none.
+func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
+	id := r.PathValue("id")
+	sess := s.sessions.get(id)
+	if sess == nil {
+		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound,
+			"session %q does not exist: it was closed, expired (idle %s, age %s) or held by another server process; create a new one", id, s.cfg.SessionIdle, s.cfg.SessionTTL))
+		return nil
+	}
+	return sess
+}
+
+func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	sess.mu.Lock()
+	info := s.describe(sess, true)
+	sess.mu.Unlock()
+	writeJSON(w, http.StatusOK, info)
+}
+
+func (s *Server) handleSessionDelete(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	s.sessions.remove(sess)
+	writeJSON(w, http.StatusOK, map[string]any{"session_id": sess.id, "closed": true})
+}
+
+func (s *Server) handleSessionStep(w http.ResponseWriter, r *http.Request) {
+	sess := s.session(w, r)
+	if sess == nil {
+		return
+	}
+	var req SessionStep
+	if status, aerr := decodeBody(r, &req); aerr != nil {
+		writeError(w, r, status, aerr)
+		return
+	}
+	msg, aerr := req.Message.message()
+	if aerr != nil {
+		writeError(w, r, http.StatusBadRequest, aerr)
+		return
+	}
+	if !sess.mu.TryLock() {
+		writeError(w, r, http.StatusConflict, apiErrorf(CodeSessionBusy, "session %s is running a step; send the next message after its answer", sess.id))
+		return
+	}
+	defer sess.mu.Unlock()
+	sess.lastUsed = time.Now()
+	switch {
+	case sess.closed:
+		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound, "session %s was closed; create a new one", sess.id))
+		return
+	case sess.done:
+		writeError(w, r, http.StatusConflict, apiErrorf(CodeSessionDone, "session %s is over (its score was in the answer to turn %d); read it with GET /v1/sessions/%s", sess.id, sess.turns, sess.id))
+		return
+	}
+	if aerr := s.checkCompletion(append(append([]env.Message(nil), sess.transcript...), msg)); aerr != nil {
+		writeError(w, r, http.StatusRequestEntityTooLarge, aerr)
+		return
+	}
+	ctx := r.Context()
+	sess.turns++
+	sess.transcript = append(sess.transcript, msg)
+	res := SessionStepResult{SessionID: sess.id, Turn: sess.turns, Observations: []env.Message{}}
+	// The episode sees the answer the message commits to, as the final
+	// score does (reasoning is not the answer).
+	committed := env.CommitAnswers([]env.Message{msg})[0]
+	ae := admittedEpisode{Episode: sess.ep, adm: s.adm, lane: sess.st.lane}
+	step, err := ae.Step(ctx, committed)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The step did not finish: the turn is not taken back, the
+			// episode may hold a half-run tool; the session is closed.
+			s.sessions.removeLocked(sess)
+			status, aerr := contextError(ctx)
+			writeError(w, r, status, aerr)
+			return
+		}
+		res.Done, res.Reason = true, "error: "+err.Error()
+	} else {
+		res.Observations = append(res.Observations, step.Messages...)
+		sess.transcript = append(sess.transcript, step.Messages...)
+		res.Done, res.Reason = step.Done, step.Reason
+	}
+	if !res.Done && sess.turns >= sess.maxTurns {
+		res.Done, res.Reason = true, "max_turns"
+	}
+	if res.Done {
+		sess.done = true
+		res.Score = s.scoreSession(ctx, sess)
+		sess.result = &res
+		// The episode's resources go now; the session stays readable
+		// until it is deleted or expires.
+		_ = sess.ep.Close()
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// removeLocked is remove for a caller holding the session's lock.
+func (ss *sessions) removeLocked(s *session) {
+	ss.mu.Lock()
+	delete(ss.byID, s.id)
+	ss.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		_ = s.ep.Close()
+	}
+}
+
+// scoreSession scores the transcript as `svbench score` scores it:
+// env.OutsideRollout of the completion, under the scoring queue.
+func (s *Server) scoreSession(ctx context.Context, sess *session) *ScoreResult {
+	start := time.Now()
+	res := ScoreResult{env: sess.st.id}
+	ro := env.OutsideRollout(sess.transcript)
+	var sc env.Score
+	var aerr *APIError
+	if qerr := s.adm.run(ctx, sess.st.lane, func() { sc, aerr = s.safeScore(ctx, sess.st, sess.ex, ro, sess.rubric) }); qerr != nil {
+		_, aerr = contextError(ctx)
+	}
+	if aerr != nil {
+		res.Error = aerr
+	} else {
+		res.Reward, res.Components, res.Solved, res.Parsed, res.Rubric, res.weights = sc.Total, sc.Components, sc.Solved, sc.Parsed, sc.Rubric, sc.Weights
+	}
+	res.dur = time.Since(start)
+	s.recordItems("/v1/sessions", []ScoreResult{res})
+	return &res
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
