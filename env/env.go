@@ -111,8 +111,12 @@ type ToolCallRecord struct {
 	Name       string  `json:"name"`
 	Arguments  string  `json:"arguments"`
 	DurationMS float64 `json:"duration_ms"`
-	Findings   int     `json:"findings"`
-	Error      string  `json:"error,omitempty"`
+	// Findings is how many findings a scanning tool reported (E2's
+	// scanners, E3's static analysis); nil for a tool that reports none
+	// (a file read, a test run, a simulated turn), so nothing shows "0
+	// findings" for it.
+	Findings *int   `json:"findings,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // Usage counts tokens as the model endpoint reported them.

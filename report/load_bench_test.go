@@ -32,7 +32,7 @@ func writeRun(tb testing.TB, n int) string {
 				{Role: env.RoleTool, ToolCallID: "c1", Content: strings.Repeat("finding\n", 300)},
 				{Role: env.RoleAssistant, Content: `{"violations": ["a"]}`},
 			},
-			ToolCalls: []env.ToolCallRecord{{Name: "run_kubelinter", Arguments: strings.Repeat("x", 2000), Findings: 3}},
+			ToolCalls: []env.ToolCallRecord{{Name: "run_kubelinter", Arguments: strings.Repeat("x", 2000), Findings: new(3)}},
 			Reward:    1, Components: map[string]float64{"a": 1}, Parsed: map[string]any{"k": "v"},
 		}
 		if err := enc.Encode(r); err != nil {
@@ -95,7 +95,7 @@ func TestSlimKeepsWhatReportsRead(t *testing.T) {
 		if r.Completion[1].Content != `{"violations": ["a"]}` || strings.TrimSpace(r.Completion[0].Reasoning) == "" || len(r.Completion[0].Reasoning) > 64 {
 			t.Fatalf("slim lost assistant text or the reasoning marker: %+v", r.Completion)
 		}
-		if r.Reward != 1 || r.Components["a"] != 1 || r.Parsed["k"] != "v" || r.ToolCalls[0].Findings != 3 || len(r.ToolCalls) != 1 {
+		if r.Reward != 1 || r.Components["a"] != 1 || r.Parsed["k"] != "v" || r.ToolCalls[0].Findings == nil || *r.ToolCalls[0].Findings != 3 || len(r.ToolCalls) != 1 {
 			t.Fatalf("slim lost a score: %+v", r)
 		}
 	}

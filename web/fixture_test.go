@@ -114,7 +114,7 @@ func liveRow(t testing.TB, i int) string {
 			{Role: env.RoleTool, ToolCallID: "call_1", Name: "grep_logs", Content: "3 matches " + hostile},
 			{Role: env.RoleAssistant, Content: `{"label": "Malicious"} ` + hostile},
 		}
-		r.ToolCalls = []env.ToolCallRecord{{Turn: 1, Name: "grep_logs", Arguments: "{}", DurationMS: 1.5, Findings: 3}}
+		r.ToolCalls = []env.ToolCallRecord{{Turn: 1, Name: "grep_logs", Arguments: "{}", DurationMS: 1.5, Findings: new(3)}}
 		r.Parsed["why"] = hostile
 	case 2:
 		r.Error = "model call: 503 Service Unavailable " + hostile

@@ -184,7 +184,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 		if r.Err != "" {
 			return fail("static analysis incomplete: " + r.Err)
 		}
-		rec.Findings = len(r.Findings)
+		rec.Findings = new(len(r.Findings))
 		fs := r.Findings
 		if len(fs) > 100 {
 			fs = fs[:100]

@@ -175,7 +175,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)
-	rec.Findings = len(r.findings)
+	rec.Findings = new(len(r.findings))
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	content := strings.TrimSpace(buf.String())
 	if r.note != "" {

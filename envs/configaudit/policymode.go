@@ -375,7 +375,7 @@ func (ep *episode) checkPolicy(ctx context.Context, tc env.ToolCall, rec env.Too
 	}
 	st.Compliant = st.FailingClauses == 0
 	b, _ := json.Marshal(st)
-	rec.Findings = st.FailingClauses
+	rec.Findings = new(st.FailingClauses)
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	return string(b), rec
 }

@@ -313,13 +313,17 @@ func ownMetrics(rows []reportRow) (ReportMetrics, []obs) {
 		turns += r.turns
 		for _, tc := range r.calls {
 			calls++
-			findings += tc.Findings
+			n := 0
+			if tc.Findings != nil {
+				n = *tc.Findings
+			}
+			findings += n
 			toolMS += tc.DurationMS
 			st := tools[tc.Name]
 			st.Calls++
-			st.Findings += tc.Findings
+			st.Findings += n
 			st.TotalMS += tc.DurationMS
-			if tc.Error != "" && tc.Findings == 0 {
+			if tc.Error != "" && n == 0 {
 				st.Errors++
 			}
 			tools[tc.Name] = st

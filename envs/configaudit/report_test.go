@@ -47,7 +47,7 @@ func TestBuildReport(t *testing.T) {
 			"fixable": [{"id": "a", "severity": "high"}, {"id": "b", "severity": "low"}],
 			"fixed": [{"id": "a", "severity": "high"}], "introduced": [],
 			"patch_provided": true, "patch_applied": true}`,
-			[]env.ToolCallRecord{{Name: FnKubeLinter, DurationMS: 4, Findings: 2}}),
+			[]env.ToolCallRecord{{Name: FnKubeLinter, DurationMS: 4, Findings: new(2)}}),
 		// clean file, false positive, no patch
 		resultRow(t, `{"valid_json": true, "format_valid": false, "fixture_type": "tf",
 			"predicted": [{"id": "c", "severity": "med"}], "oracle": [], "fixable": [], "fixed": [], "introduced": [],
