@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
+	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // DefaultMaxRowBytes bounds one results row unless ReadOptions says
@@ -271,4 +275,71 @@ func decodeReferenceRow(b []byte) (Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// RowPeek is what a results row says about itself besides its transcript:
+// enough to list, filter and sort rows without decoding them.
+type RowPeek struct {
+	Index, Rollout     int
+	Reward             float64
+	Failed, ScoreError bool
+	// Solved is nil when the row carries no verdict.
+	Solved *bool
+	// Recorded is the trainer's recorded reward, when the row has one.
+	Recorded *float64
+}
+
+// PeekRow reads a row's RowPeek without decoding the whole row (its
+// transcript dominates its size): one pass over the top-level keys, the
+// names read from Result's own JSON tags. ok is false for a line that is
+// not a JSON object.
+func PeekRow(body []byte) (p RowPeek, ok bool) {
+	if len(body) == 0 || body[0] != '{' || !gjson.ValidBytes(body) {
+		return RowPeek{Index: -1, Rollout: -1}, false
+	}
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case peekKeys.index:
+			p.Index = int(v.Int())
+		case peekKeys.rollout:
+			p.Rollout = int(v.Int())
+		case peekKeys.reward:
+			p.Reward = v.Float()
+		case peekKeys.err:
+			p.Failed = v.Str != ""
+		case peekKeys.scoreErr:
+			p.ScoreError = v.Str != ""
+		case peekKeys.solved:
+			if v.Type == gjson.True || v.Type == gjson.False {
+				b := v.Type == gjson.True
+				p.Solved = &b
+			}
+		case peekKeys.trainer:
+			if r := v.Get(peekKeys.recorded); r.Exists() {
+				x := r.Float()
+				p.Recorded = &x
+			}
+		}
+		return true
+	})
+	return p, true
+}
+
+// peekKeys are Result's JSON names for the fields PeekRow reads, taken
+// from the struct tags so the two cannot drift apart.
+var peekKeys = struct {
+	index, rollout, reward, err, scoreErr, solved, trainer, recorded string
+}{
+	index: jsonName(Result{}, "Index"), rollout: jsonName(Result{}, "Rollout"), reward: jsonName(Result{}, "Reward"),
+	err: jsonName(Result{}, "Error"), scoreErr: jsonName(Result{}, "ScoreError"), solved: jsonName(Result{}, "Solved"),
+	trainer: jsonName(Result{}, "Trainer"), recorded: jsonName(Trainer{}, "Reward"),
+}
+
+func jsonName(v any, field string) string {
+	f, ok := reflect.TypeOf(v).FieldByName(field)
+	if !ok {
+		panic("artifact: no field " + field)
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
 }

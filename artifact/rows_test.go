@@ -91,3 +91,32 @@ func FuzzDecodeResult(f *testing.F) {
 		_, _ = DecodeResult(b)
 	})
 }
+
+// TestPeekRowReadsWhatResultWrites: PeekRow reads back the fields of a
+// marshalled Result (its names come from Result's tags, so a renamed field
+// fails here, not silently in the dashboard's index).
+func TestPeekRowReadsWhatResultWrites(t *testing.T) {
+	solved, rec := false, 0.25
+	for _, r := range []Result{
+		{Index: 7, Rollout: 2, Reward: 1.5, Solved: &solved, Error: "boom", ScoreError: "bad", Trainer: &Trainer{Reward: &rec}},
+		{Index: 1, Reward: -0.5},
+	} {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := PeekRow(b)
+		if !ok || p.Index != r.Index || p.Rollout != r.Rollout || p.Reward != r.Reward || p.Failed != (r.Error != "") || p.ScoreError != (r.ScoreError != "") ||
+			(p.Solved == nil) != (r.Solved == nil) || (p.Recorded == nil) != (r.Trainer == nil) {
+			t.Fatalf("PeekRow(%s) = %+v", b, p)
+		}
+		if r.Trainer != nil && *p.Recorded != *r.Trainer.Reward || r.Solved != nil && *p.Solved != *r.Solved {
+			t.Fatalf("PeekRow(%s) = %+v", b, p)
+		}
+	}
+	for _, bad := range []string{"", "[1]", `{"index": `, "null"} {
+		if _, ok := PeekRow([]byte(bad)); ok {
+			t.Errorf("PeekRow(%q) accepted a line that is not a JSON object", bad)
+		}
+	}
+}

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sync"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/svbench/svbench/artifact"
 )
@@ -182,58 +181,24 @@ func (ix *fileIndex) update() ([]rowInfo, error) {
 // rowOf reads what the index keeps of one row (body is
 // artifact.RowBytes of its line, not empty).
 func rowOf(body []byte) rowInfo {
-	ri := rowInfo{}
-	// gjson reads the few fields the index keeps without decoding the
-	// whole row (transcripts dominate a row's size); ValidBytes keeps
-	// malformed lines out.
-	if !gjson.ValidBytes(body) || body[0] != '{' {
+	p, ok := artifact.PeekRow(body)
+	if !ok {
 		return rowInfo{index: -1, rollout: -1, flags: flagUnreadable}
 	}
-	var failed, hasRecorded bool
-	var recorded float64
-	// One pass over the top-level keys; values not needed are skipped.
-	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "index":
-			ri.index = int32(v.Int())
-		case "rollout":
-			ri.rollout = int32(v.Int())
-		case "reward":
-			ri.reward = v.Float()
-		case "error":
-			if v.Str != "" {
-				failed = true
-				ri.flags |= flagError
-			}
-		case "score_error":
-			if v.Str != "" {
-				ri.flags |= flagScoreErr
-			}
-		case "solved":
-			switch v.Type {
-			case gjson.True:
-				ri.flags |= flagSolved
-			case gjson.False:
-				ri.flags |= flagUnsolved
-			}
-		case "trainer":
-			if r := v.Get("recorded_reward"); r.Exists() {
-				hasRecorded, recorded = true, r.Float()
-			}
-		}
-		return true
-	})
-	if hasRecorded && !failed && abs(recorded-ri.reward) > 1e-9 {
+	ri := rowInfo{index: int32(p.Index), rollout: int32(p.Rollout), reward: p.Reward}
+	if p.Failed {
+		ri.flags |= flagError
+	}
+	if p.ScoreError {
+		ri.flags |= flagScoreErr
+	}
+	if p.Solved != nil {
+		ri.flags |= map[bool]uint8{true: flagSolved, false: flagUnsolved}[*p.Solved]
+	}
+	if p.Recorded != nil && !p.Failed && math.Abs(*p.Recorded-p.Reward) > 1e-9 {
 		ri.flags |= flagDisagree
 	}
 	return ri
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // readRow decodes the row at ri; a row over the index's bound is a
