@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/svbench/svbench/artifact"
@@ -327,8 +329,16 @@ func WriteTitle(b *bytes.Buffer, title string, meta *artifact.Metadata, counts m
 		title += " — " + meta.Model
 	}
 	fmt.Fprintf(b, "# %s\n\n## Run\n\n%s\n", EscapeCell(title), RunTable(meta))
-	fmt.Fprintf(b, "Rows: %d in the file, %d scored, %d API errors and %d score errors excluded, %d unparsed (counted as abstain)%s.\n\n",
-		counts["rows"], counts["scored"], counts["error_rows"], counts["score_error_rows"], counts["unparsed_rows"], extra)
+	fmt.Fprintf(b, "Rows: %d in the file, %d scored, %d API errors and %d score errors excluded%s.\n\n",
+		counts["rows"], counts["scored"], counts["error_rows"], counts["score_error_rows"], extra)
+}
+
+// UnparsedClause is the row-count clause of a classification report
+// (E1, E4): rows with no valid label, which those rubrics count as
+// abstentions. Other environments have no such rule, so WriteTitle does
+// not say it for them.
+func UnparsedClause(counts map[string]int) string {
+	return fmt.Sprintf(", %d unparsed (counted as abstain)", counts["unparsed_rows"])
 }
 
 // WriteConfusionAndCharts writes the confusion counts and the chart links.
@@ -348,7 +358,7 @@ func WriteComponents(b *bytes.Buffer, comps map[string]float64, meanReward float
 	}
 	b.WriteString("## Reward components\n\n")
 	var trs [][]string
-	for _, k := range SortedKeys(comps) {
+	for _, k := range slices.Sorted(maps.Keys(comps)) {
 		trs = append(trs, []string{k, F(comps[k])})
 	}
 	trs = append(trs, []string{"**total (weighted)**", F(meanReward)})

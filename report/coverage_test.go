@@ -109,3 +109,17 @@ func TestRowsWithoutAnswerCountInHeadline(t *testing.T) {
 		t.Errorf("a fully answered run states coverage:\n%s", r.Markdown)
 	}
 }
+
+// TestGenericReportSpeaksTheContract: the generic report counts rows in
+// the contract's words; "unparsed (counted as abstain)" is the
+// classification environments' rule (E1, E4) and appears only in theirs.
+func TestGenericReportSpeaksTheContract(t *testing.T) {
+	yes := true
+	r, err := Build(testGenericEnv, []artifact.Result{{Index: 0, Reward: 1, Solved: &yes}}, nil, Options{BootstrapReps: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Markdown, "abstain") || strings.Contains(r.Markdown, "unparsed") || !strings.Contains(r.Markdown, "Rows: 1 in the file, 1 scored") {
+		t.Errorf("generic report's row line:\n%s", r.Markdown)
+	}
+}

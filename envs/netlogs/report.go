@@ -214,7 +214,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 	ci map[string]metrics.CI, counts map[string]int, meanReward float64, comps map[string]float64,
 	breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
-	report.WriteTitle(&b, "E1 network logs", meta, counts, "")
+	report.WriteTitle(&b, "E1 network logs", meta, counts, report.UnparsedClause(counts))
 
 	b.WriteString("## Headline\n\n")
 	reps := opts.Reps()

@@ -194,7 +194,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI, counts map[string]int,
 	meanReward float64, comps map[string]float64, breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
-	report.WriteTitle(&b, "E4 phishing detection", meta, counts, fmt.Sprintf(", %d gold-Abstain rows excluded", counts["gold_abstain_rows"]))
+	report.WriteTitle(&b, "E4 phishing detection", meta, counts, report.UnparsedClause(counts)+fmt.Sprintf(", %d gold-Abstain rows excluded", counts["gold_abstain_rows"]))
 	reps := opts.Reps()
 	b.WriteString("## Headline\n\n")
 	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
