@@ -70,7 +70,14 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	mode := r.URL.Query().Get("labels")
+	if !slices.Contains(labelModes, mode) {
+		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest,
+			`labels=%q: declare how /get_reward reads every label, one of labels=id (the default: an example id or a JSON label object), labels=answer (the plain gold answer text) or labels=answer_json (the gold answer as JSON)`, mode))
+		return
+	}
 	mismatch := make([]float64, n)
+	truncated := make([]float64, n)
 	results := make([]ScoreResult, n)
 	items := make([]*ScoreItem, n)
 	states := make([]*envState, n)
@@ -80,13 +87,16 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		completion := req.Query[i]
 		if req.Prompts != nil {
-			if rest, ok := strings.CutPrefix(completion, req.Prompts[i]); ok {
-				completion = rest
-			} else {
+			var how promptMatch
+			completion, how = cutPrompt(completion, req.Prompts[i])
+			switch how {
+			case promptTruncated:
+				truncated[i] = 1
+			case promptMismatch:
 				mismatch[i] = 1
 			}
 		}
-		it, aerr := s.labelItem(req.Labels[i], defEnv)
+		it, aerr := s.labelItem(req.Labels[i], defEnv, mode)
 		var st *envState
 		if aerr == nil {
 			st, aerr = s.lookupEnv(it.Env)
@@ -129,7 +139,12 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 		ExtraLogs: map[string][]float64{},
 		Errors:    make([]string, n),
 	}
-	names := map[string]bool{}
+	// OpenRLHF sends one item per request and stacks the items' extra_logs
+	// by the first item's keys, so the keys must not depend on how an item
+	// fared: every component any served environment declares, for every
+	// item, 0 where it does not apply. Components an environment does not
+	// declare (no env.RubricDescriber) join only when they occur.
+	names := s.declaredComponents()
 	for _, res := range results {
 		for k := range res.Components {
 			names[k] = true
@@ -153,17 +168,37 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 	}
 	resp.ExtraLogs["svbench_error"] = failed
 	resp.ExtraLogs["svbench_prompt_mismatch"] = mismatch
+	resp.ExtraLogs["svbench_prompt_truncated"] = truncated
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// labelItem reads one OpenRLHF label: a JSON object
-// {"env", "example_id" | "example" | "answer", "rubric"?}, or otherwise an
-// example id of the default environment (?env= on the URL, else the
-// server's default).
-func (s *Server) labelItem(label, defEnv string) (*ScoreItem, *APIError) {
+// labelModes are the values of /get_reward's ?labels=: "" and "id" read a
+// label as an example id, or a JSON label object when it starts with "{";
+// "answer" reads every label as the gold answer's text and "answer_json" as
+// the gold answer's JSON. The mode is declared on the URL, never guessed
+// from a label's look: an answer such as "42" or "benign" is also a
+// plausible example id.
+var labelModes = []string{"", "id", "answer", "answer_json"}
+
+// labelItem reads one OpenRLHF label under mode (see labelModes): a JSON
+// object {"env", "example_id" | "example" | "answer", "rubric"?}, or
+// otherwise an example id of the default environment (?env= on the URL,
+// else the server's default); with labels=answer or answer_json, the gold
+// answer of an example of the default environment.
+func (s *Server) labelItem(label, defEnv, mode string) (*ScoreItem, *APIError) {
 	t := strings.TrimSpace(label)
 	if t == "" {
-		return nil, apiErrorf(CodeInvalidItem, "label is empty: it must be an example id or a JSON object {\"env\", \"example_id\"|\"answer\"}")
+		return nil, apiErrorf(CodeInvalidItem, "label is empty: it must be an example id or a JSON object {\"env\", \"example_id\"|\"answer\"} (or, with labels=answer, the gold answer)")
+	}
+	switch mode {
+	case "answer":
+		ans, _ := json.Marshal(t)
+		return &ScoreItem{Env: defEnv, Answer: ans}, nil
+	case "answer_json":
+		if !json.Valid([]byte(t)) {
+			return nil, apiErrorf(CodeInvalidItem, "label is not JSON, as labels=answer_json declares: use labels=answer for answers stored as plain text")
+		}
+		return &ScoreItem{Env: defEnv, Answer: json.RawMessage(t)}, nil
 	}
 	if strings.HasPrefix(t, "{") {
 		var ref labelRef
@@ -180,4 +215,87 @@ func (s *Server) labelItem(label, defEnv string) (*ScoreItem, *APIError) {
 	}
 	id, _ := json.Marshal(t)
 	return &ScoreItem{Env: defEnv, ExampleID: id}, nil
+}
+
+// declaredComponents is the set of component names every served
+// environment declares for any of its rubrics.
+func (s *Server) declaredComponents() map[string]bool {
+	names := map[string]bool{}
+	for _, st := range s.envs {
+		for _, ri := range st.rubrics {
+			for _, c := range ri.Components {
+				names[c.Name] = true
+			}
+		}
+	}
+	return names
+}
+
+type promptMatch int
+
+const (
+	promptWhole     promptMatch = iota // the query starts with the prompt
+	promptTruncated                    // the query starts with the prompt's tail
+	promptMismatch                     // neither: the whole query is scored
+)
+
+// minPromptTail is the shortest tail of a prompt taken as the start of a
+// left-truncated query: shorter overlaps (a newline, a role tag) are as
+// likely chance as truncation.
+const minPromptTail = 16
+
+// cutPrompt returns the completion in an OpenRLHF query. OpenRLHF posts
+// the untruncated prompt in "prompts" but decodes "query" from the tokens
+// the model saw, and when the prompt is longer than max_prompt_length it
+// keeps the prompt's last tokens: the query then starts inside the prompt.
+// The completion follows the longest tail of the prompt that starts the
+// query. Decoding from a cut token can leave U+FFFD for a character split
+// across tokens and drops a SentencePiece word's leading space; the first
+// is skipped, the second is absorbed by matching a shorter tail.
+func cutPrompt(query, prompt string) (string, promptMatch) {
+	if rest, ok := strings.CutPrefix(query, prompt); ok {
+		return rest, promptWhole
+	}
+	q := query
+	for range 3 {
+		if rest, ok := strings.CutPrefix(q, "\uFFFD"); ok {
+			q = rest
+		}
+	}
+	if n := longestTailPrefix(prompt, q); n >= minPromptTail {
+		return q[n:], promptTruncated
+	}
+	return query, promptMismatch
+}
+
+// longestTailPrefix is the length of the longest suffix of a that is a
+// prefix of b, found in linear time (Knuth-Morris-Pratt: b's prefix
+// function, then a run over a).
+func longestTailPrefix(a, b string) int {
+	if len(b) > len(a) {
+		b = b[:len(a)]
+	}
+	if len(b) == 0 {
+		return 0
+	}
+	fail := make([]int, len(b))
+	for i, k := 1, 0; i < len(b); i++ {
+		for k > 0 && b[i] != b[k] {
+			k = fail[k-1]
+		}
+		if b[i] == b[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	k := 0
+	for i := 0; i < len(a); i++ {
+		for k > 0 && (k == len(b) || a[i] != b[k]) {
+			k = fail[k-1]
+		}
+		if k < len(b) && a[i] == b[k] {
+			k++
+		}
+	}
+	return k
 }

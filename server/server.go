@@ -393,6 +393,9 @@ type route struct {
 	endpoint string
 	methods  map[string]http.HandlerFunc
 	public   bool // no token needed (probes)
+	// urlToken also takes the token as ?token= on the URL, for clients
+	// that send no headers (OpenRLHF's /get_reward).
+	urlToken bool
 	needData bool // 503 until datasets load
 	timeout  time.Duration
 }
@@ -409,7 +412,7 @@ func (s *Server) routes() http.Handler {
 	add("/v1/environments/{env}/examples", route{endpoint: "/v1/environments/{env}/examples", needData: true,
 		methods: map[string]http.HandlerFunc{"GET": s.handleExamples}})
 	add("/v1/score", route{endpoint: "/v1/score", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleScore}})
-	add("/get_reward", route{endpoint: "/get_reward", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleGetReward}})
+	add("/get_reward", route{endpoint: "/get_reward", needData: true, urlToken: true, methods: map[string]http.HandlerFunc{"POST": s.handleGetReward}})
 	add("/v1/rollout", route{endpoint: "/v1/rollout", needData: true, timeout: s.cfg.RolloutTimeout,
 		methods: map[string]http.HandlerFunc{"POST": s.handleRollout}})
 	add("/v1/sessions", route{endpoint: "/v1/sessions", needData: true, timeout: s.cfg.RolloutTimeout,
@@ -502,9 +505,18 @@ func (s *Server) wrap(rt route) http.Handler {
 			writeError(rec, r, http.StatusNotFound, apiErrorf(CodeNotFound, "no such endpoint %s; see GET /v1/environments and server/README.md", r.URL.Path))
 			return
 		}
-		if !rt.public && !s.authorized(r) {
+		if rt.urlToken {
+			// The token must reach no handler, log line or error message
+			// from here on: take it off the URL whatever the outcome.
+			r = withoutURLToken(r)
+		}
+		if !rt.public && !s.authorized(r, rt.urlToken) {
 			rec.Header().Set("WWW-Authenticate", `Bearer realm="svbench"`)
-			writeError(rec, r, http.StatusUnauthorized, apiErrorf(CodeUnauthorized, "missing or wrong bearer token: send \"Authorization: Bearer <token>\""))
+			how := "send \"Authorization: Bearer <token>\""
+			if rt.urlToken {
+				how += " or, from a client that sends no headers, put it on the URL: " + rt.endpoint + "?token=<token>"
+			}
+			writeError(rec, r, http.StatusUnauthorized, apiErrorf(CodeUnauthorized, "missing or wrong bearer token: %s", how))
 			return
 		}
 		h, ok := rt.methods[r.Method]
@@ -539,18 +551,45 @@ func (s *Server) wrap(rt route) http.Handler {
 	})
 }
 
+// urlTokenKey is the context key of a token taken off the URL.
+const urlTokenKey ctxKey = 1
+
+// withoutURLToken moves ?token= from the URL into the request's context,
+// so that nothing which prints the URL can print the token.
+func withoutURLToken(r *http.Request) *http.Request {
+	q := r.URL.Query()
+	if !q.Has("token") {
+		return r
+	}
+	tok := q.Get("token")
+	q.Del("token")
+	r = r.WithContext(context.WithValue(r.Context(), urlTokenKey, tok))
+	u := *r.URL
+	u.RawQuery = q.Encode()
+	r.URL = &u
+	r.RequestURI = u.RequestURI()
+	return r
+}
+
 // authorized compares hashes so the comparison's time depends on neither
-// the token's content nor its length.
-func (s *Server) authorized(r *http.Request) bool {
+// the token's content nor its length. With fromURL, a token taken off the
+// URL (withoutURLToken) counts as well as the header.
+func (s *Server) authorized(r *http.Request, fromURL bool) bool {
 	if s.cfg.Token == "" {
 		return true
 	}
+	var tok string
 	auth := r.Header.Get("Authorization")
 	const prefix = "bearer "
-	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+	switch ut, ok := r.Context().Value(urlTokenKey).(string); {
+	case len(auth) >= len(prefix) && strings.EqualFold(auth[:len(prefix)], prefix):
+		tok = strings.TrimSpace(auth[len(prefix):])
+	case fromURL && ok:
+		tok = ut
+	default:
 		return false
 	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(auth[len(prefix):])))
+	got := sha256.Sum256([]byte(tok))
 	return subtle.ConstantTimeCompare(got[:], s.tokenH[:]) == 1
 }
 

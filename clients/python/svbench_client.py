@@ -124,9 +124,13 @@ class Client:
             out.extend(self._request("POST", "/v1/score", {"items": items[i : i + self.batch_size]})["results"])
         return out
 
-    def get_reward(self, query, prompts, labels, env=None):
-        """OpenRLHF's remote reward protocol."""
-        q = {"env": env} if env else None
+    def get_reward(self, query, prompts, labels, env=None, labels_as=None):
+        """OpenRLHF's remote reward protocol.
+
+        labels_as declares what the labels are: None or "id" (example ids or
+        label objects), "answer" (plain gold answers) or "answer_json".
+        """
+        q = {k: v for k, v in (("env", env), ("labels", labels_as)) if v} or None
         return self._request("POST", "/get_reward", {"query": query, "prompts": prompts, "labels": labels}, query=q)
 
     def rollout(self, env, base_url, model, example_id=None, example=None, sampling=None, api_key_env=None, max_turns=None, rubric=None):

@@ -102,6 +102,14 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual(len(out["rewards"]), 1)
         self.assertGreater(out["rewards"][0], 1.0)
         self.assertIn("accuracy", out["extra_logs"])
+        # The plain gold answer as the label, declared, scores the same;
+        # so does a query whose prompt was cut from the left.
+        by_answer = self.client.get_reward([prompt + right], [prompt], [ex["answer"]], env=ENV, labels_as="answer")
+        self.assertEqual(by_answer["rewards"], out["rewards"])
+        cut = self.client.get_reward([prompt[7:] + right], [prompt], [ex["example_id"]], env=ENV)
+        self.assertEqual(cut["rewards"], out["rewards"])
+        self.assertEqual(cut["extra_logs"]["svbench_prompt_truncated"], [1])
+        self.assertEqual(sorted(cut["extra_logs"]), sorted(out["extra_logs"]))
 
     def test_thinking_is_not_the_answer(self):
         # The server applies eval's rule to every completion: a hedge inside
