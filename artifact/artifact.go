@@ -64,6 +64,15 @@ type Result struct {
 }
 
 // Trainer is a training pipeline's bookkeeping for one rollout (verifiers,
+
+// FailedButScored reports a row whose model call failed (an API error that
+// outlasted the client's retries) and which the runner then scored as no
+// answer: it carries the environment's verdict and no score error.
+// --resume retries such a row; until then it counts everywhere as an
+// attempted row without an answer.
+func (r *Result) FailedButScored() bool {
+	return r.Error != "" && r.Solved != nil && r.ScoreError == ""
+}
 // prime-rl): kept so learning curves and advantage analysis can read it.
 type Trainer struct {
 	Step      *int64   `json:"step,omitempty"`

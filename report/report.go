@@ -104,14 +104,14 @@ type Problem struct {
 // calls). i is the row's position in the builder's rows.
 //
 // A row whose model call failed but which the runner scored as its
-// transcript stands (NoAnswerError) is not excluded: it is an attempted row
+// transcript stands (artifact.Result.FailedButScored) is not excluded: it is an attempted row
 // without an answer and counts in every metric by the environment's rule,
 // as an unanswered row does. Build lists it as a ProblemError, so --strict
 // still refuses the run.
 func ExcludedRow(i int, r *artifact.Result) (Problem, bool) {
 	p := Problem{Row: i, Index: r.Index, Rollout: r.Rollout}
 	switch {
-	case r.Error != "" && !NoAnswerError(r):
+	case r.Error != "" && !r.FailedButScored():
 		p.Kind, p.Detail = ProblemError, Clip(r.Error, 160)
 	case r.ScoreError != "":
 		p.Kind, p.Detail = ProblemScoreError, Clip(r.ScoreError, 160)
@@ -119,15 +119,6 @@ func ExcludedRow(i int, r *artifact.Result) (Problem, bool) {
 		return Problem{}, false
 	}
 	return p, true
-}
-
-// NoAnswerError reports a row whose model call failed (an API error that
-// outlasted the client's retries) and which the runner then scored as no
-// answer: it carries the environment's verdict (Solved) and no score error.
-// --resume retries such a row; until then it counts as attempted and
-// unanswered.
-func NoAnswerError(r *artifact.Result) bool {
-	return r.Error != "" && r.Solved != nil && r.ScoreError == ""
 }
 
 // Report is everything `svbench report` writes for one run.
@@ -412,7 +403,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	// Rows whose model call failed but that were scored as no answer count
 	// in the metrics (ExcludedRow); they are still problems of the run.
 	for _, i := range pos {
-		if NoAnswerError(&rows[i]) {
+		if rows[i].FailedButScored() {
 			r.Problems = append(r.Problems, Problem{Row: i, Index: rows[i].Index, Rollout: rows[i].Rollout, Kind: ProblemError,
 				Detail: "counted as no answer: " + Clip(rows[i].Error, 160)})
 		}
@@ -432,7 +423,7 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 // beside the metrics. Rows without an answer count in every metric above,
 // scored as no answer by the environment's rule: unanswered rows (the
 // server refused the row's request for its length) and rows whose model
-// call failed and were scored as they stood (NoAnswerError). Leaving them
+// call failed and were scored as they stood (artifact.Result.FailedButScored). Leaving them
 // out would score a model with a shorter context, or a flakier endpoint, on
 // the rows that remain. Beside the headline stands the answered-only view:
 // the builder's key metrics over the answered rows alone, with their n.
@@ -444,7 +435,7 @@ func coverage(rows, builderRows []artifact.Result, b Builder, meta *artifact.Met
 		switch {
 		case rows[i].Unanswered != "":
 			unanswered++
-		case NoAnswerError(&rows[i]):
+		case rows[i].FailedButScored():
 			apiErrors++
 		case rows[i].Error != "":
 			apiExcluded++

@@ -929,10 +929,12 @@ func redactURL(u string) string {
 type aggregate struct {
 	completed, errors int
 	unanswered        int
-	rewardSum         float64
-	compSum           map[string]float64
-	compN             map[string]int
-	usage             env.Usage
+	// scoredErrors are error rows the runner scored as no answer.
+	scoredErrors int
+	rewardSum    float64
+	compSum      map[string]float64
+	compN        map[string]int
+	usage        env.Usage
 	// perExample[index] = (rollouts, passes) for pass@k.
 	perExample map[int]*[2]int
 }
@@ -945,9 +947,15 @@ func (a *aggregate) add(r *artifact.Result) {
 	a.usage.Add(r.Usage)
 	if r.Error != "" {
 		a.errors++
-		return
+		if !r.FailedButScored() {
+			return
+		}
+		// Scored as no answer: it counts in the averages as the reports
+		// count it, and stays an error for --resume to retry.
+		a.scoredErrors++
+	} else {
+		a.completed++
 	}
-	a.completed++
 	if r.Unanswered != "" {
 		a.unanswered++
 	}
@@ -979,8 +987,8 @@ func (a *aggregate) fill(m *artifact.Metadata) {
 	m.Completed, m.Errors, m.Usage = a.completed, a.errors, a.usage
 	m.Unanswered = a.unanswered
 	m.AvgReward = 0
-	if a.completed > 0 {
-		m.AvgReward = a.rewardSum / float64(a.completed)
+	if n := a.completed + a.scoredErrors; n > 0 {
+		m.AvgReward = a.rewardSum / float64(n)
 	}
 	m.AvgComponents = map[string]float64{}
 	for k, s := range a.compSum {
@@ -1028,9 +1036,4 @@ func comboRatio(a, n, k int) float64 {
 		r *= float64(a-i) / float64(n-i)
 	}
 	return r
-}
-
-// SortedKeys is a helper for deterministic output of component maps.
-func SortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -500,3 +500,23 @@ func TestMetadataRecordsLazilyKnownVerifierVersions(t *testing.T) {
 		t.Fatalf("verifiers = %v", meta.Verifiers)
 	}
 }
+
+// TestAggregateCountsScoredErrorRows: metadata's averages (the --no-report
+// run summary) count a failed row the runner scored as no answer, as every
+// report does; an unscored error row stays out.
+func TestAggregateCountsScoredErrorRows(t *testing.T) {
+	yes, no := true, false
+	a := newAggregate()
+	for _, r := range []artifact.Result{
+		{Index: 0, Reward: 1, Solved: &yes},
+		{Index: 1, Reward: 0, Solved: &no, Error: "model call: 500"},
+		{Index: 2, Error: "model call: 502 (older run, never scored)"},
+	} {
+		a.add(&r)
+	}
+	var m artifact.Metadata
+	a.fill(&m)
+	if m.AvgReward != 0.5 || m.Errors != 2 || m.Completed != 1 {
+		t.Fatalf("avg_reward %v errors %d completed %d; want 0.5 over the answered and the scored error row", m.AvgReward, m.Errors, m.Completed)
+	}
+}

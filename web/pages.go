@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"math"
 	"net/http"
 	"path"
@@ -16,13 +17,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/svbench/svbench/analysis/compare"
 	"github.com/svbench/svbench/analysis/leaderboard"
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
+	"github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/llm/usage"
 	"github.com/svbench/svbench/report"
 )
@@ -36,22 +37,21 @@ const (
 
 func (s *Server) parseTemplates() error {
 	funcs := template.FuncMap{
-		"clip":     clipText,
-		"preview":  func(s string) string { return previewText(s, 240) },
-		"f4":       func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) },
-		"pct":      func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
-		"date":     func(t time.Time) string { return fmtTime(t) },
-		"json":     prettyJSON,
-		"cost":     usage.FormatCost,
-		"runcost":  report.CostText,
-		"add":      func(a, b int) int { return a + b },
-		"runLink":  func(id string) string { return "/run?id=" + urlq(id) },
-		"join":     strings.Join,
-		"deref":    func(p *float64) float64 { return *p },
-		"optf4":    optF4,
-		"ptrOK":    func(p *float64) bool { return p != nil },
-		"sortKeys": sortedKeys,
-		"truth":    func(p *bool) bool { return p != nil && *p },
+		"clip":    clipText,
+		"preview": func(s string) string { return previewText(s, 240) },
+		"f4":      func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) },
+		"pct":     func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
+		"date":    func(t time.Time) string { return fmtTime(t) },
+		"json":    prettyJSON,
+		"cost":    usage.FormatCost,
+		"runcost": report.CostText,
+		"add":     func(a, b int) int { return a + b },
+		"runLink": func(id string) string { return "/run?id=" + urlq(id) },
+		"join":    strings.Join,
+		"deref":   func(p *float64) float64 { return *p },
+		"optf4":   optF4,
+		"ptrOK":   func(p *float64) bool { return p != nil },
+		"truth":   func(p *bool) bool { return p != nil && *p },
 	}
 	s.pages = map[string]*template.Template{}
 	names, err := fs.Glob(templateFS, "templates/*.html")
@@ -103,27 +103,16 @@ type Clipped struct {
 func clipText(s string) Clipped {
 	c := Clipped{Short: s, Full: s, Size: len(s)}
 	if len(s) > clipShort {
-		c.Short, c.Truncated = cutUTF8(s, clipShort), true
+		c.Short, c.Truncated = clip.Prefix(s, clipShort), true
 	}
 	if len(s) > clipFull {
-		c.Full, c.Cut = cutUTF8(s, clipFull), true
+		c.Full, c.Cut = clip.Prefix(s, clipFull), true
 	}
 	return c
 }
 
-func cutUTF8(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 func previewText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return cutUTF8(s, n) + "…"
-	}
-	return s
+	return clip.Bytes(strings.Join(strings.Fields(s), " "), n, clip.Ellipsis)
 }
 
 func fmtTime(t time.Time) string {
@@ -155,16 +144,6 @@ func optF4(p *float64) string {
 		return "—"
 	}
 	return strconv.FormatFloat(*p, 'f', 4, 64)
-}
-
-func sortedKeys(m map[string]float64) []string {
-	return slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	})
 }
 
 // ---- runs table --------------------------------------------------------
@@ -385,7 +364,7 @@ func histograms(rows []artifact.Result, meta *artifact.Metadata) []report.Chart 
 	series := map[string][]float64{}
 	for i := range rows {
 		r := &rows[i]
-		if r.Error != "" || r.ScoreError != "" || r.Unverifiable != "" {
+		if r.Error != "" && !r.FailedButScored() || r.ScoreError != "" || r.Unverifiable != "" {
 			continue
 		}
 		series["reward"] = append(series["reward"], r.Reward)
@@ -700,18 +679,14 @@ func (s *Server) handleRollout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var comps []ComponentView
-	for _, k := range sortedKeys(res.Components) {
+	for _, k := range slices.Sorted(maps.Keys(res.Components)) {
 		c := ComponentView{Name: k, Value: res.Components[k]}
 		if wt, ok := res.Weights[k]; ok {
 			c.Weight = &wt
 		}
 		comps = append(comps, c)
 	}
-	var parsedKeys []string
-	for k := range res.Parsed {
-		parsedKeys = append(parsedKeys, k)
-	}
-	slices.Sort(parsedKeys)
+	parsedKeys := slices.Sorted(maps.Keys(res.Parsed))
 	var answer any
 	if len(res.Answer) > 0 {
 		json.Unmarshal(res.Answer, &answer)
