@@ -2,6 +2,7 @@ package env
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -193,33 +194,6 @@ func (r *Registry) Params(name string) ([]ParamSpec, error) {
 	return slices.Clone(r.params[id]), nil
 }
 
-// AddData adds dataset pipelines to the Default registry's environment id.
-func AddData(id string, data func() []DataCommand) { Default.AddData(id, data) }
-
-// AddData adds dataset pipelines to a registered environment's Spec.Data.
-// It exists for a pipeline package that imports its environment's package
-// (E1's corpus importers render rows with netlogs) and so cannot be named
-// by the environment's own registration: that package adds its commands
-// from its init, which Go runs after the environment's. An unknown id is a
-// programming error and panics at start-up.
-func (r *Registry) AddData(id string, data func() []DataCommand) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s, ok := r.specs[id]
-	if !ok || data == nil {
-		panic(fmt.Sprintf("env: AddData(%q): no such environment, or no commands", id))
-	}
-	prev := s.Data
-	s.Data = func() []DataCommand {
-		var out []DataCommand
-		if prev != nil {
-			out = prev()
-		}
-		return append(out, data()...)
-	}
-	r.specs[id] = s
-}
-
 // Lookup returns the registration of the named environment.
 func (r *Registry) Lookup(name string) (Spec, error) {
 	id, err := r.Resolve(name)
@@ -251,12 +225,7 @@ func (r *Registry) IDs() []string {
 }
 
 func (r *Registry) idsLocked() []string {
-	ids := make([]string, 0, len(r.specs))
-	for id := range r.specs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+	return slices.Sorted(maps.Keys(r.specs))
 }
 
 func normalise(name string) string {

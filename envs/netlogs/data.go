@@ -12,8 +12,8 @@ import (
 
 // dataCommands are E1's dataset pipelines in its registration:
 // `svbench data build e1` generates synthetic Zeek-style flows, split
-// 70/15/15 and documented by a provenance card. (`svbench data import e1`,
-// public flow corpora, lives with the importers in importers/e1.)
+// 70/15/15 and documented by a provenance card; `svbench data import e1`
+// (importCommand, import_command.go) imports public flow corpora.
 func dataCommands() []env.DataCommand {
 	return []env.DataCommand{{
 		Kind:  env.DataBuild,
@@ -60,5 +60,5 @@ that look like beacons, the IT scanner, low-and-slow attacks), or mixed (each ro
 				return nil
 			}
 		},
-	}}
+	}, importCommand()}
 }

@@ -8,8 +8,4 @@ import (
 	_ "github.com/svbench/svbench/envs/netlogs"
 	_ "github.com/svbench/svbench/envs/phishing"
 	_ "github.com/svbench/svbench/envs/redteam"
-
-	// E1's corpus importers import netlogs, so they add their pipeline
-	// to E1's registration from here (env.AddData).
-	_ "github.com/svbench/svbench/importers/e1"
 )

@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"context"
@@ -18,18 +18,17 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/tabular"
-	"github.com/svbench/svbench/envs/netlogs"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
-func opts(format string, n int) Options {
-	return Options{Format: format, N: n, Balance: 0.5, Seed: 1, MaxBadRows: 10, Now: fixedNow}
+func opts(format string, n int) ImportOptions {
+	return ImportOptions{Format: format, N: n, Balance: 0.5, Seed: 1, MaxBadRows: 10, Now: fixedNow}
 }
 
-func rowsOf(t *testing.T, res *Result, split string) []netlogs.Row {
+func rowsOf(t *testing.T, res *ImportResult, split string) []Row {
 	t.Helper()
-	var out []netlogs.Row
+	var out []Row
 	for _, r := range res.Splits[split] {
 		b, err := json.Marshal(r)
 		if err != nil {
@@ -38,7 +37,7 @@ func rowsOf(t *testing.T, res *Result, split string) []netlogs.Row {
 		if !utf8.Valid(b) {
 			t.Fatalf("row is not valid UTF-8: %q", b)
 		}
-		var row netlogs.Row
+		var row Row
 		if err := json.Unmarshal(b, &row); err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +59,7 @@ func TestImportIoT23(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Card
-	if c.Counts.Labels[Malicious] != 100 || c.Counts.Labels[Benign] != 100 {
+	if c.Counts.Labels[LabelMalicious] != 100 || c.Counts.Labels[LabelBenign] != 100 {
 		t.Errorf("labels %v, want 100/100", c.Counts.Labels)
 	}
 	if n := len(res.Splits["train"]); n != 140 || len(res.Splits["dev"]) != 30 || len(res.Splits["test"]) != 30 {
@@ -84,10 +83,10 @@ func TestImportIoT23(t *testing.T) {
 				t.Fatalf("meta %v", r.Meta)
 			}
 			fam := r.Meta["attack_family"]
-			if (r.Answer == Malicious && fam != "partofahorizontalportscan") || (r.Answer == Benign && fam != "benign") {
+			if (r.Answer == LabelMalicious && fam != "partofahorizontalportscan") || (r.Answer == LabelBenign && fam != "benign") {
 				t.Fatalf("answer %s family %v", r.Answer, fam)
 			}
-			if !strings.Contains(r.Question, "src=192.168.1.") || !strings.HasSuffix(r.Question, netlogs.Instruction) {
+			if !strings.Contains(r.Question, "src=192.168.1.") || !strings.HasSuffix(r.Question, Instruction) {
 				t.Fatalf("question %q", r.Question)
 			}
 		}
@@ -191,7 +190,7 @@ func TestImportUNSWNB15(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 10 durations × 20 byte counts, id excluded: feature-vector duplicates collapse.
-	if got := res.Card.Counts.Labels[Malicious] + res.Card.Counts.Labels[Benign]; got != 20 || res.Card.Dedup.Dropped != 80 {
+	if got := res.Card.Counts.Labels[LabelMalicious] + res.Card.Counts.Labels[LabelBenign]; got != 20 || res.Card.Dedup.Dropped != 80 {
 		t.Errorf("rows %d, dropped %d; want 20 distinct feature vectors, 80 duplicates", got, res.Card.Dedup.Dropped)
 	}
 }
@@ -209,7 +208,7 @@ func TestImportCICIoT2023AndNetFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Card.Counts.Families["ddos-icmp-flood"] == 0 || res.Card.Counts.Families["recon-portscan"] == 0 || res.Card.Counts.Labels[Benign] == 0 {
+	if res.Card.Counts.Families["ddos-icmp-flood"] == 0 || res.Card.Counts.Families["recon-portscan"] == 0 || res.Card.Counts.Labels[LabelBenign] == 0 {
 		t.Errorf("counts %+v", res.Card.Counts)
 	}
 	if q := rowsOf(t, res, "train")[0].Question; !strings.Contains(q, "proto=tcp service=https") {
@@ -274,10 +273,10 @@ func TestImportBadInput(t *testing.T) {
 		content []byte
 		maxBad  int
 		wantErr []string // substrings of the error; nil = success
-		check   func(t *testing.T, res *Result)
+		check   func(t *testing.T, res *ImportResult)
 	}{
 		{name: "truncated gzip", format: FormatIoT23, content: gz[:len(gz)*2/3], wantErr: []string{"truncated", "re-download"}},
-		{name: "truncated plain file", format: FormatIoT23, content: data[:len(data)-40], maxBad: 5, check: func(t *testing.T, res *Result) {
+		{name: "truncated plain file", format: FormatIoT23, content: data[:len(data)-40], maxBad: 5, check: func(t *testing.T, res *ImportResult) {
 			if len(res.BadRows) != 1 || !strings.Contains(strings.Join(res.Card.Notes, " "), "no #close trailer") {
 				t.Errorf("bad rows %v notes %q", res.BadRows, res.Card.Notes)
 			}
@@ -291,7 +290,7 @@ func TestImportBadInput(t *testing.T) {
 				"1.1.1.1,1,2.2.2.2\n" + // line 3: too few fields
 				"1.1.1.1,x,2.2.2.2,80,6,7,1,1,1,1,2,2,0,5,0,0,1,1,1,1,0,Benign\n" + // line 4: port not a number
 				"1.1.1.1,2,2.2.2.2,80,6,7,1,1,1,1,2,2,0,5,0,0,1,1,1,1,7,Benign\n"), // line 5: label not 0/1
-			check: func(t *testing.T, res *Result) {
+			check: func(t *testing.T, res *ImportResult) {
 				var lines []int
 				for _, b := range res.BadRows {
 					lines = append(lines, b.Line)
@@ -303,7 +302,7 @@ func TestImportBadInput(t *testing.T) {
 		{name: "malformed rows past the limit", format: FormatNetFlowV2, maxBad: 1,
 			content: []byte(nfHeader + "a\nb\nc\n"), wantErr: []string{"more than 1 malformed rows", "--max-bad-rows", ":2: ", ":3: "}},
 		{name: "non-UTF-8 bytes", format: FormatIoT23,
-			content: []byte(strings.Replace(string(data), "192.168.1.7\t", "192.168.1.\xff\xfe\t", 1)), check: func(t *testing.T, res *Result) {
+			content: []byte(strings.Replace(string(data), "192.168.1.7\t", "192.168.1.\xff\xfe\t", 1)), check: func(t *testing.T, res *ImportResult) {
 				for _, split := range dataset.SplitNames {
 					for _, r := range res.Splits[split] {
 						b, _ := json.Marshal(r)

@@ -1,32 +1,24 @@
-package e1
+package netlogs
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	textclip "github.com/svbench/svbench/internal/clip"
 )
 
-// Answers an E1 row can carry.
-const (
-	Malicious = "Malicious"
-	Benign    = "Benign"
-)
-
-// Label is a source label normalised to the E1 answer plus an attack family
+// SourceLabel is a source label normalised to the E1 answer plus an attack family
 // ("benign" for benign rows).
-type Label struct {
+type SourceLabel struct {
 	Answer string
 	Family string
 }
 
-// Slug turns a source's attack name into a family id: lower-case ASCII
+// FamilySlug turns a source's attack name into a family id: lower-case ASCII
 // letters and digits, every other run (spaces, dashes, underscores, the
 // mis-encoded en dash of CIC-IDS-2017's "Web Attack – Brute Force", whether
 // it arrives as U+2013, U+FFFD or a stray Latin-1/CP1252 byte) folded into
 // one "-".
-func Slug(s string) string {
+func FamilySlug(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	pendingDash := false
@@ -64,7 +56,7 @@ var familyAliases = map[string]string{
 }
 
 func family(raw string) string {
-	s := Slug(raw)
+	s := FamilySlug(raw)
 	if a, ok := familyAliases[s]; ok {
 		return a
 	}
@@ -85,50 +77,50 @@ func badLabel(format string, args ...any) error {
 }
 
 // normIoT23 maps IoT-23's label and detailed-label columns.
-func normIoT23(label, detailed string) (Label, error) {
+func normIoT23(label, detailed string) (SourceLabel, error) {
 	switch strings.ToLower(strings.TrimSpace(label)) {
 	case "benign":
-		return Label{Benign, "benign"}, nil
+		return SourceLabel{LabelBenign, "benign"}, nil
 	case "malicious":
 		f := family(detailed)
 		if f == "" {
 			f = "unknown"
 		}
-		return Label{Malicious, f}, nil
+		return SourceLabel{LabelMalicious, f}, nil
 	}
-	return Label{}, badLabel("label %q is neither Malicious nor Benign", clip(label))
+	return SourceLabel{}, badLabel("label %q is neither Malicious nor Benign", clipCell(label))
 }
 
 // normNamed maps sources whose single label column holds the attack name
 // and a benign marker (CIC-IDS-2017 "BENIGN", CIC-IoT-2023 "BenignTraffic").
-func normNamed(label string) (Label, error) {
+func normNamed(label string) (SourceLabel, error) {
 	f := family(label)
 	switch f {
 	case "":
-		return Label{}, badLabel("label is empty")
+		return SourceLabel{}, badLabel("label is empty")
 	case "benign", "benigntraffic", "normal":
-		return Label{Benign, "benign"}, nil
+		return SourceLabel{LabelBenign, "benign"}, nil
 	}
-	return Label{Malicious, f}, nil
+	return SourceLabel{LabelMalicious, f}, nil
 }
 
 // normBinary maps sources with a 0/1 label and a separate attack category
 // (UNSW-NB15, NetFlow v2). The binary label is authoritative; the category
 // only names the family.
-func normBinary(label, category string) (Label, error) {
+func normBinary(label, category string) (SourceLabel, error) {
 	switch strings.TrimSpace(label) {
 	case "0", "0.0":
-		return Label{Benign, "benign"}, nil
+		return SourceLabel{LabelBenign, "benign"}, nil
 	case "1", "1.0":
 		f := family(category)
 		if f == "" || f == "benign" || f == "normal" {
 			f = "unknown"
 		}
-		return Label{Malicious, f}, nil
+		return SourceLabel{LabelMalicious, f}, nil
 	}
-	return Label{}, badLabel("label %q is not 0 or 1", clip(label))
+	return SourceLabel{}, badLabel("label %q is not 0 or 1", clipCell(label))
 }
 
-func clip(s string) string {
-	return textclip.Bytes(strings.ToValidUTF8(s, "\uFFFD"), 40, textclip.Ellipsis)
+func clipCell(s string) string {
+	return truncate(strings.ToValidUTF8(s, "\uFFFD"), 40)
 }

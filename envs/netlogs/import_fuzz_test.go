@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/svbench/svbench/envs/netlogs"
 )
 
 // FuzzImport feeds arbitrary bytes to every format: an import may fail, but
@@ -21,8 +19,8 @@ func FuzzImport(f *testing.F) {
 	f.Add(uint8(0), gzipBytes([]byte(iot23Header+iot23Row(3, true))))
 	f.Add(uint8(4), []byte("\"IPV4_SRC_ADDR\",\"x\n"))
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		formats := Formats()
-		o := Options{Format: formats[int(which)%len(formats)], N: 10, Balance: 0.5, Seed: 1, MaxBadRows: 5}
+		formats := ImportFormats()
+		o := ImportOptions{Format: formats[int(which)%len(formats)], N: 10, Balance: 0.5, Seed: 1, MaxBadRows: 5}
 		open := func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 		res, err := ImportFrom(context.Background(), []string{"fuzz"}, o, open)
 		if err != nil {
@@ -30,11 +28,11 @@ func FuzzImport(f *testing.F) {
 		}
 		for _, rows := range res.Splits {
 			for _, r := range rows {
-				row, ok := r.(netlogs.Row)
+				row, ok := r.(Row)
 				if !ok {
 					t.Fatalf("row of type %T", r)
 				}
-				if a := row.Answer; a != Malicious && a != Benign {
+				if a := row.Answer; a != LabelMalicious && a != LabelBenign {
 					t.Fatalf("answer %q", a)
 				}
 			}

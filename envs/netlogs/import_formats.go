@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/dataset/tabular"
-	"github.com/svbench/svbench/envs/netlogs"
 )
 
 // Format names accepted by --format.
@@ -20,8 +19,8 @@ const (
 	FormatNetFlowV2  = "netflow-v2"
 )
 
-// Formats lists the supported source formats.
-func Formats() []string {
+// ImportFormats lists the supported source formats.
+func ImportFormats() []string {
 	return []string{FormatIoT23, FormatCICIDS2017, FormatUNSWNB15, FormatCICIoT2023, FormatNetFlowV2}
 }
 
@@ -51,7 +50,7 @@ type schema struct {
 	// numeric columns are syntax-checked on every row, so malformed rows
 	// are counted even when the sampler skips them.
 	numeric []int
-	norm    func(label, category string) (Label, error)
+	norm    func(label, category string) (SourceLabel, error)
 }
 
 func newSchema(format string, n int) *schema {
@@ -114,7 +113,7 @@ func bind(format, file string, h *tabular.Header) (*schema, error) {
 				s.keyExclude[i] = true
 			}
 		}
-		s.norm = func(l, _ string) (Label, error) { return normNamed(l) }
+		s.norm = func(l, _ string) (SourceLabel, error) { return normNamed(l) }
 	case FormatUNSWNB15:
 		if h.Has("srcip") {
 			if err := h.Require(file, "UNSW-NB15 raw CSV", []string{"srcip"}, []string{"sport"}, []string{"dstip"}, []string{"dsport"},
@@ -151,7 +150,7 @@ func bind(format, file string, h *tabular.Header) (*schema, error) {
 				s.serviceCols[i] = strings.ToLower(svc)
 			}
 		}
-		s.norm = func(l, _ string) (Label, error) { return normNamed(l) }
+		s.norm = func(l, _ string) (SourceLabel, error) { return normNamed(l) }
 	case FormatNetFlowV2:
 		if err := h.Require(file, "NetFlow v2 (NF-*-v2) CSV", []string{"IPV4_SRC_ADDR"}, []string{"L4_SRC_PORT"}, []string{"IPV4_DST_ADDR"},
 			[]string{"L4_DST_PORT"}, []string{"PROTOCOL"}, []string{"IN_BYTES"}, []string{"OUT_BYTES"}, []string{"IN_PKTS"}, []string{"OUT_PKTS"},
@@ -170,7 +169,7 @@ func bind(format, file string, h *tabular.Header) (*schema, error) {
 		s.protoNumeric, s.tupleKey = true, true
 		s.norm = normBinary
 	default:
-		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
+		return nil, fmt.Errorf("unknown format %q (want one of %s)", format, strings.Join(ImportFormats(), ", "))
 	}
 	return s.finish(), nil
 }
@@ -236,20 +235,20 @@ func text(fields [][]byte, i int) string {
 	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
-func optFloat(fields [][]byte, i int, scale float64, name string) (*float64, error) {
+func cellFloat(fields [][]byte, i int, scale float64, name string) (*float64, error) {
 	b := cell(fields, i)
 	if missing(b) {
 		return nil, nil
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil, fmt.Errorf("column %q: %q is not a number", name, clip(string(b)))
+		return nil, fmt.Errorf("column %q: %q is not a number", name, clipCell(string(b)))
 	}
 	v *= scale
 	return &v, nil
 }
 
-func optInt(fields [][]byte, i int, name string) (*int64, error) {
+func cellInt(fields [][]byte, i int, name string) (*int64, error) {
 	b := cell(fields, i)
 	if missing(b) {
 		return nil, nil
@@ -260,14 +259,14 @@ func optInt(fields [][]byte, i int, name string) (*int64, error) {
 	// Some exports write counts as floats ("12.0").
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
-		return nil, fmt.Errorf("column %q: %q is not an integer", name, clip(string(b)))
+		return nil, fmt.Errorf("column %q: %q is not an integer", name, clipCell(string(b)))
 	}
 	v := int64(f)
 	return &v, nil
 }
 
 func port(fields [][]byte, i int, name string) (int, error) {
-	p, err := optInt(fields, i, name)
+	p, err := cellInt(fields, i, name)
 	if err != nil || p == nil {
 		return 0, err
 	}
@@ -319,17 +318,17 @@ func tcpFlags(v int64, orig bool) string {
 }
 
 // flow builds the E1 record from a row.
-func (s *schema) flow(fields [][]byte, h *tabular.Header) (netlogs.Flow, error) {
+func (s *schema) flow(fields [][]byte, h *tabular.Header) (Flow, error) {
 	name := func(i int) string {
 		if i >= 0 && i < len(h.Names) {
 			return h.Names[i]
 		}
 		return "?"
 	}
-	var f netlogs.Flow
+	var f Flow
 	var err error
 	if s.ts >= 0 {
-		t, err := optFloat(fields, s.ts, 1, name(s.ts))
+		t, err := cellFloat(fields, s.ts, 1, name(s.ts))
 		if err != nil {
 			return f, err
 		}
@@ -360,7 +359,7 @@ func (s *schema) flow(fields [][]byte, h *tabular.Header) (netlogs.Flow, error) 
 		return f, err
 	}
 	if s.duration >= 0 {
-		if f.Duration, err = optFloat(fields, s.duration, s.durScale, name(s.duration)); err != nil {
+		if f.Duration, err = cellFloat(fields, s.duration, s.durScale, name(s.duration)); err != nil {
 			return f, err
 		}
 		if f.Duration != nil && *f.Duration < 0 {
@@ -372,7 +371,7 @@ func (s *schema) flow(fields [][]byte, h *tabular.Header) (netlogs.Flow, error) 
 		dst **int64
 	}{{s.origBytes, &f.OrigBytes}, {s.respBytes, &f.RespBytes}, {s.origPkts, &f.OrigPkts}, {s.respPkts, &f.RespPkts}} {
 		if c.col >= 0 {
-			if *c.dst, err = optInt(fields, c.col, name(c.col)); err != nil {
+			if *c.dst, err = cellInt(fields, c.col, name(c.col)); err != nil {
 				return f, err
 			}
 		}
@@ -388,7 +387,7 @@ func (s *schema) flow(fields [][]byte, h *tabular.Header) (netlogs.Flow, error) 
 			if c.col < 0 {
 				continue
 			}
-			v, err := optInt(fields, c.col, name(c.col))
+			v, err := cellInt(fields, c.col, name(c.col))
 			if err != nil {
 				return f, err
 			}

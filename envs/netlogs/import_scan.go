@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"bytes"
@@ -15,13 +15,12 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/tabular"
-	"github.com/svbench/svbench/envs/netlogs"
 )
 
 // record is one sampled flow with its provenance.
-type record struct {
-	Flow     netlogs.Flow
-	Label    Label
+type sampledFlow struct {
+	Flow     Flow
+	Label    SourceLabel
 	Scenario string
 	File     string
 	Line     int
@@ -63,7 +62,7 @@ type collector struct {
 	seed   uint64
 	maxBad int
 
-	samplers map[string]*dataset.DistinctSampler[record] // by answer
+	samplers map[string]*dataset.DistinctSampler[sampledFlow] // by answer
 	// strata counts rows per answer and scenario (exact, duplicates
 	// included), used to allocate the sample across scenarios.
 	strata  map[string]map[string]int64
@@ -80,15 +79,15 @@ type collector struct {
 }
 
 type labelOrErr struct {
-	l   Label
+	l   SourceLabel
 	err error
 }
 
 func newCollector(format string, k int, seed uint64, maxBad int) *collector {
 	return &collector{
 		format: format, seed: seed, maxBad: maxBad,
-		samplers:   map[string]*dataset.DistinctSampler[record]{Malicious: dataset.NewDistinctSampler[record](k), Benign: dataset.NewDistinctSampler[record](k)},
-		strata:     map[string]map[string]int64{Malicious: {}, Benign: {}},
+		samplers:   map[string]*dataset.DistinctSampler[sampledFlow]{LabelMalicious: dataset.NewDistinctSampler[sampledFlow](k), LabelBenign: dataset.NewDistinctSampler[sampledFlow](k)},
+		strata:     map[string]map[string]int64{LabelMalicious: {}, LabelBenign: {}},
 		labelCache: map[string]labelOrErr{},
 	}
 }
@@ -106,10 +105,10 @@ func (c *collector) badRow(file string, line int, reason string) error {
 
 var captureDir = regexp.MustCompile(`(?i)^CTU-[A-Za-z]+-(Malware-)?Capture-\d+(-\d+)?$`)
 
-// Scenario names the capture a file belongs to: for IoT-23 the
+// ImportScenario names the capture a file belongs to: for IoT-23 the
 // CTU-…-Capture-N-M directory anywhere in the path, otherwise the file name
 // without its extensions (CIC-IDS-2017's day files, UNSW-NB15_1, …).
-func Scenario(format, path string) string {
+func ImportScenario(format, path string) string {
 	if format == FormatIoT23 {
 		for p := filepath.Dir(path); p != "." && p != string(filepath.Separator) && p != ""; p = filepath.Dir(p) {
 			if b := filepath.Base(p); captureDir.MatchString(b) {
@@ -323,7 +322,7 @@ func (c *collector) row(line []byte, delim byte, sch *schema, hdr *tabular.Heade
 	}
 	for _, col := range sch.numeric {
 		if !isNumber(cell(fs, col)) {
-			return c.badRow(name, ln, fmt.Sprintf("column %q: %q is not a number", hdr.Names[col], clip(string(cell(fs, col)))))
+			return c.badRow(name, ln, fmt.Sprintf("column %q: %q is not a number", hdr.Names[col], clipCell(string(cell(fs, col)))))
 		}
 	}
 	lab, err := c.label(fs, sch)
@@ -339,13 +338,13 @@ func (c *collector) row(line []byte, delim byte, sch *schema, hdr *tabular.Heade
 	var buildErr error
 	s := c.samplers[lab.Answer]
 	keyStr := strconv.FormatUint(key, 16)
-	s.Offer(prio, keyStr, func() (record, bool) {
+	s.Offer(prio, keyStr, func() (sampledFlow, bool) {
 		f, err := sch.flow(fs, hdr)
 		if err != nil {
 			buildErr = err
-			return record{}, false
+			return sampledFlow{}, false
 		}
-		return record{Flow: f, Label: lab, Scenario: scenario, File: name, Line: ln, Key: fmt.Sprintf("%016x", key)}, true
+		return sampledFlow{Flow: f, Label: lab, Scenario: scenario, File: name, Line: ln, Key: fmt.Sprintf("%016x", key)}, true
 	})
 	if buildErr != nil {
 		return c.badRow(name, ln, buildErr.Error())
@@ -353,7 +352,7 @@ func (c *collector) row(line []byte, delim byte, sch *schema, hdr *tabular.Heade
 	return nil
 }
 
-func (c *collector) label(fs [][]byte, sch *schema) (Label, error) {
+func (c *collector) label(fs [][]byte, sch *schema) (SourceLabel, error) {
 	lb, cb := cell(fs, sch.label), cell(fs, sch.category)
 	// Labels repeat: cache by raw bytes (no allocation on a hit).
 	var kb [128]byte

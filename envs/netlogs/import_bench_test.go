@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"context"
@@ -117,7 +117,7 @@ func benchImport(b *testing.B, format, header string, gen func() func([]byte, in
 				}
 			}
 		}
-		o := Options{Format: format, N: 10000, Balance: 0.5, Seed: 1, MaxBadRows: 0}
+		o := ImportOptions{Format: format, N: 10000, Balance: 0.5, Seed: 1, MaxBadRows: 0}
 		res, err := ImportFrom(context.Background(), []string{"generated"}, o, func(string) (io.ReadCloser, error) { return s, nil })
 		if err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"context"
@@ -10,15 +10,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/envs/netlogs"
 )
-
-// This package imports netlogs (it renders rows as E1's), so E1's
-// registration cannot name its import pipeline: the pipeline joins it from
-// here, and internal/envs links this package with E1.
-func init() {
-	env.AddData(netlogs.ID, func() []env.DataCommand { return []env.DataCommand{importCommand()} })
-}
 
 // importCommand is `svbench data import e1`: public flow corpora to E1
 // splits with a card.
@@ -40,7 +32,7 @@ Directories are searched for conn.log.labeled (iot23) or *.csv files, optionally
 		Example: `  svbench data import e1 --format iot23 ~/data/iot23/ --out data/e1-iot23 --n 20000
   svbench data import e1 --format iot23 iot23/ --ood-from UNSW-NB15_1.csv --ood-format unsw-nb15 --out data/e1-ood`,
 		Flags: func(f *pflag.FlagSet) env.DataRunner {
-			format := f.String("format", "", "source format: "+strings.Join(Formats(), "|"))
+			format := f.String("format", "", "source format: "+strings.Join(ImportFormats(), "|"))
 			out := f.String("out", "", "output directory")
 			n := f.Int("n", 10000, "rows to sample (train+dev+test, or train+dev with --ood-from)")
 			seed := f.Uint64("seed", 1, "seed for sampling, splits and file order")
@@ -55,7 +47,7 @@ Directories are searched for conn.log.labeled (iot23) or *.csv files, optionally
 					return env.Usagef("give at least one input FILE or DIR")
 				}
 				if *format == "" {
-					return env.Usagef("--format is required (one of %s)", strings.Join(Formats(), ", "))
+					return env.Usagef("--format is required (one of %s)", strings.Join(ImportFormats(), ", "))
 				}
 				if *out == "" {
 					return env.Usagef("--out DIR is required")
@@ -67,16 +59,16 @@ Directories are searched for conn.log.labeled (iot23) or *.csv files, optionally
 				if *n <= 0 {
 					return env.Usagef("--n must be positive, got %d", *n)
 				}
-				opts := Options{Format: *format, N: *n, Balance: bal, Seed: *seed, Render: *render, MaxBadRows: *maxBad,
+				opts := ImportOptions{Format: *format, N: *n, Balance: bal, Seed: *seed, Render: *render, MaxBadRows: *maxBad,
 					OODFormat: *oodFormat, OODN: *oodN}
 				if _, ok := map[string]bool{"": true, "rich": true, "reference": true}[*render]; !ok {
 					return env.Usagef("--render must be rich or reference, got %q", *render)
 				}
-				if !slices.Contains(Formats(), *format) {
-					return env.Usagef("--format %q: want one of %s", *format, strings.Join(Formats(), ", "))
+				if !slices.Contains(ImportFormats(), *format) {
+					return env.Usagef("--format %q: want one of %s", *format, strings.Join(ImportFormats(), ", "))
 				}
-				if *oodFormat != "" && !slices.Contains(Formats(), *oodFormat) {
-					return env.Usagef("--ood-format %q: want one of %s", *oodFormat, strings.Join(Formats(), ", "))
+				if *oodFormat != "" && !slices.Contains(ImportFormats(), *oodFormat) {
+					return env.Usagef("--ood-format %q: want one of %s", *oodFormat, strings.Join(ImportFormats(), ", "))
 				}
 				files, err := ExpandInputs(*format, args)
 				if err != nil {

@@ -1,5 +1,6 @@
-// Package e1 imports public network-flow corpora (IoT-23, CIC-IDS-2017,
-// UNSW-NB15, CIC-IoT-2023, NetFlow v2) into E1 dataset splits.
+// `svbench data import e1` imports public network-flow corpora (IoT-23,
+// CIC-IDS-2017, UNSW-NB15, CIC-IoT-2023, NetFlow v2) into E1 dataset splits
+// (the import_*.go files).
 //
 // Every source is streamed once, in constant memory: rows are parsed in a
 // reused buffer and offered to one bottom-K sampler per label (K = the
@@ -8,7 +9,8 @@
 // the input; per-scenario row counts (exact) then allocate the sample across
 // scenarios, and the result is split 70/15/15 stratified by scenario and
 // label. Memory is O(K), independent of input size.
-package e1
+
+package netlogs
 
 import (
 	"context"
@@ -24,12 +26,11 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/dataset"
-	"github.com/svbench/svbench/envs/netlogs"
 	"github.com/svbench/svbench/internal/version"
 )
 
-// Options configure an import.
-type Options struct {
+// ImportOptions configure an import.
+type ImportOptions struct {
 	Format string
 	// N is the target number of rows (before the OOD test split).
 	N int
@@ -50,22 +51,22 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Result is what an import produced.
-type Result struct {
+// ImportResult is what an import produced.
+type ImportResult struct {
 	Splits  map[string][]any
 	Card    *dataset.Card
 	BadRows []BadRow
 }
 
-func (o *Options) check() error {
-	if !slices.Contains(Formats(), o.Format) {
-		return fmt.Errorf("unknown format %q (want one of %s)", o.Format, strings.Join(Formats(), ", "))
+func (o *ImportOptions) check() error {
+	if !slices.Contains(ImportFormats(), o.Format) {
+		return fmt.Errorf("unknown format %q (want one of %s)", o.Format, strings.Join(ImportFormats(), ", "))
 	}
 	if o.OODFormat == "" {
 		o.OODFormat = o.Format
 	}
-	if !slices.Contains(Formats(), o.OODFormat) {
-		return fmt.Errorf("unknown OOD format %q (want one of %s)", o.OODFormat, strings.Join(Formats(), ", "))
+	if !slices.Contains(ImportFormats(), o.OODFormat) {
+		return fmt.Errorf("unknown OOD format %q (want one of %s)", o.OODFormat, strings.Join(ImportFormats(), ", "))
 	}
 	if o.N <= 0 {
 		return fmt.Errorf("target size must be positive, got %d", o.N)
@@ -73,7 +74,7 @@ func (o *Options) check() error {
 	if o.Balance > 1 {
 		return fmt.Errorf("balance is the Malicious share in [0,1], got %g", o.Balance)
 	}
-	if _, ok := netlogs.Render(netlogs.Flow{}, o.Render); !ok {
+	if _, ok := Render(Flow{}, o.Render); !ok {
 		return fmt.Errorf("unknown rendering %q (want rich or reference)", o.Render)
 	}
 	if o.MaxBadRows < 0 {
@@ -136,19 +137,19 @@ func ExpandInputs(format string, args []string) ([]string, error) {
 	return out, nil
 }
 
-// Open is how sources are read; tests and benchmarks substitute generated
+// Opener is how sources are read; tests and benchmarks substitute generated
 // streams.
-type Open func(path string) (io.ReadCloser, error)
+type Opener func(path string) (io.ReadCloser, error)
 
 func openFile(path string) (io.ReadCloser, error) { return os.Open(path) }
 
 // Import reads the files and builds the splits and card. It does not write.
-func Import(ctx context.Context, files []string, opts Options) (*Result, error) {
+func Import(ctx context.Context, files []string, opts ImportOptions) (*ImportResult, error) {
 	return ImportFrom(ctx, files, opts, openFile)
 }
 
 // ImportFrom is Import with a custom opener.
-func ImportFrom(ctx context.Context, files []string, opts Options, open Open) (*Result, error) {
+func ImportFrom(ctx context.Context, files []string, opts ImportOptions, open Opener) (*ImportResult, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -163,7 +164,7 @@ func ImportFrom(ctx context.Context, files []string, opts Options, open Open) (*
 
 	ratios := [3]float64{0.70, 0.15, 0.15}
 	var ood *collector
-	var oodSel []record
+	var oodSel []sampledFlow
 	if len(opts.OODFrom) > 0 {
 		ratios = [3]float64{0.70, 0.15, 0}
 		t := opts.OODN
@@ -182,7 +183,7 @@ func ImportFrom(ctx context.Context, files []string, opts Options, open Open) (*
 		for _, r := range mainSel {
 			inMain[r.Key] = true
 		}
-		oodSel = slices.DeleteFunc(oodSel, func(r record) bool { return inMain[r.Key] })
+		oodSel = slices.DeleteFunc(oodSel, func(r sampledFlow) bool { return inMain[r.Key] })
 	}
 
 	keys := make([]string, len(mainSel))
@@ -231,7 +232,7 @@ func ImportFrom(ctx context.Context, files []string, opts Options, open Open) (*
 	}
 
 	splits := map[string][]any{}
-	add := func(split string, r record, src string) {
+	add := func(split string, r sampledFlow, src string) {
 		row := toRow(r, split, src, opts.Render)
 		splits[split] = append(splits[split], row)
 		card.Counts.Labels[r.Label.Answer]++
@@ -266,16 +267,16 @@ func ImportFrom(ctx context.Context, files []string, opts Options, open Open) (*
 	if ood != nil {
 		bad = append(bad, ood.badRows...)
 	}
-	return &Result{Splits: splits, Card: card, BadRows: bad}, nil
+	return &ImportResult{Splits: splits, Card: card, BadRows: bad}, nil
 }
 
-func collect(ctx context.Context, c *collector, format string, files []string, open Open) error {
+func collect(ctx context.Context, c *collector, format string, files []string, open Opener) error {
 	for _, f := range files {
 		r, err := open(f)
 		if err != nil {
 			return fmt.Errorf("open source: %w", err)
 		}
-		err = c.readSource(ctx, r, f, Scenario(format, f))
+		err = c.readSource(ctx, r, f, ImportScenario(format, f))
 		r.Close()
 		if err != nil {
 			return err
@@ -291,9 +292,9 @@ func renderName(s string) string {
 	return s
 }
 
-func toRow(r record, split, source, render string) netlogs.Row {
-	q, _ := netlogs.Render(r.Flow, render)
-	return netlogs.Row{
+func toRow(r sampledFlow, split, source, render string) Row {
+	q, _ := Render(r.Flow, render)
+	return Row{
 		ID:       "e1-" + source + "-" + r.Key,
 		Question: q,
 		Answer:   r.Label.Answer,
@@ -356,9 +357,9 @@ func (c *collector) keyDescription() string {
 // proportion to their exact row counts, each taking a prefix of its
 // priority-ordered sample (itself uniform). Keys held under both labels are
 // dropped and counted as conflicts.
-func (c *collector) selection(n int, balance float64, seed uint64) ([]record, int) {
-	labels := []string{Benign, Malicious}
-	items := map[string][]record{}
+func (c *collector) selection(n int, balance float64, seed uint64) ([]sampledFlow, int) {
+	labels := []string{LabelBenign, LabelMalicious}
+	items := map[string][]sampledFlow{}
 	for _, l := range labels {
 		items[l] = c.samplers[l].Items()
 	}
@@ -370,7 +371,7 @@ func (c *collector) selection(n int, balance float64, seed uint64) ([]record, in
 	}
 	conflicts := 0
 	for _, l := range labels {
-		items[l] = slices.DeleteFunc(items[l], func(r record) bool {
+		items[l] = slices.DeleteFunc(items[l], func(r sampledFlow) bool {
 			if both[r.Key] > 1 {
 				conflicts++
 				return true
@@ -378,14 +379,14 @@ func (c *collector) selection(n int, balance float64, seed uint64) ([]record, in
 			return false
 		})
 	}
-	sizes := []int{len(items[Benign]), len(items[Malicious])}
+	sizes := []int{len(items[LabelBenign]), len(items[LabelMalicious])}
 	var weights []float64
 	if balance < 0 {
 		var tb, tm int64
-		for _, v := range c.strata[Benign] {
+		for _, v := range c.strata[LabelBenign] {
 			tb += v
 		}
-		for _, v := range c.strata[Malicious] {
+		for _, v := range c.strata[LabelMalicious] {
 			tm += v
 		}
 		weights = []float64{float64(tb), float64(tm)}
@@ -393,9 +394,9 @@ func (c *collector) selection(n int, balance float64, seed uint64) ([]record, in
 		weights = []float64{1 - balance, balance}
 	}
 	quota := dataset.Allocate(sizes, weights, n)
-	var out []record
+	var out []sampledFlow
 	for li, l := range labels {
-		byScen := map[string][]record{}
+		byScen := map[string][]sampledFlow{}
 		for _, r := range items[l] {
 			byScen[r.Scenario] = append(byScen[r.Scenario], r)
 		}

@@ -1,4 +1,4 @@
-package e1
+package netlogs
 
 import (
 	"bytes"
