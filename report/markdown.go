@@ -145,7 +145,7 @@ func RunTable(meta *artifact.Metadata) string {
 	if meta.Source != "" {
 		rows = append(rows, []string{"source", meta.Source})
 	}
-	for _, k := range SortedKeys(meta.PassAtK) {
+	for _, k := range slices.Sorted(maps.Keys(meta.PassAtK)) {
 		rows = append(rows, []string{k, F(meta.PassAtK[k])})
 	}
 	if meta.SolvedWhen != "" && (len(meta.PassAtK) > 0 || meta.Rollouts > 1) {
@@ -191,9 +191,4 @@ func RewardStats(rows []artifact.Result, positions []int) (mean float64, comps m
 		comps[k] /= float64(counts[k])
 	}
 	return mean, comps
-}
-
-// SortedKeys returns a map's keys in order.
-func SortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }

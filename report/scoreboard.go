@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,7 +271,7 @@ func (row *ScoreRow) fillFromSummary(summary json.RawMessage) error {
 // Runs that differ in it are different entries, never one "latest" run.
 func (row *ScoreRow) Condition() string {
 	parts := []string{orDash(row.Rubric)}
-	for _, k := range SortedKeys(row.Params) {
+	for _, k := range slices.Sorted(maps.Keys(row.Params)) {
 		parts = append(parts, k+"="+row.Params[k])
 	}
 	if row.Source != "" {

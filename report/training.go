@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/ingest"
@@ -156,7 +158,7 @@ func Training(sm *ingest.StepMetrics) (sum TrainingSummary, charts []Chart, md s
 	}
 	if len(comps) > 0 {
 		var cs []Series
-		for i, c := range SortedKeys(comps) {
+		for i, c := range slices.Sorted(maps.Keys(comps)) {
 			vals := make([]float64, len(steps))
 			for j, s := range steps {
 				v, ok := s.Components[c]

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/svbench/svbench/internal/clip"
 )
 
 // ExportResult says what Export wrote.
@@ -154,16 +156,15 @@ func (s *Server) fetch(u string) ([]byte, string, error) {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
-		return nil, "", fmt.Errorf("status %d: %s", rec.Code, strings.TrimSpace(clipForError(rec.Body.Bytes())))
+		return nil, "", fmt.Errorf("status %d: %s", rec.Code, clipForError(rec.Body.Bytes()))
 	}
 	return rec.Body.Bytes(), rec.Header().Get("Content-Type"), nil
 }
 
+// clipForError quotes the start of a failed page's body in an export
+// error, cut on a character boundary.
 func clipForError(b []byte) string {
-	if len(b) > 200 {
-		b = b[:200]
-	}
-	return string(b)
+	return strings.TrimSpace(clip.Bytes(string(b), 200, clip.Ellipsis))
 }
 
 // exportName maps a local URL to its file in the export, and reports

@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -338,7 +340,7 @@ func userPrompt(t *taskset.Task) string {
 		fmt.Fprintf(&b, "\n### %s\n```%s\n%s```\n", f, fenceLang(t.Language), ensureNL(string(t.Src[f])))
 	}
 	var vis []string
-	for _, k := range sortedKeys(t.Visible) {
+	for _, k := range slices.Sorted(maps.Keys(t.Visible)) {
 		vis = append(vis, "tests/visible/"+k)
 	}
 	fmt.Fprintf(&b, "\nVisible tests (read them with read_file): %s\n", strings.Join(vis, ", "))

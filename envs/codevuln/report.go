@@ -3,6 +3,8 @@ package codevuln
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -182,7 +184,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	tb, sb := tested.block(), static.block()
 	groups := func(m map[string]*acc) []ReportGroup {
 		var out []ReportGroup
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			b := m[k].block()
 			out = append(out, ReportGroup{Name: k, N: b.Rows, PatchSuccess: b.PatchSuccess, HiddenPass: b.HiddenPass, MeanReward: b.MeanReward})
 		}
@@ -206,7 +208,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "signature_preservation_rate", Value: tb.SignatureKept, HigherIsBetter: true, Undefined: tb.Rows == 0},
 		{Name: "mean_reward", Value: tb.MeanReward, HigherIsBetter: true, Undefined: tb.Rows == 0},
 	}
-	modeList := sortedKeys(modes)
+	modeList := slices.Sorted(maps.Keys(modes))
 	headline := []report.Stat{
 		{Name: "rows (tested / static-only / excluded)", Value: fmt.Sprintf("%d / %d / %d", tb.Rows, sb.Rows, len(problems))},
 		{Name: "patch success (solved)", Value: report.Pct(tb.PatchSuccess)},
@@ -238,7 +240,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 func blockTable(b ReportBlock) string {
 	kills := "none"
 	if len(b.SandboxKills) > 0 {
-		ks := sortedKeys(b.SandboxKills)
+		ks := slices.Sorted(maps.Keys(b.SandboxKills))
 		kills = ""
 		for i, k := range ks {
 			if i > 0 {
@@ -273,7 +275,7 @@ func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []Rep
 	}
 	fmt.Fprintf(&b, "# %s\n\n## Run\n\n%s\n", report.EscapeCell(title), report.RunTable(meta))
 	var ms []string
-	for _, m := range sortedKeys(modes) {
+	for _, m := range slices.Sorted(maps.Keys(modes)) {
 		ms = append(ms, fmt.Sprintf("%s (%d rows)", m, modes[m]))
 	}
 	fmt.Fprintf(&b, "Sandbox mode: %s. Rows excluded (API or scoring errors, no verifier output): %d.\n\n", strings.Join(ms, ", "), problems)
@@ -282,7 +284,7 @@ func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []Rep
 	if len(comps) > 0 {
 		b.WriteString("\n### Mean reward components\n\n")
 		var rows [][]string
-		keys := sortedKeys(comps)
+		keys := slices.Sorted(maps.Keys(comps))
 		sort.Strings(keys)
 		for _, k := range keys {
 			rows = append(rows, []string{k, report.F(comps[k])})

@@ -93,7 +93,7 @@ func (v *Verifier) analyse(ctx context.Context, lang string, files Files) Static
 	var r StaticResult
 	switch lang {
 	case taskset.Go:
-		for _, name := range sortedKeys(files) {
+		for _, name := range slices.Sorted(maps.Keys(files)) {
 			if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
 				r.Findings = append(r.Findings, AnalyseGo(name, files[name])...)
 			}
@@ -114,10 +114,6 @@ func (v *Verifier) analyse(ctx context.Context, lang string, files Files) Static
 		return a.Key() < b.Key()
 	})
 	return r
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult {
@@ -180,7 +176,7 @@ func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult 
 	}
 	go func() { own <- runOwn() }()
 	if v.py.Bandit != "" {
-		names := sortedKeys(py)
+		names := slices.Sorted(maps.Keys(py))
 		// --ignore-nosec: a verifier judges the file, not the file's
 		// opinion of itself; "# nosec" added by a patch must not hide a
 		// finding. -c /dev/null-like defaults: no config file is read.
@@ -263,7 +259,7 @@ func Delta(cwe string, orig, fix, cand []Finding) StaticDelta {
 	fx := countByKey(fix, isTask)
 	c := countByKey(cand, isTask)
 	d := StaticDelta{Original: len(orig), Patched: len(cand)}
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		if o[k] > fx[k] {
 			d.Targets = append(d.Targets, k)
 			if c[k] > fx[k] {
@@ -273,7 +269,7 @@ func Delta(cwe string, orig, fix, cand []Finding) StaticDelta {
 	}
 	high := func(f Finding) bool { return f.Severity == "high" || f.Severity == "critical" }
 	oh, fh, ch := countByKey(orig, high), countByKey(fix, high), countByKey(cand, high)
-	for _, k := range sortedKeys(ch) {
+	for _, k := range slices.Sorted(maps.Keys(ch)) {
 		if ch[k] > max(oh[k], fh[k]) {
 			d.NewHigh = append(d.NewHigh, k)
 		}

@@ -2,6 +2,8 @@ package configaudit
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
@@ -608,7 +610,7 @@ func reportCharts(m ReportMetrics, n int) []report.Chart {
 	charts[0].SVG = report.BarChart(charts[0].Title, "share of oracle violations found (n = violations)", sevNames, found, totals, true)
 	charts[1].SVG = report.BarChart(charts[1].Title, "share of oracle violations fixed (n = violations)", sevNames, fixedRate, totals, true)
 	if len(m.Tools) > 0 {
-		names := report.SortedKeys(m.Tools)
+		names := slices.Sorted(maps.Keys(m.Tools))
 		vals, calls := make([]float64, len(names)), make([]int, len(names))
 		for i, k := range names {
 			vals[i] = metrics.Div(float64(m.Tools[k].Calls), float64(n))
@@ -681,7 +683,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 	fmt.Fprintf(&b, "\nMean per-row weighted F1 %s; positive-only F1 (rows with a non-empty oracle) %s.\n\n", report.FOpt(m.MeanF1Weighted), report.FOpt(m.PositiveOnlyF1))
 	if len(m.ByFixture) > 0 {
 		var rows [][]string
-		for _, ft := range report.SortedKeys(m.ByFixture) {
+		for _, ft := range slices.Sorted(maps.Keys(m.ByFixture)) {
 			p := m.ByFixture[ft]
 			rows = append(rows, []string{ft, report.FOpt(p.Precision), report.FOpt(p.Recall), report.FOpt(p.F1)})
 		}
@@ -710,7 +712,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 		report.FOpt(m.MeanToolCalls), report.FOpt(m.MeanToolTimeMS), report.FOpt(m.CallsPerFinding), report.FOpt(m.MeanTurns), report.PctOpt(m.FormatValidRate))
 	if len(m.Tools) > 0 {
 		var rows [][]string
-		for _, k := range report.SortedKeys(m.Tools) {
+		for _, k := range slices.Sorted(maps.Keys(m.Tools)) {
 			t := m.Tools[k]
 			rows = append(rows, []string{k, fmt.Sprint(t.Calls), fmt.Sprint(t.Errors), fmt.Sprint(t.Findings), report.F(t.MeanMS)})
 		}
@@ -720,7 +722,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 	if len(comps) > 0 {
 		b.WriteString("## Reward components\n\n")
 		var rows [][]string
-		for _, k := range report.SortedKeys(comps) {
+		for _, k := range slices.Sorted(maps.Keys(comps)) {
 			rows = append(rows, []string{k, report.F(comps[k])})
 		}
 		b.WriteString(report.Table([]string{"component", "mean"}, rows))

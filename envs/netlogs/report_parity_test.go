@@ -3,10 +3,12 @@ package netlogs
 import (
 	"bufio"
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
@@ -114,8 +116,8 @@ func compareBlock(t *testing.T, line int, what string, got any, want map[string]
 			t.Errorf("line %d %s: section %q missing", line, what, section)
 			continue
 		}
-		if !reflect.DeepEqual(sortedKeys(ws), sortedKeys(gs)) {
-			t.Errorf("line %d %s: %s keys %v, want %v", line, what, section, sortedKeys(gs), sortedKeys(ws))
+		if !reflect.DeepEqual(slices.Sorted(maps.Keys(ws)), slices.Sorted(maps.Keys(gs))) {
+			t.Errorf("line %d %s: %s keys %v, want %v", line, what, section, slices.Sorted(maps.Keys(gs)), slices.Sorted(maps.Keys(ws)))
 		}
 		for k, w := range ws {
 			if gs[k] == nil && nullOK {
@@ -132,9 +134,7 @@ func compareBlock(t *testing.T, line int, what string, got any, want map[string]
 			}
 		}
 	}
-	if !reflect.DeepEqual(sortedKeys(want), sortedKeys(g)) {
-		t.Errorf("line %d %s: sections %v, want %v", line, what, sortedKeys(g), sortedKeys(want))
+	if !reflect.DeepEqual(slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(g))) {
+		t.Errorf("line %d %s: sections %v, want %v", line, what, slices.Sorted(maps.Keys(g)), slices.Sorted(maps.Keys(want)))
 	}
 }
-
-func sortedKeys(m map[string]any) []string { return report.SortedKeys(m) }

@@ -3,7 +3,9 @@ package redteam
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/svbench/svbench/artifact"
@@ -161,7 +163,7 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Category < list[j].Category })
 	entropy := 0.0
-	for _, name := range report.SortedKeys(strategies) { // a fixed order: the same sum every time
+	for _, name := range slices.Sorted(maps.Keys(strategies)) { // a fixed order: the same sum every time
 		p := float64(strategies[name]) / float64(max(n, 1))
 		entropy -= p * math.Log(p)
 	}
@@ -308,7 +310,7 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 	over := rate(all.refusedB, all.benign)
 	overCI := ci(overVals, overEx, opts.Reps(), opts.BootstrapSeed(meta))
 	var cats []DefenseCategory
-	for _, name := range report.SortedKeys(per) {
+	for _, name := range slices.Sorted(maps.Keys(per)) {
 		a := per[name]
 		cats = append(cats, DefenseCategory{Category: name, Harmful: a.harm, Benign: a.benign,
 			RefusalHarmful: rate(a.refusedH, a.harm), UnsafeRate: rate(a.unsafeH, a.harm), OverRefusal: rate(a.refusedB, a.benign)})

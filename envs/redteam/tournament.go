@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/spf13/pflag"
@@ -16,7 +18,6 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/internal/atomicfile"
 	"github.com/svbench/svbench/report"
-	"github.com/svbench/svbench/runner"
 )
 
 // The parameters through which E5 and E6 meet their served opponent
@@ -353,7 +354,7 @@ func writeTournament(c TournamentConfig, points []RoundCategory, defData, attDat
 		series[p.Category][p.Round-1] = p.ASR
 	}
 	var ss []report.Series
-	for _, cat := range runner.SortedKeys(series) {
+	for _, cat := range slices.Sorted(maps.Keys(series)) {
 		ss = append(ss, report.Series{Name: cat, Mean: series[cat]})
 	}
 	svg := report.LineChart(fmt.Sprintf("Attack success by round: %s vs %s", c.Attacker, c.Defender), "round", "attack success rate", x, ss, true)

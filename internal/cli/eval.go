@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -357,10 +359,10 @@ func printRunSummary(w io.Writer, dir string, m *artifact.Metadata, rep *report.
 	if m.NoRows() {
 		fmt.Fprintf(w, "  no scored row: every model call failed (a wrong model name? the error above lists what the server serves); view, compare's picker and the leaderboard leave this run out\n")
 	}
-	for _, k := range runner.SortedKeys(m.AvgComponents) {
+	for _, k := range slices.Sorted(maps.Keys(m.AvgComponents)) {
 		fmt.Fprintf(w, "    %-22s %.4f\n", k, m.AvgComponents[k])
 	}
-	for _, k := range runner.SortedKeys(m.PassAtK) {
+	for _, k := range slices.Sorted(maps.Keys(m.PassAtK)) {
 		fmt.Fprintf(w, "  %-12s %.4f\n", k, m.PassAtK[k])
 	}
 	if rep != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
@@ -264,7 +266,7 @@ func trainerSection(rows []artifact.Result) string {
 	}
 	if lab := labelCounts(rows); len(lab) > 0 {
 		var parts []string
-		for _, k := range report.SortedKeys(lab) {
+		for _, k := range slices.Sorted(maps.Keys(lab)) {
 			parts = append(parts, fmt.Sprintf("%s %d", k, lab[k]))
 		}
 		fmt.Fprintf(&b, "- answers' labels: %s.\n", strings.Join(parts, ", "))

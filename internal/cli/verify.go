@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/suite"
 )
@@ -272,10 +273,7 @@ func printFindingsTable(w interface{ Write([]byte) (int, error) }, results []ver
 			if f.Object.Kind != "" {
 				obj = f.Object.Kind + "/" + f.Object.Name
 			}
-			msg := strings.ReplaceAll(f.Message, "\n", " ")
-			if len(msg) > 120 {
-				msg = msg[:117] + "..."
-			}
+			msg := clip.Within(strings.ReplaceAll(f.Message, "\n", " "), 120, "...")
 			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", f.File, f.Line, f.Severity, f.ID(), obj, msg)
 		}
 	}
