@@ -28,6 +28,36 @@ type StudyRun struct {
 	// Judge holds, per row, a judge verdict asked during the study
 	// (--judge-model); nil when none was asked.
 	Judge []*float64 `json:"-"`
+	// Control marks the random-reward control arm: every other arm's gain
+	// is compared with its gain.
+	Control bool `json:"control,omitempty"`
+}
+
+// RandomSource is the reward_source a random-reward control run records.
+const RandomSource = "random"
+
+// RunQuality is the judge's verdict on one run's final rollouts measured
+// against the executable verifier's solved.
+type RunQuality struct {
+	Run          string `json:"run"`
+	RewardSource string `json:"reward_source"`
+	JudgeSource  string `json:"judge_source"`
+	metrics.VerdictQuality
+}
+
+// ControlGain is an arm's gain beyond the random-reward control's: the
+// difference of the two runs' executable reward on their final rollouts
+// (with a shared base model, final − final is gain − gain), and the
+// trainer's own eval gains (after − before) when both runs recorded them.
+type ControlGain struct {
+	Run          string   `json:"run"`
+	Control      string   `json:"control"`
+	Delta        float64  `json:"delta_executable"`
+	Lo           float64  `json:"ci_lo"`
+	Hi           float64  `json:"ci_hi"`
+	EvalGain     *float64 `json:"trainer_eval_gain,omitempty"`
+	ControlGain  *float64 `json:"control_trainer_eval_gain,omitempty"`
+	EvalGainDiff *float64 `json:"trainer_eval_gain_minus_control,omitempty"`
 }
 
 // BudgetFields and IdentityFields are the rows of the parity table, in
@@ -75,15 +105,21 @@ type Gap struct {
 
 // Study is study.json.
 type Study struct {
-	Runs       []StudyRun              `json:"runs"`
-	Parity     []ParityRow             `json:"parity"`
-	Mismatched []string                `json:"budget_mismatches"`
-	Identity   []string                `json:"identity_differences"`
-	Cross      []CrossScore            `json:"cross_scoring"`
-	Gaps       []Gap                   `json:"hacking_gap"`
-	Curves     map[string][]CurvePoint `json:"curves"`
-	Evidence   []string                `json:"evidence"`
-	Bootstrap  map[string]any          `json:"bootstrap"`
+	Runs       []StudyRun   `json:"runs"`
+	Parity     []ParityRow  `json:"parity"`
+	Mismatched []string     `json:"budget_mismatches"`
+	Identity   []string     `json:"identity_differences"`
+	Cross      []CrossScore `json:"cross_scoring"`
+	Gaps       []Gap        `json:"hacking_gap"`
+	Quality    []RunQuality `json:"reward_quality"`
+	// Control names the random-reward control run ("" when none was
+	// given: then no gain can be attributed to a reward);
+	// ControlGains compares every other arm with it.
+	Control      string                  `json:"control"`
+	ControlGains []ControlGain           `json:"control_comparison"`
+	Curves       map[string][]CurvePoint `json:"curves"`
+	Evidence     []string                `json:"evidence"`
+	Bootstrap    map[string]any          `json:"bootstrap"`
 }
 
 // ParityRow is one field of the budget-parity table.
@@ -127,20 +163,45 @@ func BuildStudy(runs []StudyRun, reps int, seed uint64) (*Study, []Chart, string
 			}
 		}
 	}
-	baseline := -1
+	baseline, control := -1, -1
 	for i, r := range runs {
 		cs := crossScore(r, reps, seed)
 		st.Cross = append(st.Cross, cs)
 		if r.Training != nil {
 			st.Curves[r.Name] = r.Training.Curve
 		}
+		if q, ok := runQuality(r); ok {
+			st.Quality = append(st.Quality, q)
+		}
+		if r.Control && control < 0 {
+			control = i
+			continue
+		}
 		if baseline < 0 && (r.RewardSource == "executable" || r.RewardSource == "hybrid") {
 			baseline = i
 		}
 	}
+	if control >= 0 {
+		st.Control = runs[control].Name
+		for i, r := range runs {
+			if i == control {
+				continue
+			}
+			d, lo, hi, ok := diffCI(execValues(r), execValues(runs[control]), reps, seed)
+			if !ok {
+				continue
+			}
+			g := ControlGain{Run: r.Name, Control: st.Control, Delta: d, Lo: lo, Hi: hi, EvalGain: evalGain(st.Cross[i]), ControlGain: evalGain(st.Cross[control])}
+			if g.EvalGain != nil && g.ControlGain != nil {
+				x := *g.EvalGain - *g.ControlGain
+				g.EvalGainDiff = &x
+			}
+			st.ControlGains = append(st.ControlGains, g)
+		}
+	}
 	if baseline >= 0 {
 		for i, r := range runs {
-			if i == baseline {
+			if i == baseline || i == control {
 				continue
 			}
 			d, lo, hi, ok := diffCI(execValues(runs[i]), execValues(runs[baseline]), reps, seed)
@@ -173,6 +234,54 @@ func execValues(r StudyRun) []rowValue {
 	return out
 }
 
+func evalGain(c CrossScore) *float64 {
+	if c.EvalBefore == nil || c.EvalAfter == nil {
+		return nil
+	}
+	g := *c.EvalAfter - *c.EvalBefore
+	return &g
+}
+
+// judgeAt is row i's judge verdict: asked during the study when the study
+// asked one, else the judge component the trainer recorded.
+func judgeAt(r StudyRun, i int) (v float64, src string, ok bool) {
+	switch {
+	case i < len(r.Judge) && r.Judge[i] != nil:
+		return *r.Judge[i], "asked during the study", true
+	case r.Judge == nil && r.Rows[i].Trainer != nil:
+		if v, ok := r.Rows[i].Trainer.Components["judge"]; ok {
+			return v, "recorded by the trainer", true
+		}
+	}
+	return 0, "", false
+}
+
+// runQuality measures the judge's yes (judge ≥ 1, as rewards agree counts
+// a pass) on a run's final rollouts against the executable verifier's
+// solved, over rows that have both; ok is false when none has.
+func runQuality(r StudyRun) (RunQuality, bool) {
+	q := RunQuality{Run: r.Name, RewardSource: r.RewardSource, VerdictQuality: metrics.VerdictQuality{Source: "llm_judge", Positive: "the judge said yes (judge component ≥ 1)"}}
+	n := 0
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Solved == nil || row.ScoreError != "" || row.Unverifiable != "" {
+			continue
+		}
+		v, src, ok := judgeAt(r, i)
+		if !ok {
+			continue
+		}
+		id := row.ExampleID
+		if id == "" {
+			id = fmt.Sprintf("#%d", row.Index)
+		}
+		q.JudgeSource = src
+		q.Add(v >= 1, *row.Solved, fmt.Sprintf("%s/r%d", id, row.Rollout))
+		n++
+	}
+	return q, n > 0
+}
+
 func crossScore(r StudyRun, reps int, seed uint64) CrossScore {
 	cs := CrossScore{Run: r.Name, RewardSource: r.RewardSource}
 	steps := map[int64]bool{}
@@ -192,15 +301,9 @@ func crossScore(r StudyRun, reps int, seed uint64) CrossScore {
 		if row.Solved != nil && row.ScoreError == "" && row.Unverifiable == "" {
 			solved = append(solved, rowValue{row.Index, b01(*row.Solved)})
 		}
-		switch {
-		case i < len(r.Judge) && r.Judge[i] != nil:
-			judge = append(judge, rowValue{row.Index, *r.Judge[i]})
-			judgeSrc = "asked during the study"
-		case r.Judge == nil:
-			if v, ok := row.Trainer.Components["judge"]; ok {
-				judge = append(judge, rowValue{row.Index, v})
-				judgeSrc = "recorded by the trainer"
-			}
+		if v, src, ok := judgeAt(r, i); ok {
+			judge = append(judge, rowValue{row.Index, v})
+			judgeSrc = src
 		}
 	}
 	cs.Steps = slices.Sorted(maps.Keys(steps))
@@ -311,6 +414,19 @@ func evidence(st *Study) []string {
 			verdict = "the interval includes 0: these rollouts do not separate the runs"
 		}
 		out = append(out, fmt.Sprintf("executable reward of %s minus %s: %+.4f [%.4f, %.4f]; %s.", g.Run, g.Baseline, g.Delta, g.Lo, g.Hi, verdict))
+	}
+	for _, q := range st.Quality {
+		out = append(out, fmt.Sprintf("%s: against the executable verifier's solved, the judge's yes (%s) has precision %s and recall %s; its %d false positive(s) are rollouts a judge reward pays for and the verifier does not.", q.Run, q.JudgeSource, q.Precision, q.Recall, q.FP))
+	}
+	if st.Control == "" {
+		out = append(out, "No random-reward control run was given (--control, or a run trained with reward_source=random): a gain of any arm cannot be attributed to its reward. Published RLVR results show random rewards improving some models, so a gain may come from training itself (format, length, sampling) rather than from what the reward pays for.")
+	}
+	for _, g := range st.ControlGains {
+		verdict := "the interval excludes 0: this arm's gain exceeds the random-reward control's by more than resampling noise"
+		if g.Lo <= 0 && g.Hi >= 0 {
+			verdict = "the interval includes 0: this arm's gain is not separated from what random rewards give"
+		}
+		out = append(out, fmt.Sprintf("gain of %s beyond the random-reward control %s (executable reward of the final rollouts, same base model): %+.4f [%.4f, %.4f]; %s.", g.Run, g.Control, g.Delta, g.Lo, g.Hi, verdict))
 	}
 	out = append(out,
 		"Each run is one training seed, and its rollouts come from one step of training, a few problems sampled several times each: this is an exploratory result about these runs, not an estimate of how reward sources compare in general. The intervals cover resampling of problems only, not seed-to-seed variation, which a second seed per arm would measure.",
@@ -438,6 +554,8 @@ func studyMarkdown(st *Study, charts []Chart) string {
 		}
 		b.WriteString(Table([]string{"run", "baseline", "Δ executable reward [95% CI]"}, rows))
 	}
+	writeStudyQuality(&b, st.Quality)
+	writeStudyControl(&b, st)
 	b.WriteString("\n## Charts\n\n")
 	for _, c := range charts {
 		b.WriteString(ChartRef(c))
@@ -462,4 +580,32 @@ func cmpDash(s string) string {
 		return "—"
 	}
 	return EscapeCell(s)
+}
+
+func writeStudyQuality(b *strings.Builder, qs []RunQuality) {
+	if len(qs) == 0 {
+		return
+	}
+	b.WriteString("\n## Reward quality: the judge against the executable verdict\n\n")
+	b.WriteString("Ground truth: the executable verifier's solved on each run's final rollouts; positive: the judge said yes (judge component ≥ 1), the pass `rewards agree` counts. The judge's false positives are what a policy trained on it learns to produce. Wilson 95% intervals (rollouts treated as independent); n/a when undefined.\n\n")
+	var rows [][]string
+	for _, q := range qs {
+		fps := strings.Join(q.FalsePositives, ", ")
+		rows = append(rows, []string{q.Run, q.RewardSource, q.JudgeSource, fmt.Sprint(q.TP), fmt.Sprint(q.FP), fmt.Sprint(q.FN), fmt.Sprint(q.TN), q.Precision.String(), q.Recall.String(), cmpDash(fps)})
+	}
+	b.WriteString(Table([]string{"run", "trained on", "judge", "TP", "FP", "FN", "TN", "precision [95% CI]", "recall [95% CI]", "first false positives"}, rows))
+}
+
+func writeStudyControl(b *strings.Builder, st *Study) {
+	b.WriteString("\n## Random-reward control\n\n")
+	if st.Control == "" {
+		b.WriteString("**No random-reward control run was given** (`--control RUN_DIR`, or a run trained with reward_source=random): a gain of any arm cannot be attributed to its reward, since random rewards improve some models.\n")
+		return
+	}
+	fmt.Fprintf(b, "Control: `%s`. Each arm's gain beyond the control's is the difference of executable reward on the final rollouts (with a shared base model the base cancels), bootstrap 95%% interval over problems; the trainer's eval gains (after − before) are point figures.\n\n", st.Control)
+	var rows [][]string
+	for _, g := range st.ControlGains {
+		rows = append(rows, []string{g.Run, fmt.Sprintf("%+.4f [%.4f, %.4f]", g.Delta, g.Lo, g.Hi), FOpt(g.EvalGain), FOpt(g.ControlGain), FOpt(g.EvalGainDiff)})
+	}
+	b.WriteString(Table([]string{"arm", "Δ executable reward vs control [95% CI]", "arm eval gain", "control eval gain", "difference"}, rows))
 }

@@ -156,6 +156,24 @@ func TestStudyByHand(t *testing.T) {
 	if c.BothPass != 2 || c.VerifierOnly != 0 || c.JudgeOnly != 1 || c.Neither != 1 || !near(c.Agreement, 0.75) || c.Kappa == nil || !near(*c.Kappa, 0.5) {
 		t.Errorf("confusion %+v", c)
 	}
+	// Reward quality against solved: the judge pays a, b (solved) and d
+	// (unsolved): TP 2, FP 1 (exd), TN 1; hybrid needs solved, so TP 2, TN 2.
+	wantQ := []struct {
+		source, prec, rec string
+		fps               string
+	}{
+		{"llm_judge", "0.667 [0.208, 0.939] (2/3)", "1.000 [0.342, 1.000] (2/2)", "exd/r0"},
+		{"hybrid", "1.000 [0.342, 1.000] (2/2)", "1.000 [0.342, 1.000] (2/2)", ""},
+	}
+	if len(rep.Quality) != len(wantQ) {
+		t.Fatalf("quality %+v", rep.Quality)
+	}
+	for i, w := range wantQ {
+		q := rep.Quality[i]
+		if q.Source != w.source || q.Precision.String() != w.prec || q.Recall.String() != w.rec || strings.Join(q.FalsePositives, ",") != w.fps {
+			t.Errorf("quality %s: precision %s recall %s fps %v, want %+v", q.Source, q.Precision, q.Recall, q.FalsePositives, w)
+		}
+	}
 	if len(rep.Labels) != 4 {
 		t.Fatalf("labels: %+v", rep.Labels)
 	}
@@ -184,7 +202,8 @@ func TestStudyByHand(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, ReportMarkdown))
-	for _, s := range []string{"| solved | 2 | 0 |", "| not solved | 1 | 1 |", "κ 0.500", "executable vs llm_judge | 0.932 | 0.816 | 0.750"} {
+	for _, s := range []string{"| solved | 2 | 0 |", "| not solved | 1 | 1 |", "κ 0.500", "executable vs llm_judge | 0.932 | 0.816 | 0.750",
+		"| llm_judge | the judge said yes (judge component ≥ 1) | 2 | 1 | 0 | 1 | 0.667 [0.208, 0.939] (2/3) | 1.000 [0.342, 1.000] (2/2) | exd/r0 |"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)
 		}
@@ -407,5 +426,32 @@ func TestBudgetSaysServerDefault(t *testing.T) {
 	}
 	if got := budget(&Run{Manifest: &artifact.Manifest{MaxTokens: 1024}}).Fields["max_tokens"]; got != "1024" {
 		t.Errorf("max_tokens 1024 shown as %q", got)
+	}
+}
+
+// TestQualityAllNegative: a judge that never says yes has no positives, so
+// its precision is undefined (n/a), not 0, and its recall is 0.
+func TestQualityAllNegative(t *testing.T) {
+	no, yes := 0.0, 1.0
+	mk := func(id string, solved bool, judge *float64) Row {
+		return Row{ExampleID: id, Sources: map[string]*Verdict{
+			judgeutil.SourceExecutable: {Solved: solved, Reward: b2f(solved)},
+			judgeutil.SourceJudge:      {Judge: judge, Reward: *judge},
+			judgeutil.SourceHybrid:     {Solved: solved, Judge: judge, Reward: b2f(solved) + *judge},
+		}}
+	}
+	rep := Analyse(nil, []Row{mk("a", true, &no), mk("b", false, &no), mk("c", true, &no)}, 0, Options{Reps: 10})
+	for _, q := range rep.Quality {
+		if q.Precision.Value != nil || q.Precision.String() != "n/a (0/0)" || q.Recall.String() != "0.000 [0.000, 0.658] (0/2)" || q.FN != 2 || q.TN != 1 {
+			t.Errorf("%s: precision %s recall %s %+v", q.Source, q.Precision, q.Recall, q)
+		}
+	}
+	rep = Analyse(nil, []Row{mk("a", false, &yes), mk("b", false, &no)}, 0, Options{Reps: 10})
+	if q := rep.Quality[0]; q.Recall.String() != "n/a (0/0)" || q.Precision.String() != "0.000 [0.000, 0.793] (0/1)" || strings.Join(q.FalsePositives, ",") != "a/r0" {
+		t.Errorf("nothing solved: %+v", q)
+	}
+	md := Markdown(rep)
+	if !strings.Contains(md, "n/a (0/0)") {
+		t.Errorf("markdown does not show n/a:\n%s", md)
 	}
 }

@@ -64,8 +64,12 @@ type Report struct {
 	// the judge's yes/no.
 	Solved Confusion   `json:"solved_confusion"`
 	Labels []LabelCell `json:"labels,omitempty"`
-	Budget Budget      `json:"budget"`
-	Cost   CacheStats  `json:"judge_cost"`
+	// Quality is each non-executable source's precision and recall against
+	// the executable verdict (solved), with Wilson 95% intervals and the
+	// first false positives named.
+	Quality []metrics.VerdictQuality `json:"reward_quality"`
+	Budget  Budget                   `json:"budget"`
+	Cost    CacheStats               `json:"judge_cost"`
 	// Disagreements counts rows where judge and verifier disagree;
 	// DisagreementsFile is where they were written for reading.
 	Disagreements     int    `json:"disagreements"`
@@ -212,7 +216,29 @@ func Analyse(run *Run, rows []Row, modelErrors int, opts Options) *Report {
 	rep.Solved = confusion(ok)
 	rep.Disagreements = rep.Solved.VerifierOnly + rep.Solved.JudgeOnly
 	rep.Labels = labels(ok)
+	rep.Quality = quality(ok)
 	return rep
+}
+
+// PositiveRule says what each source's positive verdict is (passOf).
+var PositiveRule = map[string]string{
+	judgeutil.SourceExecutable: "solved",
+	judgeutil.SourceJudge:      "the judge said yes (judge component ≥ 1)",
+	judgeutil.SourceHybrid:     "solved and the judge said yes",
+}
+
+// quality measures each non-executable source's pass (passOf) against the
+// executable source's solved.
+func quality(rows []*Row) []metrics.VerdictQuality {
+	var out []metrics.VerdictQuality
+	for _, s := range Sources[1:] {
+		q := metrics.VerdictQuality{Source: s, Positive: PositiveRule[s]}
+		for _, r := range rows {
+			q.Add(passOf(s, r.Sources[s]) == 1, r.Sources[judgeutil.SourceExecutable].Solved, r.ExampleID+"/r"+strconv.Itoa(r.Rollout))
+		}
+		out = append(out, q)
+	}
+	return out
 }
 
 // passOf is the source's binary verdict: the environment's Solved for the

@@ -55,6 +55,7 @@ func Markdown(r *Report) string {
 		fmt.Fprintf(&b, " written to `%s` (judge-only passes first)", r.DisagreementsFile)
 	}
 	b.WriteString(".\n")
+	writeQuality(&b, r.Quality)
 	if len(r.Labels) > 0 {
 		b.WriteString("\n## By gold and predicted label\n\n| gold | predicted | n | solved | judge yes | mean executable | mean hybrid |\n|---|---|---:|---:|---:|---:|---:|\n")
 		labels := slices.Clone(r.Labels)
@@ -64,6 +65,24 @@ func Markdown(r *Report) string {
 	}
 	writeCost(&b, r)
 	return b.String()
+}
+
+// writeQuality renders each source's precision and recall against the
+// executable verdict.
+func writeQuality(b *strings.Builder, qs []metrics.VerdictQuality) {
+	if len(qs) == 0 {
+		return
+	}
+	b.WriteString("\n## Reward quality against the executable verdict\n\n")
+	b.WriteString("Ground truth: the executable source's solved. A source's false positives are the rollouts it pays for and the verifier does not: what a policy trained on it learns to produce. Precision = TP/(TP+FP), recall = TP/(TP+FN), Wilson 95% intervals (rows treated as independent); n/a when undefined.\n\n")
+	b.WriteString("| source | positive verdict | TP | FP | FN | TN | precision [95% CI] | recall [95% CI] | first false positives |\n|---|---|---:|---:|---:|---:|---|---|---|\n")
+	for _, q := range qs {
+		fps := "—"
+		if len(q.FalsePositives) > 0 {
+			fps = cell(strings.Join(q.FalsePositives, ", "))
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %s | %s | %s |\n", q.Source, q.Positive, q.TP, q.FP, q.FN, q.TN, q.Precision, q.Recall, fps)
+	}
 }
 
 func writeCost(b *strings.Builder, r *Report) {

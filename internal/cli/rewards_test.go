@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,6 +43,20 @@ func TestRewardsAgree(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "# Reward sources: network-logs") {
 		t.Errorf("stdout: %s", stdout)
+	}
+	// A judge that says yes to everything misses nothing (recall 1) and
+	// pays for every unsolved row (its false positives, named).
+	q := rep.Quality[0]
+	if q.Source != "llm_judge" || q.FN != 0 || q.TN != 0 || q.FP != rep.Solved.JudgeOnly || q.TP != rep.Solved.BothPass || q.Recall.Value == nil || *q.Recall.Value != 1 {
+		t.Errorf("reward quality %+v", q)
+	}
+	for _, want := range []string{"## Reward quality against the executable verdict", "| llm_judge | the judge said yes (judge component ≥ 1) | " + strconv.Itoa(q.TP) + " | " + strconv.Itoa(q.FP) + " | 0 | 0 | " + q.Precision.String() + " | " + q.Recall.String()} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if q.FP > 0 && len(q.FalsePositives) == 0 {
+		t.Errorf("false positives not named: %+v", q)
 	}
 	before := srv.Requests()
 	if code, _, stderr := runCLI(t, args...); code != 0 || srv.Requests() != before {

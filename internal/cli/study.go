@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -26,11 +28,12 @@ func newStudyCmd() *cobra.Command {
 		mf         modelFlags
 		judgeModel string
 		out        string
+		controlDir string
 		reps       int
 		seed       uint64
 	)
 	cmd := &cobra.Command{
-		Use:   "study RUN_DIR RUN_DIR [RUN_DIR…]",
+		Use:   "study RUN_DIR [RUN_DIR…] [--control RUN_DIR]",
 		Short: "Compare training runs of one environment trained with different reward sources (or any one varied setting)",
 		Long: `Reads two or more training runs (a trainer's rollouts, its run_manifest.json, the hosted
 platform's metadata.json and metrics_raw.json, as the reference's collector exports them) and
@@ -45,9 +48,15 @@ writes study.json, study.md and SVG charts:
     the reward it was trained on and the judge's (recorded, or asked with --judge-model),
     with 95% intervals that resample problems, and the executable-reward gap of each run
     to the first executable- or hybrid-rewarded run (the "hacking gap");
+  - reward quality: the judge's yes on each run's final rollouts against the executable
+    verifier's solved, as precision and recall (Wilson 95% intervals), false positives named;
+  - the random-reward control: --control RUN_DIR (or a run recorded with
+    reward_source=random) is the control arm, and every other arm's gain is compared with
+    its gain (executable reward of the final rollouts, arm − control, with an interval).
+    Without a control the study says that no gain can be attributed to the reward;
   - what the evidence supports and what it does not.`,
 		Example: "  svbench study ../shared/reference-data/real-runs/e1-hybrid ../shared/reference-data/real-runs/e1-llm_judge --out study-e1",
-		Args:    cobra.MinimumNArgs(2),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			judge, err := mf.judge(judgeModel, 4)
@@ -55,9 +64,16 @@ writes study.json, study.md and SVG charts:
 				return err
 			}
 			opts := report.Options{BootstrapReps: reps, Seed: seed}
+			dirs := args
+			if controlDir != "" {
+				dirs = append(slices.Clone(args), controlDir)
+			}
+			if len(dirs) < 2 {
+				return usagef("study: want two or more runs (RUN_DIR RUN_DIR…, or RUN_DIR --control RUN_DIR)")
+			}
 			var runs []report.StudyRun
-			envID := ""
-			for _, dir := range args {
+			envID, control := "", ""
+			for k, dir := range dirs {
 				if _, err := os.Stat(artifact.ResultsPath(dir)); err != nil {
 					return usagef("study: %s: %v", dir, err)
 				}
@@ -73,6 +89,13 @@ writes study.json, study.md and SVG charts:
 				r, err := studyRun(dir, tr)
 				if err != nil {
 					return err
+				}
+				r.Control = (controlDir != "" && k == len(dirs)-1) || r.RewardSource == report.RandomSource
+				if r.Control {
+					if control != "" {
+						return usagef("study: two random-reward control runs (%s and %s); give one", control, dir)
+					}
+					control = dir
 				}
 				if judge != nil {
 					je, err := newEnv(envID, map[string]string{"reward_source": judgeutil.SourceJudge}, judge)
@@ -118,6 +141,19 @@ writes study.json, study.md and SVG charts:
 			for _, g := range st.Gaps {
 				fmt.Fprintf(w, "gap %s − %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Baseline, g.Delta, g.Lo, g.Hi)
 			}
+			for _, q := range st.Quality {
+				fmt.Fprintf(w, "reward quality %s: judge yes vs executable solved: precision %s, recall %s, %d false positive(s)", q.Run, q.Precision, q.Recall, q.FP)
+				if len(q.FalsePositives) > 0 {
+					fmt.Fprintf(w, " (%s)", strings.Join(q.FalsePositives, ", "))
+				}
+				fmt.Fprintln(w)
+			}
+			if st.Control == "" {
+				fmt.Fprintln(w, "no random-reward control (--control RUN_DIR): a gain cannot be attributed to the reward")
+			}
+			for _, g := range st.ControlGains {
+				fmt.Fprintf(w, "gain %s − control %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Control, g.Delta, g.Lo, g.Hi)
+			}
 			if len(st.Mismatched)+len(st.Identity) > 0 {
 				fmt.Fprintf(w, "differences: budget %v, identity %v\n", st.Mismatched, st.Identity)
 			}
@@ -127,6 +163,7 @@ writes study.json, study.md and SVG charts:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&out, "out", "study", "output directory")
+	fs.StringVar(&controlDir, "control", "", "the random-reward control run: every other arm's gain is compared with its gain")
 	fs.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	fs.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = 1)")
 	fs.StringVar(&judgeModel, "judge-model", "", "also ask this judge about every run's rollouts (the environment's llm_judge reward source), served like --model")
