@@ -7,7 +7,7 @@ RUN go mod download
 COPY . .
 # Pure Go (kube-linter, trivy and OPA included): a static binary.
 ARG COMMIT=""
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/svbench/svbench/internal/version.Commit=${COMMIT}" -o /out/svbench ./cmd/svbench
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/svbench/svbench/base/version.Commit=${COMMIT}" -o /out/svbench ./cmd/svbench
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/svbench /usr/local/bin/svbench

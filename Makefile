@@ -13,7 +13,7 @@ COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 # No -trimpath: it changes every package's build-cache key, so `make build`
 # after `make demo` or `make test` recompiled kube-linter, trivy and OPA
 # (10+ minutes on two cores). The -X stamp only touches the link step.
-LDFLAGS := -ldflags "-X github.com/svbench/svbench/internal/version.Commit=$(COMMIT)"
+LDFLAGS := -ldflags "-X github.com/svbench/svbench/base/version.Commit=$(COMMIT)"
 
 build:
 	$(GO) build $(LDFLAGS) -o $(BIN) ./cmd/svbench

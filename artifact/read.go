@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/svbench/svbench/internal/atomicfile"
+	"github.com/svbench/svbench/base/atomicfile"
 )
 
 // Artifact file names inside a run directory.

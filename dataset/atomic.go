@@ -3,7 +3,7 @@ package dataset
 import (
 	"io"
 
-	"github.com/svbench/svbench/internal/atomicfile"
+	"github.com/svbench/svbench/base/atomicfile"
 )
 
 // WriteFileAtomic writes path through fn so readers see either the old file

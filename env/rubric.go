@@ -9,7 +9,7 @@ import (
 // Max declare the range of Fn's value (a component in [0, 1] is Min 0, Max
 // 1; a penalty may go below 0): RubricInfo publishes them so trainers can
 // normalise per component without copying them, and the conformance suite
-// (env/envtest) fails when a score leaves them.
+// (envtest) fails when a score leaves them.
 type Reward[P any] struct {
 	Name     string
 	Weight   float64

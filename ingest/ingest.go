@@ -20,8 +20,8 @@ import (
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/clip"
 )
 
 // trainerKeys mark a row as a trainer's: svbench's own rows never carry them.

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/configaudit"
 	"github.com/svbench/svbench/envs/netlogs"
 	"github.com/svbench/svbench/ingest"
-	"github.com/svbench/svbench/internal/sharedtest"
 )
 
 // TestRealRunsRescore re-scores the reference's real hosted-training rows

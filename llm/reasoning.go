@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // MaxReasoningBytes bounds env.Message.Reasoning. Thinking models can emit

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/clip"
 )
 
 // LoadResults reads a results file in either format (artifact.DecodeResult)

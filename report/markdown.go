@@ -11,7 +11,7 @@ import (
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/metrics"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Table renders a Markdown table. Cells are escaped so model-controlled

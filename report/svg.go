@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/metrics"
 )
 

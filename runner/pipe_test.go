@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svbench/svbench/internal/pipenet"
+	"github.com/svbench/svbench/base/pipenet"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/llm/llmtest"
 )

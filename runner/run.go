@@ -24,10 +24,10 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/clip"
+	"github.com/svbench/svbench/base/version"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/clip"
-	"github.com/svbench/svbench/internal/version"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/llm/usage"
 )

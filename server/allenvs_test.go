@@ -11,7 +11,7 @@ import (
 )
 
 // TestAllRegisteredEnvironments serves env.Default as linked into the binary
-// (bench_test.go imports internal/envs) and drives every environment through
+// (bench_test.go imports every built-in environment) and drives every environment through
 // listing, examples and scoring: a new environment needs no server change.
 func TestAllRegisteredEnvironments(t *testing.T) {
 	ls := startServer(t, Config{Logger: quietLog})

@@ -17,7 +17,13 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/env"
-	_ "github.com/svbench/svbench/internal/envs" // E2 and the others, for their benchmarks
+	// Every built-in environment, for the benchmarks and allenvs_test.go;
+	// named here, not through internal/envs (the CLI's wiring, a layer up).
+	_ "github.com/svbench/svbench/envs/codevuln"
+	_ "github.com/svbench/svbench/envs/configaudit"
+	_ "github.com/svbench/svbench/envs/netlogs"
+	_ "github.com/svbench/svbench/envs/phishing"
+	_ "github.com/svbench/svbench/envs/redteam"
 )
 
 const benchBatch = 256

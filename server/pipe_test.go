@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/svbench/svbench/internal/pipenet"
+	"github.com/svbench/svbench/base/pipenet"
 )
 
 // pipeListener is internal/pipenet's in-memory listener, so servers and

@@ -16,7 +16,7 @@ import (
 	"github.com/svbench/svbench/analysis/advantage"
 	"github.com/svbench/svbench/env"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // ScoreRequest is the body of POST /v1/score. Items stay raw until each is

@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // ExportResult says what Export wrote.

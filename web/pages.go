@@ -21,9 +21,9 @@ import (
 	"github.com/svbench/svbench/analysis/compare"
 	"github.com/svbench/svbench/analysis/leaderboard"
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
-	"github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/llm/usage"
 	"github.com/svbench/svbench/report"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/runner"
 
-	textclip "github.com/svbench/svbench/internal/clip"
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Config is one probe run.

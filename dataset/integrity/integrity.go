@@ -20,7 +20,7 @@ import (
 
 	"github.com/svbench/svbench/dataset"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Parsed is what integrity checks need from a row: the text a model sees

@@ -12,7 +12,7 @@ import (
 
 	"github.com/svbench/svbench/env"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Reward sources (the values of the reward_source parameter).

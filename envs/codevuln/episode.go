@@ -11,7 +11,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 
-	textclip "github.com/svbench/svbench/internal/clip"
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Tool names.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 )
 
 // Values computed once with CPython 3.11's difflib and checked by hand

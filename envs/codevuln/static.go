@@ -14,7 +14,7 @@ import (
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 	"github.com/svbench/svbench/verify/sandbox"
 
-	textclip "github.com/svbench/svbench/internal/clip"
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Versions of svbench's own analysers; bump when a rule changes.

@@ -11,7 +11,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/verify"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Tool names offered to the model.

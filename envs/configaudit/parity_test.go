@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 )
 
 type parityRow struct {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // parseAnswer reads a gold answer: "Malicious"/"Benign" in any case, or the

@@ -25,8 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svbench/svbench/base/version"
 	"github.com/svbench/svbench/dataset"
-	"github.com/svbench/svbench/internal/version"
 )
 
 // ImportOptions configure an import.

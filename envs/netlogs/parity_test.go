@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/dataset"
-	"github.com/svbench/svbench/internal/sharedtest"
 )
 
 // TestReferenceParity replays every vector the reference's own Python code

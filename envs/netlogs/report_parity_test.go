@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/report"
 )
 

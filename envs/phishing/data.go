@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/svbench/svbench/base/atomicfile"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/atomicfile"
 )
 
 // dataCommands are E4's dataset pipelines: `svbench data import e4` (public

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/phishing/mail"
-	"github.com/svbench/svbench/internal/sharedtest"
 	"github.com/svbench/svbench/metrics"
 )
 

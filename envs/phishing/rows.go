@@ -11,7 +11,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/phishing/mail"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Row is svbench's E4 dataset row. Email is the raw RFC 5322 message, so the

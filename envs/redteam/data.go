@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/svbench/svbench/base/atomicfile"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/atomicfile"
 )
 
 // importCommand is `svbench data import e5|e6`: public red-team corpora to

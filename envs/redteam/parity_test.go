@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/sharedtest"
 )
 
 // referenceFixtures reads the reference's E5 scenarios and E6 rows (never

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	textclip "github.com/svbench/svbench/internal/clip"
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // maxText bounds how much of any one message the rules read: model output

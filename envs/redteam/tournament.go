@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/atomicfile"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/atomicfile"
 	"github.com/svbench/svbench/report"
 )
 

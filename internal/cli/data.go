@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/dataset/integrity"
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/internal/clip"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
 )
 

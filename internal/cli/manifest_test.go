@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 )
 
 func TestRunManifests(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 5e-4 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/svbench/svbench/internal/version"
+	"github.com/svbench/svbench/base/version"
 )
 
 // Exit codes, documented in the README.

@@ -17,11 +17,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/version"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
-	"github.com/svbench/svbench/internal/version"
 	"github.com/svbench/svbench/report"
 	"github.com/svbench/svbench/runner"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/svbench/svbench/env/envtest/toyparity" // the seventh environment: one import line
+	_ "github.com/svbench/svbench/envtest/toyparity" // the seventh environment: one import line
 	"github.com/svbench/svbench/web"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/atomicfile"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/ingest"
-	"github.com/svbench/svbench/internal/atomicfile"
 	"github.com/svbench/svbench/sft"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/suite"
 )

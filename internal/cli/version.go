@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/svbench/svbench/internal/version"
+	"github.com/svbench/svbench/base/version"
 )
 
 func newVersionCmd() *cobra.Command {

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/env"
-	"github.com/svbench/svbench/env/envtest"
-	_ "github.com/svbench/svbench/env/envtest/toyparity" // the seventh environment, a fixture svbench knows nothing else about
+	"github.com/svbench/svbench/envtest"
+	_ "github.com/svbench/svbench/envtest/toyparity" // the seventh environment, a fixture svbench knows nothing else about
 )
 
 // TestConformance runs the conformance suite on every registered

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	textclip "github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/env"
-	textclip "github.com/svbench/svbench/internal/clip"
 	"github.com/svbench/svbench/llm"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/svbench/svbench/internal/sharedtest"
+	"github.com/svbench/svbench/base/sharedtest"
 	"github.com/svbench/svbench/report"
 )
 

@@ -44,7 +44,7 @@ import (
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/yamlsafe"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // ToolName is the Finding.Tool of every finding this package reports.

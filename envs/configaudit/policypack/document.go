@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	textclip "github.com/svbench/svbench/internal/clip"
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Bounds on policy.md.

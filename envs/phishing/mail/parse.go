@@ -23,7 +23,7 @@ import (
 
 	"golang.org/x/text/encoding/htmlindex"
 
-	"github.com/svbench/svbench/internal/clip"
+	"github.com/svbench/svbench/base/clip"
 )
 
 // Limits bound the work one message may cost.
