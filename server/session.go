@@ -282,55 +282,59 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, status, aerr)
 		return
 	}
+	sess, status, aerr := s.openSession(r.Context(), req)
+	if aerr != nil {
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeError(w, r, status, aerr)
+		return
+	}
+	writeJSON(w, http.StatusCreated, s.describe(sess, false))
+}
+
+// openSession starts an episode for req and registers it, or answers the
+// HTTP status and error that say why not (429: too many sessions).
+func (s *Server) openSession(ctx context.Context, req SessionCreate) (*session, int, *APIError) {
 	st, aerr := s.lookupEnv(req.Env)
 	if aerr != nil {
-		writeError(w, r, http.StatusNotFound, aerr)
-		return
+		return nil, http.StatusNotFound, aerr
 	}
 	ex, aerr := s.resolveExample(st, req.ExampleID, req.Example, req.Answer)
 	if aerr != nil {
-		writeError(w, r, http.StatusBadRequest, aerr)
-		return
+		return nil, http.StatusBadRequest, aerr
 	}
 	info := st.env.Info()
 	maxTurns := max(info.MaxTurns, 1)
 	if req.MaxTurns < 0 || req.MaxTurns > MaxRolloutTurns {
-		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "max_turns" must be between 0 (environment default) and %d`, MaxRolloutTurns))
-		return
+		return nil, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "max_turns" must be between 0 (environment default) and %d`, MaxRolloutTurns)
 	}
 	if req.MaxTurns > 0 {
 		maxTurns = min(maxTurns, req.MaxTurns)
 	}
 	if req.Rubric != "" && !containsString(info.Rubrics, req.Rubric) {
-		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, "rubric %q: %s has %s", req.Rubric, st.id, strings.Join(info.Rubrics, ", ")))
-		return
+		return nil, http.StatusBadRequest, apiErrorf(CodeBadRequest, "rubric %q: %s has %s", req.Rubric, st.id, strings.Join(info.Rubrics, ", "))
 	}
 	if s.sessions.count() >= s.cfg.MaxSessions {
-		w.Header().Set("Retry-After", "1")
-		writeError(w, r, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones (DELETE /v1/sessions/{id}) or raise --max-sessions", s.cfg.MaxSessions))
-		return
+		return nil, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones (DELETE /v1/sessions/{id}) or raise --max-sessions", s.cfg.MaxSessions)
 	}
 	ae := admittedEnv{Environment: st.env, adm: s.adm, lane: st.lane}
-	ep, err := ae.Start(r.Context(), ex)
+	ep, err := ae.Start(ctx, ex)
 	if err != nil {
-		if r.Context().Err() != nil {
-			status, aerr := contextError(r.Context())
-			writeError(w, r, status, aerr)
-			return
+		if ctx.Err() != nil {
+			status, aerr := contextError(ctx)
+			return nil, status, aerr
 		}
-		writeError(w, r, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "start episode %s: %v", ex.ID, err))
-		return
+		return nil, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "start episode %s: %v", ex.ID, err)
 	}
 	now := time.Now()
 	sess := &session{id: newSessionID(), st: st, ex: ex, ep: ep, rubric: req.Rubric, maxTurns: maxTurns,
 		prompt: ep.Prompt(), tools: ep.Tools(), created: now, lastUsed: now}
 	if !s.sessions.add(sess) {
 		_ = ep.Close()
-		w.Header().Set("Retry-After", "1")
-		writeError(w, r, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones or raise --max-sessions", s.cfg.MaxSessions))
-		return
+		return nil, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones or raise --max-sessions", s.cfg.MaxSessions)
 	}
-	writeJSON(w, http.StatusCreated, s.describe(sess, false))
+	return sess, 0, nil
 }
 
 func (s *Server) describe(sess *session, transcript bool) SessionInfo {
