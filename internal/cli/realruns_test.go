@@ -159,4 +159,86 @@ func TestRealRunsStudy(t *testing.T) {
 	if !strings.Contains(stdout, "gap e1-llm_judge − e1-hybrid") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
+	// Reward quality: the llm_judge run's recorded judge against the
+	// verifier's solved on its 25 final rollouts: 13 both, 1 judge-only,
+	// 2 verifier-only, 9 neither.
+	const prec, rec = "precision 0.929 [0.685, 0.987] (13/14)", "recall 0.867 [0.621, 0.963] (13/15)"
+	if !strings.Contains(stdout, "reward quality e1-llm_judge: judge yes vs executable solved: "+prec+", "+rec+", 1 false positive(s) (#16/r10)") {
+		t.Errorf("stdout lacks the reward quality:\n%s", stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "study.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Reward quality: the judge against the executable verdict", "| e1-llm_judge | llm_judge | recorded by the trainer | 13 | 1 | 2 | 9 | 0.929 [0.685, 0.987] (13/14) | 0.867 [0.621, 0.963] (13/15) | #16/r10 |",
+		"**No random-reward control run was given**"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("study.md lacks %q", want)
+		}
+	}
+	// Without a control the study says a gain cannot be attributed.
+	if !strings.Contains(stdout, "no random-reward control (--control RUN_DIR): a gain cannot be attributed to the reward") || !strings.Contains(strings.Join(st.Evidence, " "), "cannot be attributed to its reward") {
+		t.Errorf("no control caveat: stdout\n%s\nevidence %v", stdout, st.Evidence)
+	}
+}
+
+// TestRealRunsStudyControl: with --control the other arm's gain is
+// compared with the control's (executable reward, arm − control, with an
+// interval; the trainer's eval gains beside it) and the caveat is gone.
+func TestRealRunsStudyControl(t *testing.T) {
+	hyb, judge := sharedtest.RealRun(t, "e1-hybrid"), sharedtest.RealRun(t, "e1-llm_judge")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "study", hyb, "--control", judge, "--out", out, "--bootstrap", "500")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st struct {
+		Control string `json:"control"`
+		Gains   []struct {
+			Run, Control string
+			Delta        float64  `json:"delta_executable"`
+			Lo           float64  `json:"ci_lo"`
+			Hi           float64  `json:"ci_hi"`
+			EvalDiff     *float64 `json:"trainer_eval_gain_minus_control"`
+		} `json:"control_comparison"`
+		Runs []struct {
+			Name    string
+			Control bool
+		}
+		Gaps     []any `json:"hacking_gap"`
+		Evidence []string
+	}
+	b, err := os.ReadFile(filepath.Join(out, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Control != "e1-llm_judge" || len(st.Runs) != 2 || st.Runs[0].Control || !st.Runs[1].Control {
+		t.Fatalf("control %q, runs %+v", st.Control, st.Runs)
+	}
+	// The hybrid run's eval went 0.358 → 1.79, the control's 0.40 → 0.44.
+	if len(st.Gains) != 1 || st.Gains[0].Run != "e1-hybrid" || !near(st.Gains[0].Delta, 0.5968) || !(st.Gains[0].Lo < st.Gains[0].Delta && st.Gains[0].Delta < st.Gains[0].Hi) ||
+		st.Gains[0].EvalDiff == nil || !near(*st.Gains[0].EvalDiff, 1.392) {
+		t.Errorf("control comparison %+v", st.Gains)
+	}
+	if len(st.Gaps) != 0 {
+		t.Errorf("the control is not a hacking-gap arm: %v", st.Gaps)
+	}
+	if !strings.Contains(stdout, "gain e1-hybrid − control e1-llm_judge: +0.5968") || strings.Contains(stdout, "no random-reward control") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	ev := strings.Join(st.Evidence, " ")
+	if !strings.Contains(ev, "gain of e1-hybrid beyond the random-reward control e1-llm_judge") || strings.Contains(ev, "cannot be attributed") {
+		t.Errorf("evidence %v", st.Evidence)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "study.md"))
+	if !strings.Contains(string(md), "Control: `e1-llm_judge`") || !strings.Contains(string(md), "| e1-hybrid | +0.5968 [") {
+		t.Errorf("study.md lacks the control section:\n%s", md)
+	}
+	// One run and no control is not a study.
+	if code, _, stderr := runCLI(t, "study", hyb, "--out", t.TempDir()); code == 0 || !strings.Contains(stderr, "two or more runs") {
+		t.Errorf("one run: exit %d: %s", code, stderr)
+	}
 }
