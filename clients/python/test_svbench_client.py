@@ -6,6 +6,8 @@ SVBENCH_URL (and SVBENCH_TOKEN); skipped when SVBENCH_URL is unset:
     SVBENCH_URL=http://127.0.0.1:8080 python3 -m unittest test_svbench_client
 """
 
+import asyncio
+import importlib.util
 import json
 import os
 import unittest
@@ -86,13 +88,15 @@ class LiveServerTest(unittest.TestCase):
     def test_verl_compute_score(self):
         ex = self.examples[1]
         right, bad = e1_answers(ex["answer"])
-        self.assertGreater(
-            sv.compute_score("sv-env-network-logs", right, ex["answer"]),
-            sv.compute_score("network-logs", bad, ex["answer"], extra_info={"example_id": ex["example_id"]}),
-        )
-        with self.assertRaises(sv.SvbenchError) as cm:
-            sv.compute_score("no-such-env", right, ex["answer"])
-        self.assertEqual(cm.exception.code, "unknown_environment")
+        good = sv.compute_score("sv-env-network-logs", right, ex["answer"])
+        worse = sv.compute_score("network-logs", bad, ex["answer"], extra_info={"example_id": ex["example_id"]})
+        self.assertGreater(good["score"], worse["score"])
+        self.assertEqual(good["accuracy"], 1.0)
+        self.assertEqual(set(good), set(worse))
+        # A failed item does not raise (it would kill verl's batch).
+        failed = sv.compute_score("no-such-env", right, ex["answer"])
+        self.assertEqual((failed["score"], failed["svbench_error"]), (0.0, 1.0))
+        self.assertEqual(set(failed), set(good))
 
     def test_openrlhf_get_reward(self):
         ex = self.examples[2]
@@ -148,6 +152,73 @@ class LiveServerTest(unittest.TestCase):
                 anon.environments()
             self.assertEqual(cm.exception.code, "unauthorized")
             self.assertTrue(anon.healthy())
+
+
+@unittest.skipUnless(os.environ.get("SVBENCH_URL"), "SVBENCH_URL not set: start `svbench serve` first")
+class LiveAdaptersTest(unittest.TestCase):
+    """The adapters of test_adapters, in each trainer's call shape, against a live server."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.client = sv.Client()
+        cls.examples = cls.client.examples(ENV, limit=6, seed=5)["examples"]
+
+    def test_rubric_info_weights(self):
+        info = sv.rubric_info(self.client, ENV)
+        weights = sv.trl_reward_weights(ENV, client=self.client)
+        self.assertEqual(weights, [c["weight"] for c in info["components"]])
+        self.assertIn("accuracy", [c["name"] for c in info["components"]])
+
+    def test_trl_component_funcs_sum_to_total(self):
+        funcs = sv.trl_reward_funcs(ENV, client=self.client)
+        (total,) = sv.trl_reward_funcs(ENV, client=self.client, components=False)
+        weights = sv.trl_reward_weights(ENV, client=self.client)
+        exs = self.examples
+        completions = [[{"role": "assistant", "content": e1_answers(e["answer"])[i % 2]}] for i, e in enumerate(exs)]
+        ids = [e["example_id"] for e in exs[:-1]] + ["no-such-example"]
+        kw = dict(prompts=[e["prompt"] for e in exs], completions=completions, completion_ids=[[0]] * len(exs),
+                  example_id=ids, trainer_state=None, log_extra=None, log_metric=None)
+
+        async def run():
+            return await asyncio.gather(*[f(**kw) for f in funcs + [total]])
+
+        cols = asyncio.run(run())
+        totals = cols[-1]
+        self.assertIsNone(totals[-1])
+        self.assertTrue(all(col[-1] is None for col in cols))
+        for i in range(len(exs) - 1):
+            s = sum(w * col[i] for w, col in zip(weights, cols[:-1]) if col[i] is not None)
+            self.assertAlmostEqual(s, totals[i], places=6)
+        self.assertGreater(totals[0], totals[1])
+
+    def test_verl_batch_manager(self):
+        exs = self.examples
+        right = [e1_answers(e["answer"])[0] for e in exs]
+        out = sv.compute_score(data_sources=[ENV] * len(exs), solution_strs=right,
+                               ground_truths=[e["answer"] for e in exs], extra_infos=[{} for _ in exs])
+        self.assertEqual(len(out), len(exs))
+        self.assertTrue(all(d["accuracy"] == 1.0 and d["svbench_error"] == 0.0 for d in out))
+        one = asyncio.run(sv.compute_score_async(data_source=ENV, solution_str=right[0], ground_truth=exs[0]["answer"],
+                                                 extra_info={}, reward_router_address=None))
+        self.assertEqual(one, out[0])
+
+    def test_openrlhf_reward_func_file(self):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "svbench", "openrlhf_reward.py")
+        spec = importlib.util.spec_from_file_location("reward_func", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        ex = self.examples[0]
+        right, _ = e1_answers(ex["answer"])
+        prompt = "PROMPT:" + ex["prompt"][-1]["content"]
+        os.environ["SVBENCH_ENV"] = ENV
+        try:
+            got = mod.reward_func([prompt + right], [prompt], [ex["example_id"]])
+        finally:
+            os.environ.pop("SVBENCH_ENV")
+        want = self.client.get_reward([prompt + right], [prompt], [ex["example_id"]], env=ENV)
+        self.assertEqual(got["rewards"], want["rewards"])
+        self.assertEqual(sorted(got["extra_logs"]), sorted(want["extra_logs"]))
+        self.assertGreater(got["rewards"][0], 1.0)
 
 
 class OfflineTest(unittest.TestCase):

@@ -1,0 +1,45 @@
+"""svbench: client and trainer adapters for the svbench reward and environment server.
+
+Standard library only. ``Client`` wraps the HTTP API (server/README.md);
+the adapters follow each trainer's own calling convention:
+
+* TRL: ``trl_reward_funcs(env)`` (async, one per component, None on failed
+  items) with ``trl_reward_weights(env)``; ``trl_reward(env)`` (sync total);
+* verl: ``svbench.verl.compute_score`` / ``compute_score_async``;
+* OpenRLHF: the file ``svbench/openrlhf_reward.py`` (``reward_func``);
+* verifiers (v0 Rubric): ``verifiers_reward(env)``.
+
+The server is found through SVBENCH_URL (default http://127.0.0.1:8080),
+authenticated with SVBENCH_TOKEN when set.
+"""
+
+from svbench.client import (
+    DEFAULT_URL,
+    Client,
+    SvbenchError,
+    all_components,
+    default_client,
+    make_item,
+    rubric_info,
+)
+from svbench.trl import trl_reward, trl_reward_funcs, trl_reward_weights
+from svbench.verifiers import verifiers_reward
+from svbench.verl import compute_score, compute_score_async
+
+__version__ = "0.2.0"
+
+__all__ = [
+    "DEFAULT_URL",
+    "Client",
+    "SvbenchError",
+    "all_components",
+    "compute_score",
+    "compute_score_async",
+    "default_client",
+    "make_item",
+    "rubric_info",
+    "trl_reward",
+    "trl_reward_funcs",
+    "trl_reward_weights",
+    "verifiers_reward",
+]

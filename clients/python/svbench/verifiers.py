@@ -1,0 +1,31 @@
+"""`verifiers` (v0 Rubric) reward functions.
+
+``verifiers_reward(env)`` -> ``f(completion, answer, **kwargs) -> float``, kept
+for users of verifiers' v0 Rubric API.
+"""
+
+from svbench.client import Client, _value, make_item
+
+__all__ = ["verifiers_reward"]
+
+
+def verifiers_reward(env, client=None, rubric=None, component=None, strict=False):
+    """A `verifiers` reward function: f(completion, answer, **kwargs) -> float.
+
+    completion is the text or message list verifiers passes; answer is the
+    dataset's answer column. An example id in kwargs["info"]["example_id"]
+    (or kwargs["example_id"]) is used instead of the answer when present.
+    component returns one unweighted component instead of the total. A failed
+    item scores 0.0 with a warning (raises when strict).
+    """
+    client = client or Client()
+
+    def reward(completion, answer=None, **kwargs):
+        info = kwargs.get("info") or {}
+        example_id = info.get("example_id") if isinstance(info, dict) else None
+        example_id = example_id or kwargs.get("example_id")
+        item = make_item(env, completion, answer=answer, example_id=example_id, rubric=rubric)
+        return _value(client.score([item])[0], component, strict)
+
+    reward.__name__ = "svbench_%s_%s" % (env.replace("-", "_"), component or "reward")
+    return reward
