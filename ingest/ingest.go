@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,6 +81,10 @@ func Decode(raw []byte) (*Row, error) {
 
 func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 	row := &Row{}
+	verl, verr := fromVerlDump(m)
+	if verr != nil {
+		return nil, verr
+	}
 	for _, k := range []string{"prompt", "completion"} {
 		v, ok := m[k]
 		if !ok {
@@ -146,6 +151,19 @@ func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 	if err != nil {
 		return nil, err
 	}
+	// verl's reward_extra_info columns are the reward function's own
+	// components (svbench's compute_score: one per component, and
+	// svbench_error, which is a flag, not a component).
+	for k, v := range verl {
+		if strings.HasPrefix(k, "svbench_") {
+			metrics[k] = v
+			continue
+		}
+		if tr.Components == nil {
+			tr.Components = map[string]float64{}
+		}
+		tr.Components[k] = v
+	}
 	for name, v := range metrics {
 		if comp, ok := ComponentName(name); ok {
 			if tr.Components == nil {
@@ -165,6 +183,54 @@ func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 	}
 	row.Normalized = b
 	return row, nil
+}
+
+// verlDumpKeys are the fields verl's trainer writes to each line of
+// rollout_data_dir/{step}.jsonl (RayPPOTrainer._dump_generations): the
+// decoded prompt and response, the ground truth, the summed token-level
+// score and the step; every other key is a list its reward function
+// returned in reward_extra_info (svbench's compute_score: one per
+// component, and svbench_error).
+var verlDumpKeys = []string{"input", "output", "gts", "score", "step"}
+
+// fromVerlDump rewrites a verl rollout dump line into the fields the rest
+// of decodeMap reads (prompt, completion, answer, reward) and returns its
+// numeric reward_extra_info values; nil, nil for a row of another shape.
+func fromVerlDump(m map[string]json.RawMessage) (map[string]float64, error) {
+	for _, k := range verlDumpKeys {
+		if _, ok := m[k]; !ok {
+			return nil, nil
+		}
+	}
+	if _, ok := m["completion"]; ok {
+		return nil, nil
+	}
+	in, okIn := stringValue(m["input"])
+	out, okOut := stringValue(m["output"])
+	if !okIn || !okOut {
+		return nil, fmt.Errorf(`verl rollout dump: fields "input" and "output" must be strings (the decoded prompt and response)`)
+	}
+	msg := func(role env.Role, text string) json.RawMessage {
+		b, _ := json.Marshal([]env.Message{{Role: role, Content: text}})
+		return b
+	}
+	m["prompt"], m["completion"] = msg(env.RoleUser, in), msg(env.RoleAssistant, out)
+	if _, ok := m["answer"]; !ok {
+		m["answer"] = m["gts"]
+	}
+	if _, ok := m["reward"]; !ok {
+		m["reward"] = m["score"]
+	}
+	extra := map[string]float64{}
+	for k, v := range m {
+		if slices.Contains(verlDumpKeys, k) || k == "prompt" || k == "completion" || k == "answer" || k == "reward" {
+			continue
+		}
+		if x, ok := number(v); ok {
+			extra[k] = x
+		}
+	}
+	return extra, nil
 }
 
 // ComponentName maps a reference reward function's name to svbench's
