@@ -63,8 +63,6 @@ type Result struct {
 	Segment int `json:"segment,omitempty"`
 }
 
-// Trainer is a training pipeline's bookkeeping for one rollout (verifiers,
-
 // FailedButScored reports a row whose model call failed (an API error that
 // outlasted the client's retries) and which the runner then scored as no
 // answer: it carries the environment's verdict and no score error.
@@ -73,6 +71,8 @@ type Result struct {
 func (r *Result) FailedButScored() bool {
 	return r.Error != "" && r.Solved != nil && r.ScoreError == ""
 }
+
+// Trainer is a training pipeline's bookkeeping for one rollout (verifiers,
 // prime-rl): kept so learning curves and advantage analysis can read it.
 type Trainer struct {
 	Step      *int64   `json:"step,omitempty"`
