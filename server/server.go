@@ -420,7 +420,8 @@ func (s *Server) routes() http.Handler {
 	add("/v1/sessions/{id}", route{endpoint: "/v1/sessions/{id}", methods: map[string]http.HandlerFunc{"GET": s.handleSessionGet, "DELETE": s.handleSessionDelete}})
 	add("/v1/sessions/{id}/step", route{endpoint: "/v1/sessions/{id}/step", needData: true, timeout: s.cfg.RolloutTimeout,
 		methods: map[string]http.HandlerFunc{"POST": s.handleSessionStep}})
-	ngPaths := s.nemoGymRoutes(add, []string{"healthz", "readyz", "metrics", "get_reward"})
+	s.openEnvRoutesAdd(add)
+	ngPaths := s.nemoGymRoutes(add, append([]string{"healthz", "readyz", "metrics", "get_reward"}, openEnvRoutes...))
 	mux.Handle("/"+nemoGymRolloutPath+"/{rid}/{rest...}", nemoGymRolloutPrefix(ngPaths, mux))
 	add("/", route{endpoint: "other", public: true, methods: nil})
 	return mux

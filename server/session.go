@@ -403,20 +403,29 @@ func (s *Server) handleSessionStep(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sess.mu.Unlock()
+	res, status, aerr := s.stepLocked(r.Context(), sess, msg)
+	if aerr != nil {
+		writeError(w, r, status, aerr)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// stepLocked plays msg as the session's next assistant turn and, when the
+// episode ends, scores it; the caller holds sess.mu. It answers the step,
+// or the HTTP status and error that say why not (a step whose context
+// ended closes the session).
+func (s *Server) stepLocked(ctx context.Context, sess *session, msg env.Message) (SessionStepResult, int, *APIError) {
 	sess.lastUsed = time.Now()
 	switch {
 	case sess.closed:
-		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound, "session %s was closed; create a new one", sess.id))
-		return
+		return SessionStepResult{}, http.StatusNotFound, apiErrorf(CodeSessionNotFound, "session %s was closed; create a new one", sess.id)
 	case sess.done:
-		writeError(w, r, http.StatusConflict, apiErrorf(CodeSessionDone, "session %s is over (its score was in the answer to turn %d); read it with GET /v1/sessions/%s", sess.id, sess.turns, sess.id))
-		return
+		return SessionStepResult{}, http.StatusConflict, apiErrorf(CodeSessionDone, "session %s is over (its score was in the answer to turn %d); read it with GET /v1/sessions/%s", sess.id, sess.turns, sess.id)
 	}
 	if aerr := s.checkCompletion(append(append([]env.Message(nil), sess.transcript...), msg)); aerr != nil {
-		writeError(w, r, http.StatusRequestEntityTooLarge, aerr)
-		return
+		return SessionStepResult{}, http.StatusRequestEntityTooLarge, aerr
 	}
-	ctx := r.Context()
 	sess.turns++
 	sess.transcript = append(sess.transcript, msg)
 	res := SessionStepResult{SessionID: sess.id, Turn: sess.turns, Observations: []env.Message{}}
@@ -431,8 +440,7 @@ func (s *Server) handleSessionStep(w http.ResponseWriter, r *http.Request) {
 			// episode may hold a half-run tool; the session is closed.
 			s.sessions.removeLocked(sess)
 			status, aerr := contextError(ctx)
-			writeError(w, r, status, aerr)
-			return
+			return SessionStepResult{}, status, aerr
 		}
 		res.Done, res.Reason = true, "error: "+err.Error()
 	} else {
@@ -451,7 +459,7 @@ func (s *Server) handleSessionStep(w http.ResponseWriter, r *http.Request) {
 		// until it is deleted or expires.
 		_ = sess.ep.Close()
 	}
-	writeJSON(w, http.StatusOK, res)
+	return res, 0, nil
 }
 
 // removeLocked is remove for a caller holding the session's lock.
