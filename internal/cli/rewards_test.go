@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/analysis/rewardsagree"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm/llmtest"
 )
 
@@ -157,4 +158,50 @@ func readAgreeReport(t *testing.T, run string) rewardsagree.Report {
 		t.Fatal(err)
 	}
 	return rep
+}
+
+// TestStudyTakesEnvAndRubric: runs whose manifest and rows do not name the
+// environment (verl's rollout dumps) are studied with --env and --rubric;
+// study used to answer "pass --env" and then refuse the flag.
+func TestStudyTakesEnvAndRubric(t *testing.T) {
+	e, err := env.Default.New("e1", env.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := e.Load(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, ex := range ds.Examples[:6] {
+		var gold string
+		_ = json.Unmarshal(ex.Answer, &gold)
+		out := `{"label": "` + gold + `", "confidence": 0.7}`
+		sc, err := e.Score(t.Context(), ex, env.OutsideRollout(env.CompletionText(out).Messages), "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(map[string]any{"input": ex.Prompt[len(ex.Prompt)-1].Content, "output": out, "gts": gold, "score": sc.Total, "step": 5})
+		lines = append(lines, string(b))
+	}
+	root := t.TempDir()
+	var dirs []string
+	for _, name := range []string{"a", "b"} {
+		d := filepath.Join(root, name)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "results.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	code, _, stderr := runCLI(t, "study", dirs[0], dirs[1], "--out", filepath.Join(root, "out"))
+	if code == 0 || !strings.Contains(stderr, "pass --env") {
+		t.Fatalf("without --env: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "study", dirs[0], dirs[1], "--env", "e1", "--rubric", "default", "--out", filepath.Join(root, "out"))
+	if code != 0 || strings.Count(stdout, "executable ") < 2 || !strings.Contains(stdout, "(n=6)") {
+		t.Fatalf("with --env e1 --rubric default: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }

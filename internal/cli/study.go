@@ -28,6 +28,8 @@ func newStudyCmd() *cobra.Command {
 		mf         modelFlags
 		judgeModel string
 		out        string
+		envName    string
+		rubric     string
 		controlDir string
 		reps       int
 		seed       uint64
@@ -77,7 +79,7 @@ writes study.json, study.md and SVG charts:
 				if _, err := os.Stat(artifact.ResultsPath(dir)); err != nil {
 					return usagef("study: %s: %v", dir, err)
 				}
-				tr, err := loadTrainerRun(ctx, dir, "", "reference", opts)
+				tr, err := loadTrainerRun(ctx, dir, envName, rubric, opts)
 				if err != nil {
 					return fmt.Errorf("%s: %w", dir, err)
 				}
@@ -163,6 +165,8 @@ writes study.json, study.md and SVG charts:
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&out, "out", "study", "output directory")
+	fs.StringVar(&envName, "env", "", "environment of the runs, when neither their run_manifest.json nor their rows name it (e1, network-logs, …)")
+	fs.StringVar(&rubric, "rubric", "", "rubric the runs' rollouts are re-scored with (default reference, which reproduces the rewards the reference's runs recorded)")
 	fs.StringVar(&controlDir, "control", "", "the random-reward control run: every other arm's gain is compared with its gain")
 	fs.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	fs.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = 1)")
