@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -312,7 +313,7 @@ func (s *Server) openSession(ctx context.Context, req SessionCreate) (*session, 
 	if req.MaxTurns > 0 {
 		maxTurns = min(maxTurns, req.MaxTurns)
 	}
-	if req.Rubric != "" && !containsString(info.Rubrics, req.Rubric) {
+	if req.Rubric != "" && !slices.Contains(info.Rubrics, req.Rubric) {
 		return nil, http.StatusBadRequest, apiErrorf(CodeBadRequest, "rubric %q: %s has %s", req.Rubric, st.id, strings.Join(info.Rubrics, ", "))
 	}
 	if s.sessions.count() >= s.cfg.MaxSessions {
@@ -492,13 +493,4 @@ func (s *Server) scoreSession(ctx context.Context, sess *session) *ScoreResult {
 	res.dur = time.Since(start)
 	s.recordItems("/v1/sessions", []ScoreResult{res})
 	return &res
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
