@@ -260,7 +260,11 @@ func (r *Registry) Resolved(name string, params map[string]string) map[string]st
 // the name, what values it takes, its default and its doc, derived from
 // the configuration structs so it never disagrees with what is accepted.
 func (r *Registry) ParamHelp() string {
-	var b strings.Builder
+	type entry struct {
+		name   string
+		params []ParamSpec
+	}
+	var entries []entry
 	for _, id := range r.IDs() {
 		params, _ := r.Params(id)
 		if len(params) == 0 {
@@ -273,8 +277,14 @@ func (r *Registry) ParamHelp() string {
 				break
 			}
 		}
-		fmt.Fprintf(&b, "\n  %s\n", name)
-		for _, p := range params {
+		entries = append(entries, entry{name, params})
+	}
+	// In the order people number them (e1 … e6), not by canonical id.
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	var b strings.Builder
+	for _, e := range entries {
+		fmt.Fprintf(&b, "\n  %s\n", e.name)
+		for _, p := range e.params {
 			fmt.Fprintf(&b, "    %s %s, default %s: %s\n", p.Name, p.Accepts(), cmpOr(p.Default, `""`), p.Doc)
 		}
 	}
