@@ -79,8 +79,10 @@ func (ls *liveServer) shutdown(t testing.TB) error {
 	}
 }
 
-// do sends a request with an optional JSON body and decodes the JSON reply.
-func (ls *liveServer) do(t testing.TB, method, path string, body any, hdr ...string) (int, map[string]any) {
+// send sends a request with an optional body (a string, bytes, or a value
+// sent as JSON), lets prepare add headers or cookies, and returns the
+// response (its body already read and closed) with the body.
+func (ls *liveServer) send(t testing.TB, method, path string, body any, prepare func(*http.Request)) (*http.Response, []byte) {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -100,8 +102,8 @@ func (ls *liveServer) do(t testing.TB, method, path string, body any, hdr ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+	if prepare != nil {
+		prepare(req)
 	}
 	resp, err := ls.client.Do(req)
 	if err != nil {
@@ -112,6 +114,17 @@ func (ls *liveServer) do(t testing.TB, method, path string, body any, hdr ...str
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp, raw
+}
+
+// do sends a request with an optional JSON body and decodes the JSON reply.
+func (ls *liveServer) do(t testing.TB, method, path string, body any, hdr ...string) (int, map[string]any) {
+	t.Helper()
+	resp, raw := ls.send(t, method, path, body, func(req *http.Request) {
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	})
 	var out map[string]any
 	if len(raw) > 0 && resp.Header.Get("Content-Type") == "application/json" {
 		if err := json.Unmarshal(raw, &out); err != nil {

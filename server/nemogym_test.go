@@ -2,10 +2,8 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"slices"
@@ -20,34 +18,11 @@ import (
 // returns the status, the body and the cookie the answer set.
 func ngPost(t *testing.T, ls *liveServer, method, path string, body any, cookie *http.Cookie) (int, []byte, *http.Cookie) {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
+	resp, raw := ls.send(t, method, path, body, func(req *http.Request) {
+		if cookie != nil {
+			req.AddCookie(cookie)
 		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, ls.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cookie != nil {
-		req.AddCookie(cookie)
-	}
-	resp, err := ls.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	var set *http.Cookie
 	for _, c := range resp.Cookies() {
 		if c.Name == nemoGymCookie {
@@ -93,7 +68,7 @@ type ngRollout struct {
 // playNemoGym runs one rollout as NeMo Gym's simple_agent does: seed the
 // row, call each function call's tool route with the cookie the last
 // answer set, then verify the row plus the response.
-func playNemoGym(t *testing.T, ls *liveServer, pol env.Policy, ex env.Example, task int) ngRollout {
+func playNemoGym(t *testing.T, ls *liveServer, act func([]env.Message, []env.Tool) env.Message, ex env.Example, task int) ngRollout {
 	t.Helper()
 	row := map[string]any{
 		"responses_create_params": map[string]any{"input": []any{}},
@@ -120,10 +95,7 @@ func playNemoGym(t *testing.T, ls *liveServer, pol env.Policy, ex env.Example, t
 	var output []map[string]any
 	var called []string
 	for turn := 1; turn <= 8; turn++ {
-		msg, err := pol.Act(context.Background(), conv, tools)
-		if err != nil {
-			t.Fatal(err)
-		}
+		msg := act(conv, tools)
 		for i := range msg.ToolCalls {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i)
@@ -169,16 +141,7 @@ func playNemoGym(t *testing.T, ls *liveServer, pol env.Policy, ex env.Example, t
 // (/v1/score) gives the same transcript; aggregate_metrics profiles the
 // two verify responses.
 func TestNemoGymE2Episodes(t *testing.T) {
-	ls := startServer(t, Config{Envs: []string{"e2"}, Logger: quietLog})
-	e, err := configaudit.NewEnv(env.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := e.Load(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := e.Policy(configaudit.PolicyToolAutofix)
+	ls, ds, act := e2Rig(t)
 	var verifies []map[string]any
 	for _, kind := range []string{"k8s", "tf"} {
 		i := slices.IndexFunc(ds.Examples, func(ex env.Example) bool { return ex.Meta["fixture_type"] == kind })
@@ -186,7 +149,7 @@ func TestNemoGymE2Episodes(t *testing.T) {
 			t.Fatalf("no %s row", kind)
 		}
 		ex := ds.Examples[i]
-		ro := playNemoGym(t, ls, pol, ex, len(verifies))
+		ro := playNemoGym(t, ls, act, ex, len(verifies))
 		want := map[string]string{"k8s": configaudit.FnKubeLinter, "tf": configaudit.FnTrivy}[kind]
 		if !slices.Contains(ro.tools, want) {
 			t.Errorf("%s row %s: tools called through routes %v, want %s", kind, ex.ID, ro.tools, want)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -146,23 +145,7 @@ func waitNoSessions(t *testing.T, ls *liveServer) {
 // closing (by message, or by dropping the socket) releases the session.
 // One more row is played through the HTTP /reset and /step.
 func TestOpenEnvE2WebSocket(t *testing.T) {
-	ls := startServer(t, Config{Envs: []string{"e2"}, Logger: quietLog})
-	e, err := configaudit.NewEnv(env.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := e.Load(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := e.Policy(configaudit.PolicyToolAutofix)
-	act := func(conv []env.Message, tools []env.Tool) env.Message {
-		m, err := pol.Act(context.Background(), conv, tools)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	ls, ds, act := e2Rig(t)
 	seen := map[string]string{}
 	for _, ex := range ds.Examples {
 		kind, _ := ex.Meta["fixture_type"].(string)
@@ -255,45 +238,17 @@ func TestOpenEnvE2WebSocket(t *testing.T) {
 // the visible tests and whose next steps are the reference fix ends with
 // /v1/score's reward of the transcript.
 func TestOpenEnvE3RunTests(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bwrap not found: E3 runs code only in the bubblewrap sandbox (scripts/deps.sh test installs it)")
-	}
-	ls := startServer(t, Config{Envs: []string{"e3"}, Logger: quietLog, EnvParams: map[string]map[string]string{"e3": {codevuln.ParamTestTimeout: "20"}}})
-	e, err := codevuln.New(t.Context(), env.Options{Params: map[string]string{codevuln.ParamTestTimeout: "20"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Ready(); err != nil {
-		t.Skipf("E3 cannot execute code here: %v", err)
-	}
-	ds, err := e.Load(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := e.Policy(codevuln.PolicyReferenceFix)
-	ex := ds.Examples[0]
+	ls, ex, act := e3Rig(t)
 	ws, _, err := dialOpenEnv(t, ls, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := true
 	transcript, got, _ := playOpenEnv(t,
 		func() map[string]any {
 			return ws.call("reset", map[string]any{"env": "e3", "example_id": ex.ID}, "observation")
 		},
 		func(a map[string]any) map[string]any { return ws.call("step", a, "observation") },
-		func(conv []env.Message, tools []env.Tool) env.Message {
-			if first {
-				first = false
-				return env.Message{Role: env.RoleAssistant, Content: "<think>run the tests first</think>", ToolCalls: []env.ToolCall{{ID: "c1", Name: codevuln.FnRunTests, Arguments: "{}"}}}
-			}
-			m, err := pol.Act(context.Background(), conv, tools)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		})
+		act)
 	if tools := calledTools(transcript); len(tools) == 0 || tools[0] != codevuln.FnRunTests {
 		t.Fatalf("tools called %v, want run_tests first", tools)
 	}

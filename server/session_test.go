@@ -139,10 +139,11 @@ func calledTools(transcript []env.Message) []string {
 	return names
 }
 
-// TestSessionsE2ToolEpisodes: a trainer plays E2 episodes turn by turn
-// with kube-linter and trivy calls executed by svbench; the reward the
-// last step answers is what `svbench score` gives the same transcript.
-func TestSessionsE2ToolEpisodes(t *testing.T) {
+// e2Rig serves E2 and returns its embedded rows and a player that writes
+// each assistant message with the tool-autofix baseline, as a trainer's
+// policy would (the sessions, NeMo Gym and OpenEnv tests share it).
+func e2Rig(t *testing.T) (*liveServer, *env.Dataset, func([]env.Message, []env.Tool) env.Message) {
+	t.Helper()
 	ls := startServer(t, Config{Envs: []string{"e2"}, Logger: quietLog})
 	e, err := configaudit.NewEnv(env.Options{})
 	if err != nil {
@@ -153,6 +154,56 @@ func TestSessionsE2ToolEpisodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	pol, _ := e.Policy(configaudit.PolicyToolAutofix)
+	return ls, ds, func(conv []env.Message, tools []env.Tool) env.Message {
+		m, err := pol.Act(context.Background(), conv, tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
+// e3Rig serves E3 (skipping where no sandbox runs code) and returns its
+// first task and a player whose first turn runs the visible tests, with
+// its thinking inline, and whose next turns are the reference fix.
+func e3Rig(t *testing.T) (*liveServer, env.Example, func([]env.Message, []env.Tool) env.Message) {
+	t.Helper()
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("bwrap not found: E3 runs code only in the bubblewrap sandbox (scripts/deps.sh test installs it)")
+	}
+	ls := startServer(t, Config{Envs: []string{"e3"}, Logger: quietLog, EnvParams: map[string]map[string]string{"e3": {codevuln.ParamTestTimeout: "20"}}})
+	e, err := codevuln.New(t.Context(), env.Options{Params: map[string]string{codevuln.ParamTestTimeout: "20"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Ready(); err != nil {
+		t.Skipf("E3 cannot execute code here: %v", err)
+	}
+	ds, err := e.Load(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := e.Policy(codevuln.PolicyReferenceFix)
+	first := true
+	return ls, ds.Examples[0], func(conv []env.Message, tools []env.Tool) env.Message {
+		if first {
+			first = false
+			return env.Message{Role: env.RoleAssistant, Content: "<think>run the tests first</think>", ToolCalls: []env.ToolCall{{ID: "c1", Name: codevuln.FnRunTests, Arguments: "{}"}}}
+		}
+		m, err := pol.Act(context.Background(), conv, tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+}
+
+// TestSessionsE2ToolEpisodes: a trainer plays E2 episodes turn by turn
+// with kube-linter and trivy calls executed by svbench; the reward the
+// last step answers is what `svbench score` gives the same transcript.
+func TestSessionsE2ToolEpisodes(t *testing.T) {
+	ls, ds, act := e2Rig(t)
 	seen := map[string]bool{}
 	for _, ex := range ds.Examples {
 		kind, _ := ex.Meta["fixture_type"].(string)
@@ -160,13 +211,7 @@ func TestSessionsE2ToolEpisodes(t *testing.T) {
 			continue
 		}
 		seen[kind] = true
-		transcript, got := playSession(t, ls, "e2", ex.ID, func(conv []env.Message, tools []env.Tool) env.Message {
-			m, err := pol.Act(context.Background(), conv, tools)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
-		})
+		transcript, got := playSession(t, ls, "e2", ex.ID, act)
 		tools := calledTools(transcript)
 		want := map[string]string{"k8s": configaudit.FnKubeLinter, "tf": configaudit.FnTrivy}[kind]
 		if want != "" && !slices.Contains(tools, want) {
@@ -186,36 +231,8 @@ func TestSessionsE2ToolEpisodes(t *testing.T) {
 // tests in the sandbox and whose next turns are the reference fix; the
 // session's reward equals /v1/score's of the transcript.
 func TestSessionsE3RunTests(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bwrap not found: E3 runs code only in the bubblewrap sandbox (scripts/deps.sh test installs it)")
-	}
-	ls := startServer(t, Config{Envs: []string{"e3"}, Logger: quietLog, EnvParams: map[string]map[string]string{"e3": {codevuln.ParamTestTimeout: "20"}}})
-	e, err := codevuln.New(t.Context(), env.Options{Params: map[string]string{codevuln.ParamTestTimeout: "20"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	if err := e.Ready(); err != nil {
-		t.Skipf("E3 cannot execute code here: %v", err)
-	}
-	ds, err := e.Load(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := e.Policy(codevuln.PolicyReferenceFix)
-	ex := ds.Examples[0]
-	first := true
-	transcript, got := playSession(t, ls, "e3", ex.ID, func(conv []env.Message, tools []env.Tool) env.Message {
-		if first {
-			first = false
-			return env.Message{Role: env.RoleAssistant, Content: "<think>run the tests first</think>", ToolCalls: []env.ToolCall{{ID: "c1", Name: codevuln.FnRunTests, Arguments: "{}"}}}
-		}
-		m, err := pol.Act(context.Background(), conv, tools)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	})
+	ls, ex, act := e3Rig(t)
+	transcript, got := playSession(t, ls, "e3", ex.ID, act)
 	if tools := calledTools(transcript); len(tools) == 0 || tools[0] != codevuln.FnRunTests {
 		t.Fatalf("tools called %v, want run_tests first", tools)
 	}
