@@ -17,3 +17,18 @@ func (c Config) Describe(ri env.RubricInfo) env.RubricInfo {
 	}
 	return ri
 }
+
+// DescribeNamed answers env.RubricDescriber for an environment offering
+// the judge: the rubric named ("" is the first, the default) among its
+// rubrics, by name and executable description, under this reward source.
+func (c Config) DescribeNamed(envID, rubric string, names []string, infos []env.RubricInfo) (env.RubricInfo, error) {
+	if rubric == "" {
+		rubric = names[0]
+	}
+	for i, n := range names {
+		if n == rubric {
+			return c.Describe(infos[i]), nil
+		}
+	}
+	return env.RubricInfo{}, env.UnknownRubric(envID, rubric, names...)
+}

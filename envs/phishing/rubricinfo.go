@@ -5,14 +5,6 @@ import "github.com/svbench/svbench/env"
 // DescribeRubric describes the named rubric ("" = default) under this
 // instance's reward source (env.RubricDescriber).
 func (e *Environment) DescribeRubric(rubric string) (env.RubricInfo, error) {
-	var ri env.RubricInfo
-	switch rubric {
-	case "", RubricDefault:
-		ri = defaultRubric.Info()
-	case RubricReference:
-		ri = referenceRubric.Info()
-	default:
-		return env.RubricInfo{}, env.UnknownRubric(ID, rubric, RubricDefault, RubricReference)
-	}
-	return e.rs.Describe(ri), nil
+	return e.rs.DescribeNamed(ID, rubric, []string{RubricDefault, RubricReference},
+		[]env.RubricInfo{defaultRubric.Info(), referenceRubric.Info()})
 }
