@@ -55,6 +55,9 @@ type DatasetInfo struct {
 	// Revision is "sha256:" + the first 16 hex digits of the content hash.
 	Revision string `json:"revision"`
 	Rows     int    `json:"rows"`
+	// Split is the split the rows are (train, dev, test; env/split.go),
+	// "" when a dataset file's name does not say.
+	Split string `json:"split,omitempty"`
 }
 
 // Dataset is a loaded set of examples.

@@ -82,6 +82,7 @@ func Run(t *testing.T, id string, opts Options) {
 	rows := ds.Examples[:min(opts.Rows, len(ds.Examples))]
 
 	t.Run("registration", func(t *testing.T) { checkRegistration(t, spec, e) })
+	t.Run("splits", func(t *testing.T) { checkSplits(t, spec, e) })
 	rubrics := describeRubrics(t, e)
 
 	var played []artifact.Result
