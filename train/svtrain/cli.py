@@ -1,0 +1,330 @@
+"""svtrain's command line: ``matrix`` runs the whole E1 experiment (data,
+server, warm start, reward model, every arm, svbench report/study, results);
+``results`` rebuilds RESULTS.md from a finished output directory."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "clients", "python"))
+
+from svbench import Client  # noqa: E402
+
+from svtrain import loop, results  # noqa: E402
+from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
+from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
+from svtrain.tokenizer import Tokenizer  # noqa: E402
+
+ARMS = {
+    # name: (reward source, advantage estimator)
+    "grpo": ("executable", "grpo"),
+    "gdpo": ("executable", "gdpo"),
+    "rm": ("learned_rm", "grpo"),
+    "random": ("random", "grpo"),
+}
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    log("+ " + " ".join(cmd))
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise SystemExit("svtrain: %s failed (exit %d):\n%s\n%s" % (cmd[0], p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    return p
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    """`svbench serve` as a child process (or an existing server's URL)."""
+
+    def __init__(self, svbench: str | None, url: str | None, dataset: str | None, out: str):
+        self.proc = None
+        if url:
+            self.url = url.rstrip("/")
+            return
+        port = free_port()
+        self.url = "http://127.0.0.1:%d" % port
+        cmd = [svbench, "serve", "--addr", "127.0.0.1:%d" % port, "--envs", "e1", "--log-level", "warn"]
+        if dataset:
+            cmd += ["--dataset", "e1=" + dataset]
+        log("+ " + " ".join(cmd))
+        self.log = open(os.path.join(out, "serve.log"), "w")
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise SystemExit("svtrain: svbench serve exited (%d); see %s" % (self.proc.returncode, self.log.name))
+            try:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=2) as r:
+                    if json.loads(r.read()).get("status") == "ready":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        self.close()
+        raise SystemExit("svtrain: svbench serve did not become ready")
+
+    def close(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def find_run(root: str) -> str:
+    hits = sorted(glob.glob(os.path.join(root, "evals", "*", "*", "results.jsonl")))
+    if not hits:
+        raise SystemExit("svtrain: no eval run under %s" % root)
+    return os.path.dirname(hits[-1])
+
+
+def prepare_data(a, out: str, timing: dict) -> str:
+    """train/dev/test files from `svbench data build e1`, unless --data-dir."""
+    t = time.time()
+    d = a.data_dir
+    if not d:
+        d = os.path.join(out, "data")
+        if not os.path.exists(os.path.join(d, "train.jsonl")):
+            run([a.svbench, "data", "build", "e1", "--n", str(a.rows), "--seed", str(a.data_seed), "--out", d])
+    combined = os.path.join(d, "e1-splits.jsonl")
+    if not os.path.exists(combined):
+        with open(combined, "w") as f:
+            for s in ("train", "dev", "test"):
+                p = os.path.join(d, s + ".jsonl")
+                if os.path.exists(p):
+                    with open(p) as g:
+                        shutil.copyfileobj(g, f)
+    timing["data"] = time.time() - t
+    return d
+
+
+def baseline_sft(a, out: str, data_dir: str, timing: dict) -> tuple[str, str | None]:
+    """Answers of a built-in baseline on the train split, exported by
+    `svbench sft export` (prompts of the test split refused); and the same
+    baseline's run on the test split, for comparison."""
+    t = time.time()
+    if a.sft_data:
+        return a.sft_data, None
+    sft_path = os.path.join(out, "sft.jsonl")
+    base = os.path.join(out, "baseline-train")
+    if not os.path.exists(sft_path):
+        run([a.svbench, "eval", "e1", "-m", a.baseline, "--dataset", os.path.join(data_dir, "train.jsonl"), "--out", base])
+        run([a.svbench, "sft", "export", find_run(base), "--env", "e1", "--eval-set", os.path.join(data_dir, "test.jsonl"),
+             "--drop-overlap", "--out", sft_path])
+    test_base = os.path.join(out, "baseline-test")
+    if not glob.glob(os.path.join(test_base, "evals", "*", "*", "results.jsonl")):
+        run([a.svbench, "eval", "e1", "-m", a.baseline, "--dataset", os.path.join(data_dir, "test.jsonl"), "--out", test_base])
+    timing["baseline_and_sft_export"] = time.time() - t
+    return sft_path, find_run(test_base)
+
+
+def make_policy(a, tok: Tokenizer | None, seed: int):
+    if a.hf_model:
+        return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
+    return TinyPolicy.new(tok, a.size, seed)
+
+
+def load_policy(a, path: str):
+    if a.hf_model:
+        p = HFPolicy(a.hf_model, lora_r=0, device=a.device)
+        try:
+            from peft import PeftModel
+
+            p.model = PeftModel.from_pretrained(p.model, path, is_trainable=True)
+            p.lora = True
+        except ImportError:
+            from transformers import AutoModelForCausalLM
+
+            p.model = AutoModelForCausalLM.from_pretrained(path).to(p.device)
+        return p
+    return TinyPolicy.load(path)
+
+
+def cmd_matrix(a) -> None:
+    t_all = time.time()
+    torch.set_num_threads(a.threads)
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    timing: dict = {}
+    if not a.server and not (a.svbench and os.path.exists(a.svbench)):
+        raise SystemExit("svtrain: --svbench %r not found (make build writes bin/svbench), or pass --server URL" % a.svbench)
+    data_dir = prepare_data(a, out, timing) if not (a.server and a.data_dir is None and a.sft_data) else None
+    sft_path, baseline_test = (a.sft_data, None) if a.sft_data else baseline_sft(a, out, data_dir, timing)
+    server = Server(a.svbench, a.server, os.path.join(data_dir, "e1-splits.jsonl") if (data_dir and not a.server) else None, out)
+    try:
+        client = Client(server.url, timeout=120)
+        env_info = next(e for e in client.environments() if e["id"] == "network-logs" or "e1" in (e.get("aliases") or []))
+        executable = Executable(client, "e1", a.rubric)
+        train, dataset = loop.fetch_examples(client, "e1", a.train_split or None, a.train_limit)
+        test, _ = loop.fetch_examples(client, "e1", a.test_split or None, a.test_limit)
+        log("svtrain: server %s: %d train and %d test examples (%s @ %s); rubric %s %s" % (
+            server.url, len(train), len(test), dataset.get("id"), dataset.get("revision"), executable.rubric_name, executable.weights))
+        with open(sft_path) as f:
+            sft_rows = [json.loads(l) for l in f if l.strip()]
+        tok = None
+        if not a.hf_model:
+            tok = Tokenizer.fit([last_user_text(e["prompt"]) for e in train] + [r["messages"][-1]["content"] for r in sft_rows])
+            tok.save(os.path.join(out, "tokenizer.json"))
+        info = {"server": server.url, "dataset": dataset, "train_examples": len(train), "test_examples": len(test),
+                "sft_rows": len(sft_rows), "baseline": a.baseline, "args": vars(a), "arms": a.arms, "seeds": a.seeds,
+                "threads": a.threads, "torch": torch.__version__}
+        if baseline_test:
+            bt = results.score_baseline(baseline_test, executable)
+            with open(os.path.join(out, "baseline_test_eval.jsonl"), "w") as f:
+                for r in bt:
+                    f.write(json.dumps(r) + "\n")
+        for seed in a.seeds:
+            sd = os.path.join(out, "seed%d" % seed)
+            os.makedirs(sd, exist_ok=True)
+            ck = os.path.join(sd, "sft.pt" if not a.hf_model else "sft")
+            t = time.time()
+            if not os.path.exists(ck):
+                policy = make_policy(a, tok, seed)
+                pairs = loop.sft_pairs(policy, sft_rows, a.keep_rationale)
+                info["model"] = policy.describe()
+                log("svtrain: seed %d: warm start of %s on %d answers, %d steps" % (seed, policy.describe(), len(pairs), a.sft_steps))
+                hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
+                policy.save(ck)
+                with open(os.path.join(sd, "sft_history.json"), "w") as f:
+                    json.dump(hist, f)
+            timing["sft_seed%d" % seed] = time.time() - t
+            rm = None
+            if "rm" in a.arms:
+                t = time.time()
+                rmp = os.path.join(sd, "rm.pt")
+                if os.path.exists(rmp):
+                    rm = LearnedRM.load(rmp)
+                else:
+                    rng = random.Random(seed)
+                    subset = rng.sample(train, min(len(train), a.rm_prompts))
+                    # the baseline's own answers join the labelled set
+                    golds = {e.get("example_id"): e.get("answer") for e in train}
+                    extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]])
+                             for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
+                    rm, fit = train_rm(subset, executable, seed, extra, log=log)
+                    rm.save(rmp, fit)
+                    with open(os.path.join(sd, "rm_fit.json"), "w") as f:
+                        json.dump(fit, f, indent=2)
+                timing["rm_seed%d" % seed] = time.time() - t
+            for arm in a.arms:
+                rd = os.path.join(out, "runs", "%s-s%d" % (arm, seed))
+                if os.path.exists(os.path.join(rd, "svtrain_summary.json")):
+                    log("svtrain: %s exists; skipped" % rd)
+                    continue
+                t = time.time()
+                policy = load_policy(a, ck)
+                reward, adv = ARMS[arm]
+                cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
+                                      max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
+                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, seed=seed, env="e1")
+                loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log)
+                timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
+        info["score_calls"] = executable.calls
+    finally:
+        server.close()
+    if a.svbench and os.path.exists(a.svbench) and not a.no_report:
+        t = time.time()
+        svbench_reports(a, out)
+        timing["svbench_report_study"] = time.time() - t
+    timing["total"] = time.time() - t_all
+    info["timing"] = timing
+    with open(os.path.join(out, "matrix.json"), "w") as f:
+        json.dump(info, f, indent=2, default=str)
+    if a.results:
+        results.write(out, a.results)
+    log("svtrain: done in %.0fs; %s" % (timing["total"], out))
+
+
+def svbench_reports(a, out: str) -> None:
+    runs = os.path.join(out, "runs")
+    for rd in sorted(glob.glob(os.path.join(runs, "*"))):
+        name = os.path.basename(rd)
+        run([a.svbench, "report", rd, "--rubric", a.rubric or "default", "--out", os.path.join(out, "reports", name)])
+    for seed in a.seeds:
+        arms = [os.path.join(runs, "%s-s%d" % (arm, seed)) for arm in ("grpo", "gdpo", "rm") if arm in a.arms]
+        arms = [d for d in arms if os.path.isdir(d)]
+        ctl = os.path.join(runs, "random-s%d" % seed)
+        if len(arms) + os.path.isdir(ctl) < 2:
+            continue
+        cmd = [a.svbench, "study", *arms, "--rubric", a.rubric or "default", "--out", os.path.join(out, "study-s%d" % seed)]
+        if os.path.isdir(ctl):
+            cmd += ["--control", ctl]
+        p = run(cmd)
+        with open(os.path.join(out, "study-s%d" % seed, "stdout.txt"), "w") as f:
+            f.write(p.stdout)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="svtrain", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("matrix", help="run the E1 research matrix (or any subset of arms and seeds)")
+    m.add_argument("--out", default=os.path.join(REPO, "train", "out", "demo"))
+    m.add_argument("--svbench", default=os.path.join(REPO, "bin", "svbench"), help="the svbench binary (make build)")
+    m.add_argument("--server", help="use this running svbench server instead of starting one")
+    m.add_argument("--data-dir", help="train/dev/test JSONL (default: svbench data build e1 into OUT/data)")
+    m.add_argument("--rows", type=int, default=2000, help="rows svbench data build generates (70/15/15 split)")
+    m.add_argument("--data-seed", type=int, default=11)
+    m.add_argument("--train-split", default="train", help="split the server hands out for training")
+    m.add_argument("--test-split", default="test", help="split evaluated at the first and last step")
+    m.add_argument("--train-limit", type=int, default=0)
+    m.add_argument("--test-limit", type=int, default=0)
+    m.add_argument("--sft-data", help="chat JSONL from svbench sft export (default: export the baseline's answers)")
+    m.add_argument("--baseline", default="builtin:features")
+    m.add_argument("--keep-rationale", action="store_true", help="warm-start on the baseline's rationale too")
+    m.add_argument("--rubric", default=None, help="rubric (default: the environment's default)")
+    m.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1])
+    m.add_argument("--arms", type=lambda s: s.split(","), default=list(ARMS))
+    m.add_argument("--size", choices=sorted(SIZES), default="small")
+    m.add_argument("--sft-steps", type=int, default=150)
+    m.add_argument("--sft-batch", type=int, default=32)
+    m.add_argument("--sft-lr", type=float, default=1e-3)
+    m.add_argument("--rm-prompts", type=int, default=1000, help="training prompts the reward model's labelled answers cover")
+    m.add_argument("--steps", type=int, default=40)
+    m.add_argument("--prompts", type=int, default=16)
+    m.add_argument("--group", type=int, default=8)
+    m.add_argument("--max-new", type=int, default=12)
+    m.add_argument("--temperature", type=float, default=1.0)
+    m.add_argument("--lr", type=float, default=2e-4)
+    m.add_argument("--clip", type=float, default=0.2)
+    m.add_argument("--ppo-epochs", type=int, default=1)
+    m.add_argument("--micro-prompts", type=int, default=0)
+    m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--hf-model", help="train this Hugging Face causal LM instead of the tiny model (needs transformers)")
+    m.add_argument("--lora-r", type=int, default=16, help="LoRA rank with --hf-model (0: full fine-tuning; needs peft)")
+    m.add_argument("--device", default=None)
+    m.add_argument("--no-report", action="store_true", help="skip svbench report and study")
+    m.add_argument("--results", help="write RESULTS.md here")
+    r = sub.add_parser("results", help="write RESULTS.md from a finished matrix output directory")
+    r.add_argument("out")
+    r.add_argument("--results", required=True)
+    a = ap.parse_args(argv)
+    if a.cmd == "matrix":
+        cmd_matrix(a)
+    else:
+        results.write(os.path.abspath(a.out), a.results)

@@ -1,0 +1,266 @@
+"""Supervised warm start, evaluation and the GRPO loop.
+
+One loop, any policy backend (svtrain.policy). Per step: draw P training
+prompts, sample G completions each, score every completion with svbench's
+executable verifier over HTTP, compute the reward the arm trains on
+(executable, learned reward model or random), advantages (GRPO on the
+summed reward, or GDPO's per-component group normalisation), and take a
+clipped policy-gradient step (no KL term). Everything is written in the
+formats ``svbench report`` and ``svbench study`` read (svtrain.runfiles).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from svtrain import runfiles
+from svtrain.policy import last_user_text
+from svtrain.rewards import Executable, LearnedRM, RandomReward
+from svtrain.stats import outcome
+
+
+def fetch_examples(client, env: str, split: str | None, limit: int = 0) -> tuple[list[dict], dict]:
+    """Every example of a split (None: whatever the server serves) and the
+    dataset description ({"id", "revision", ...})."""
+    out: list[dict] = []
+    offset = 0
+    dataset: dict = {}
+    while True:
+        page = client.examples(env, split=split, offset=offset, limit=500)
+        dataset = page.get("dataset") or dataset
+        ex = page.get("examples") or []
+        out.extend(ex)
+        offset += len(ex)
+        if not ex or offset >= page.get("total", 0) or (limit and len(out) >= limit):
+            break
+    return (out[:limit] if limit else out), dataset
+
+
+def gold(example: dict) -> Any:
+    return example.get("answer")
+
+
+# -- supervised warm start -------------------------------------------------------
+
+
+def sft_pairs(policy, sft_rows: list[dict], keep_rationale: bool = False) -> list[tuple[list[int], list[int]]]:
+    """(prompt ids, answer ids) from `svbench sft export` conversations. The
+    rationale is dropped unless asked for: the rubric pays nothing for it."""
+    pairs = []
+    for row in sft_rows:
+        msgs = row["messages"]
+        prompt = [m for m in msgs[:-1]]
+        answer = msgs[-1].get("content") or ""
+        if not keep_rationale:
+            try:
+                obj = json.loads(answer)
+                answer = json.dumps({"label": obj["label"], "confidence": obj["confidence"]})
+            except (ValueError, KeyError, TypeError):
+                pass
+        pairs.append((policy.prompt_ids(prompt), policy.answer_ids(answer)))
+    return pairs
+
+
+def sft(policy, pairs, steps: int, batch: int, lr: float, seed: int, log=print) -> list[dict]:
+    rng = random.Random(seed)
+    opt = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 20) * max(0.1, 1 - s / max(1, steps)))
+    order: list[int] = []
+    history = []
+    policy.train()
+    t0 = time.time()
+    for step in range(steps):
+        if len(order) < batch:
+            order += rng.sample(range(len(pairs)), len(pairs))
+        idx, order = order[:batch], order[batch:]
+        prompts = [pairs[i][0] for i in idx]
+        answers = [pairs[i][1] for i in idx]
+        lp, mask = policy.logprobs(prompts, answers, 1)
+        loss = -(lp * mask).sum() / mask.sum()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        history.append({"step": step, "loss": float(loss)})
+        if step % 20 == 0 or step == steps - 1:
+            log("svtrain: sft step %d/%d loss %.4f (%.0fs)" % (step + 1, steps, float(loss), time.time() - t0))
+    return history
+
+
+# -- evaluation --------------------------------------------------------------------
+
+
+def evaluate(policy, examples: list[dict], executable: Executable, max_new: int, batch: int = 64) -> list[dict]:
+    """Greedy answers to examples, scored by the executable verifier. One
+    record per example: id, gold, completion, the score and its outcome."""
+    policy.eval()
+    texts: list[str] = []
+    lens: list[int] = []
+    for i in range(0, len(examples), batch):
+        chunk = examples[i: i + batch]
+        toks, _ = policy.sample([policy.prompt_ids(e["prompt"]) for e in chunk], 1, max_new, greedy=True)
+        texts += [policy.decode(t) for t in toks]
+        lens += [len(t) for t in toks]
+    scores = executable.score(texts, [gold(e) for e in examples])
+    out = []
+    for i, (e, t, s) in enumerate(zip(examples, texts, scores)):
+        out.append({"index": i, "example_id": e.get("example_id"), "gold": gold(e), "completion": t, "tokens": lens[i],
+                    "score": s, "outcome": outcome(s, gold(e))})
+    return out
+
+
+# -- advantages ----------------------------------------------------------------------
+
+
+def _group_norm(x: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
+    """x: [P, G] → (x − group mean) / (group std + eps); 0 where a group is constant."""
+    mean = x.mean(1, keepdim=True)
+    std = x.std(1, unbiased=False, keepdim=True)
+    return torch.where(std > 1e-8, (x - mean) / (std + eps), torch.zeros_like(x))
+
+
+def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None) -> torch.Tensor:
+    """GRPO: group-normalise the summed reward. GDPO (decoupled): group-
+    normalise each component, take the rubric's weighted sum, then normalise
+    over the batch. rewards and components are [P, G]."""
+    if method == "grpo":
+        return _group_norm(rewards)
+    if method == "gdpo":
+        assert components and weights
+        a = sum(weights[c] * _group_norm(components[c]) for c in weights)
+        std = a.std(unbiased=False)
+        return (a - a.mean()) / (std + 1e-4) if std > 1e-8 else torch.zeros_like(a)
+    raise ValueError("unknown advantage estimator %r" % method)
+
+
+# -- GRPO ---------------------------------------------------------------------------
+
+
+@dataclass
+class GRPOConfig:
+    arm: str = "grpo"
+    reward: str = "executable"  # executable | learned_rm | random
+    adv: str = "grpo"  # grpo | gdpo
+    steps: int = 40
+    prompts: int = 16  # prompts per step
+    group: int = 8  # completions per prompt (G)
+    max_new: int = 12  # tokens per completion
+    temperature: float = 1.0
+    lr: float = 2e-4
+    clip: float = 0.2
+    ppo_epochs: int = 1
+    micro_prompts: int = 0  # prompts per backward pass (0 = all)
+    seed: int = 1
+    env: str = "e1"
+    model: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executable: Executable, run_dir: str,
+         dataset: dict, rm: LearnedRM | None = None, env_info: dict | None = None, log=print) -> dict:
+    rng = random.Random(cfg.seed * 1000 + 1)
+    gen = torch.Generator().manual_seed(cfg.seed * 1000 + 2)
+    torch.manual_seed(cfg.seed)
+    coin = RandomReward(cfg.seed) if cfg.reward == "random" else None
+    if cfg.reward == "learned_rm" and rm is None:
+        raise ValueError("reward learned_rm needs a reward model")
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
+    writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe())
+    weights = executable.weights
+    comp_names = executable.components
+
+    def trained_on(prompts_text: list[str], texts: list[str], scores: list[dict]) -> list[float]:
+        if cfg.reward == "executable":
+            return [float(s["reward"]) for s in scores]
+        if cfg.reward == "learned_rm":
+            return rm.score_texts(prompts_text, texts)
+        return coin(len(texts))
+
+    log("svtrain: %s: %s, reward %s, advantages %s, %d steps × %d prompts × G=%d" % (cfg.arm, policy.describe(), cfg.reward, cfg.adv, cfg.steps, cfg.prompts, cfg.group))
+    ev0 = evaluate(policy, test, executable, cfg.max_new)
+    writer.eval_records("before", 0, ev0)
+    order: list[int] = []
+    t_start = time.time()
+    for step in range(cfg.steps):
+        t0 = time.time()
+        if len(order) < cfg.prompts:
+            order += rng.sample(range(len(train)), len(train))
+        idx, order = order[: cfg.prompts], order[cfg.prompts:]
+        exs = [train[i] for i in idx]
+        prompts = [policy.prompt_ids(e["prompt"]) for e in exs]
+        policy.eval()
+        toks, old_lps = policy.sample(prompts, cfg.group, cfg.max_new, temperature=cfg.temperature, generator=gen)
+        texts = [policy.decode(t) for t in toks]
+        t1 = time.time()
+        golds = [gold(e) for e in exs for _ in range(cfg.group)]
+        scores = executable.score(texts, golds)
+        ptext = [last_user_text(e["prompt"]) for e in exs for _ in range(cfg.group)]
+        r = trained_on(ptext, texts, scores)
+        t2 = time.time()
+        R = torch.tensor(r, dtype=torch.float32).view(cfg.prompts, cfg.group)
+        comps = {c: torch.tensor([float((s.get("components") or {}).get(c, 0.0)) for s in scores]).view(cfg.prompts, cfg.group) for c in comp_names}
+        A = advantages(cfg.adv, R, comps if cfg.adv == "gdpo" else None, weights if cfg.adv == "gdpo" else None)
+        # clipped policy-gradient update (no KL)
+        policy.train()
+        flatA = A.flatten()
+        old = [torch.tensor(l, dtype=torch.float32) for l in old_lps]
+        stats = {"loss": 0.0, "clip_frac": 0.0, "ratio_dev": 0.0, "grad_norm": 0.0}
+        micro = cfg.micro_prompts or cfg.prompts
+        n_tok_all = sum(len(t) for t in toks)
+        for _ in range(cfg.ppo_epochs):
+            opt.zero_grad()
+            for m0 in range(0, cfg.prompts, micro):
+                rows = list(range(m0 * cfg.group, min(cfg.prompts, m0 + micro) * cfg.group))
+                lp, mask = policy.logprobs(prompts[m0: m0 + micro], [toks[i] for i in rows], cfg.group, cfg.temperature)
+                old_t = torch.zeros_like(lp)
+                for k, i in enumerate(rows):
+                    old_t[k, : len(old[i])] = old[i]
+                ratio = torch.exp(lp - old_t)
+                a = flatA[rows].view(-1, 1)
+                surr = torch.minimum(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a)
+                loss = -(surr * mask).sum() / n_tok_all  # token-mean over the whole batch
+                loss.backward()
+                with torch.no_grad():
+                    stats["loss"] += float(loss)
+                    stats["clip_frac"] += float((((ratio - 1).abs() > cfg.clip) & mask).sum()) / n_tok_all
+                    stats["ratio_dev"] = max(stats["ratio_dev"], float(((ratio - 1).abs() * mask).max()))
+            stats["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0))
+            opt.step()
+        t3 = time.time()
+        outs = [outcome(s, g) for s, g in zip(scores, golds)]
+        lens = [len(t) for t in toks]
+        ent = -sum(sum(l) for l in old_lps) / max(1, n_tok_all)
+        m = {
+            "step": step,
+            "reward": r,
+            "executable": [float(s["reward"]) for s in scores],
+            "components": {c: float(comps[c].mean()) for c in comp_names},
+            "decode_len": lens,
+            "solved": sum(1 for o in outs if o["correct"]) / len(outs),
+            "format_valid": sum(1 for o in outs if o["format_valid"]) / len(outs),
+            "abstain_rate": sum(1 for o in outs if o["abstain"]) / len(outs),
+            "malicious_rate": sum(1 for o in outs if o["label"] == "Malicious") / len(outs),
+            "score_errors": sum(1 for s in scores if s.get("error")),
+            "neg_logp_per_token": ent,
+            "zero_adv_groups": int((A.abs().sum(1) == 0).sum()),
+            "time": {"step": t3 - t0, "sample": t1 - t0, "score": t2 - t1, "update": t3 - t2},
+            **stats,
+        }
+        writer.step(m, idx, exs, texts, golds, r, A.flatten().tolist(), scores)
+        if step % 5 == 0 or step == cfg.steps - 1:
+            log("svtrain: %s step %d/%d reward %.3f exec %.3f acc %.2f fmt %.2f len %.1f (%.1fs: sample %.1f score %.2f update %.1f)" % (
+                cfg.arm, step + 1, cfg.steps, sum(r) / len(r), sum(m["executable"]) / len(r), m["solved"], m["format_valid"],
+                sum(lens) / len(lens), t3 - t0, t1 - t0, t2 - t1, t3 - t2))
+    ev1 = evaluate(policy, test, executable, cfg.max_new)
+    final_rewards = trained_on([last_user_text(test[e["index"]]["prompt"]) for e in ev1], [e["completion"] for e in ev1], [e["score"] for e in ev1])
+    writer.eval_records("after", cfg.steps, ev1, final_rewards, test)
+    summary = writer.finish(time.time() - t_start)
+    return summary

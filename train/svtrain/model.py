@@ -1,0 +1,199 @@
+"""A small decoder-only transformer language model with a KV cache.
+
+Pre-norm blocks, learned absolute positions, tied input/output embeddings.
+Batches are left-padded: ``key_mask`` marks real tokens and ``pos`` gives each
+token its position within its own row, so padding never shifts positions.
+``forward`` takes and returns the per-layer (key, value) cache; it is used
+with gradients (GRPO: one prompt pass shared by the G completions of that
+prompt) and without (sampling).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+NEG = -1e9  # finite, so a row whose keys are all padding stays NaN-free
+
+Cache = list[tuple[torch.Tensor, torch.Tensor]]
+
+
+@dataclass
+class LMConfig:
+    vocab: int
+    d_model: int = 128
+    n_layers: int = 4
+    n_heads: int = 4
+    d_ff: int = 512
+    max_len: int = 256
+    dropout: float = 0.0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Block(nn.Module):
+    def __init__(self, c: LMConfig):
+        super().__init__()
+        self.h, self.dh = c.n_heads, c.d_model // c.n_heads
+        self.ln1 = nn.LayerNorm(c.d_model)
+        self.qkv = nn.Linear(c.d_model, 3 * c.d_model)
+        self.proj = nn.Linear(c.d_model, c.d_model)
+        self.ln2 = nn.LayerNorm(c.d_model)
+        self.ff = nn.Sequential(nn.Linear(c.d_model, c.d_ff), nn.GELU(), nn.Linear(c.d_ff, c.d_model))
+        self.drop = nn.Dropout(c.dropout)
+
+    def forward(self, x, bias, past):
+        B, T, D = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
+        q = q.view(B, T, self.h, self.dh).transpose(1, 2) * (1.0 / math.sqrt(self.dh))
+        k = k.view(B, T, self.h, self.dh).transpose(1, 2)
+        v = v.view(B, T, self.h, self.dh).transpose(1, 2)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        att = torch.matmul(q, k.transpose(-1, -2)).add_(bias)
+        y = att.softmax(dim=-1) @ v
+        y = y.transpose(1, 2).reshape(B, T, D)
+        x = x + self.drop(self.proj(y))
+        x = x + self.drop(self.ff(self.ln2(x)))
+        return x, (k, v)
+
+
+class TinyLM(nn.Module):
+    def __init__(self, c: LMConfig):
+        super().__init__()
+        self.c = c
+        self.tok = nn.Embedding(c.vocab, c.d_model)
+        self.pos = nn.Embedding(c.max_len, c.d_model)
+        self.blocks = nn.ModuleList(Block(c) for _ in range(c.n_layers))
+        self.ln = nn.LayerNorm(c.d_model)
+        self.apply(self._init)
+
+    @staticmethod
+    def _init(m):
+        if isinstance(m, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(m.weight, std=0.02)
+        if isinstance(m, nn.Linear) and m.bias is not None:
+            nn.init.zeros_(m.bias)
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def forward(self, ids, pos, key_mask, past: Cache | None = None):
+        """ids, pos: [B, T]; key_mask: [B, Tpast + T] (True = real token).
+
+        Returns logits [B, T, V] and the cache extended by these T tokens.
+        """
+        B, T = ids.shape
+        Tk = key_mask.shape[1]
+        x = self.tok(ids) + self.pos(pos.clamp(0, self.c.max_len - 1))
+        # query i (absolute index Tk - T + i) sees keys j <= that index.
+        qi = torch.arange(Tk - T, Tk).view(T, 1)
+        kj = torch.arange(Tk).view(1, Tk)
+        allowed = (kj <= qi).view(1, 1, T, Tk) & key_mask.view(B, 1, 1, Tk)
+        bias = torch.zeros(allowed.shape).masked_fill(~allowed, NEG)
+        cache: Cache = []
+        for i, blk in enumerate(self.blocks):
+            x, kv = blk(x, bias, None if past is None else past[i])
+            cache.append(kv)
+        logits = self.ln(x) @ self.tok.weight.T
+        return logits, cache
+
+
+def expand_cache(cache: Cache, n: int) -> Cache:
+    """Repeat every row of a cache n times (one prompt → n completions)."""
+    return [(k.repeat_interleave(n, 0), v.repeat_interleave(n, 0)) for k, v in cache]
+
+
+def left_pad(seqs: list[list[int]], pad: int):
+    """Left-pad token lists: ids, positions and mask, each [B, T]."""
+    T = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), T), pad, dtype=torch.long)
+    mask = torch.zeros((len(seqs), T), dtype=torch.bool)
+    for i, s in enumerate(seqs):
+        if s:
+            ids[i, T - len(s):] = torch.tensor(s)
+            mask[i, T - len(s):] = True
+    pos = (mask.long().cumsum(1) - 1).clamp(min=0)
+    return ids, pos, mask
+
+
+def right_pad(seqs: list[list[int]], pad: int):
+    """Right-pad token lists: ids and mask, each [B, T]."""
+    T = max(1, max(len(s) for s in seqs))
+    ids = torch.full((len(seqs), T), pad, dtype=torch.long)
+    mask = torch.zeros((len(seqs), T), dtype=torch.bool)
+    for i, s in enumerate(seqs):
+        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+        mask[i, : len(s)] = True
+    return ids, mask
+
+
+def completion_logprobs(model: TinyLM, prompts: list[list[int]], completions: list[list[int]], group: int, pad: int, temperature: float = 1.0):
+    """Per-token log-probabilities of completions, with gradients.
+
+    prompts has P entries; completions has P*group, the group of prompt p at
+    rows p*group … p*group+group-1. Each prompt is encoded once and its cache
+    shared by its group. Returns (logp [P*group, L], mask [P*group, L]).
+    """
+    p_ids, p_pos, p_mask = left_pad(prompts, pad)
+    logits_p, cache = model(p_ids, p_pos, p_mask)
+    first = logits_p[:, -1:, :].repeat_interleave(group, 0)  # predicts token 0
+    c_ids, c_mask = right_pad(completions, pad)
+    L = c_ids.shape[1]
+    if L > 1:
+        cache = expand_cache(cache, group)
+        plen = p_mask.sum(1).repeat_interleave(group, 0)
+        inp = c_ids[:, :-1]
+        pos = plen.view(-1, 1) + torch.arange(L - 1).view(1, -1)
+        key_mask = torch.cat([p_mask.repeat_interleave(group, 0), torch.ones_like(inp, dtype=torch.bool)], dim=1)
+        logits_c, _ = model(inp, pos, key_mask, cache)
+        logits = torch.cat([first, logits_c], dim=1)
+    else:
+        logits = first
+    logp = F.log_softmax(logits.float() / temperature, dim=-1)
+    tok_logp = logp.gather(-1, c_ids.unsqueeze(-1)).squeeze(-1)
+    return tok_logp, c_mask
+
+
+@torch.no_grad()
+def sample(model: TinyLM, prompts: list[list[int]], group: int, max_new: int, eos: int, pad: int,
+           temperature: float = 1.0, greedy: bool = False, generator: torch.Generator | None = None):
+    """Sample `group` completions per prompt with a KV cache.
+
+    Returns (tokens, logprobs): lists of P*group lists; a completion ends
+    with eos unless it ran out of max_new tokens.
+    """
+    p_ids, p_pos, p_mask = left_pad(prompts, pad)
+    logits, cache = model(p_ids, p_pos, p_mask)
+    cache = expand_cache(cache, group)
+    key_mask = p_mask.repeat_interleave(group, 0)
+    pos = p_mask.sum(1).repeat_interleave(group, 0)
+    last = logits[:, -1, :].repeat_interleave(group, 0)
+    N = last.shape[0]
+    done = torch.zeros(N, dtype=torch.bool)
+    toks: list[list[int]] = [[] for _ in range(N)]
+    lps: list[list[float]] = [[] for _ in range(N)]
+    for _ in range(max_new):
+        logp = F.log_softmax(last.float() / max(temperature, 1e-6), dim=-1)
+        if greedy:
+            nxt = logp.argmax(-1)
+        else:
+            nxt = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(1)
+        chosen = logp.gather(1, nxt.view(-1, 1)).squeeze(1)
+        for i in (~done).nonzero().flatten().tolist():
+            toks[i].append(int(nxt[i]))
+            lps[i].append(float(chosen[i]))
+        done |= nxt == eos
+        if bool(done.all()):
+            break
+        key_mask = torch.cat([key_mask, torch.ones((N, 1), dtype=torch.bool)], dim=1)
+        out, cache = model(nxt.view(-1, 1), pos.view(-1, 1), key_mask, cache)
+        last = out[:, -1, :]
+        pos = pos + 1
+    return toks, lps

@@ -1,0 +1,222 @@
+"""Policy backends: the one GRPO loop drives either.
+
+``TinyPolicy``: the from-scratch TinyLM with the environment-fitted tokenizer
+(CPU). ``HFPolicy``: any Hugging Face causal LM (``--hf-model NAME``), with
+LoRA adapters through peft when it is installed; transformers is imported only
+when that backend is chosen.
+
+Both expose the same methods: ``prompt_ids`` (the example's prompt messages →
+token ids), ``answer_ids`` (a target answer → ids ending with EOS),
+``decode``, ``sample`` (G completions per prompt, with their sampling
+log-probabilities) and ``logprobs`` (per-token log-probabilities of given
+completions, with gradients), plus ``parameters``, ``train``, ``eval``,
+``save`` and ``describe``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from svtrain.model import LMConfig, TinyLM, completion_logprobs, sample
+from svtrain.tokenizer import Tokenizer
+
+Messages = list[dict[str, Any]]
+
+
+def last_user_text(messages: Messages) -> str:
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            c = m.get("content")
+            return c if isinstance(c, str) else json.dumps(c)
+    return ""
+
+
+class TinyPolicy:
+    """TinyLM + word tokenizer. The system prompt is the same for every E1
+    row, so the tiny model's context is the user turn: ``<bos> user <answer>``."""
+
+    kind = "tiny"
+
+    def __init__(self, tok: Tokenizer, model: TinyLM):
+        self.tok = tok
+        self.model = model
+
+    @classmethod
+    def new(cls, tok: Tokenizer, size: str = "small", seed: int = 0) -> "TinyPolicy":
+        torch.manual_seed(seed)
+        dims = SIZES[size]
+        return cls(tok, TinyLM(LMConfig(vocab=len(tok), **dims)))
+
+    @classmethod
+    def load(cls, path: str) -> "TinyPolicy":
+        ck = torch.load(path)
+        tok = Tokenizer(ck["vocab"])
+        model = TinyLM(LMConfig(**ck["config"]))
+        model.load_state_dict(ck["state"])
+        return cls(tok, model)
+
+    def save(self, path: str) -> None:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        torch.save({"vocab": self.tok.vocab, "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
+
+    def describe(self) -> str:
+        c = self.model.c
+        return "svtrain-tiny-%dL-d%d (%.2fM params, vocab %d)" % (c.n_layers, c.d_model, self.model.n_params() / 1e6, c.vocab)
+
+    def prompt_ids(self, messages: Messages) -> list[int]:
+        ids = [self.tok.bos_id] + self.tok.encode(last_user_text(messages)) + [self.tok.ans_id]
+        limit = self.model.c.max_len - 24  # room for the answer
+        return ids[-limit:]
+
+    def answer_ids(self, text: str) -> list[int]:
+        return self.tok.encode(text) + [self.tok.eos_id]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode(ids)
+
+    def sample(self, prompts, group, max_new, temperature=1.0, greedy=False, generator=None):
+        return sample(self.model, prompts, group, max_new, self.tok.eos_id, self.tok.pad_id,
+                      temperature=temperature, greedy=greedy, generator=generator)
+
+    def logprobs(self, prompts, completions, group, temperature=1.0):
+        return completion_logprobs(self.model, prompts, completions, group, self.tok.pad_id, temperature)
+
+    def parameters(self):
+        return self.model.parameters()
+
+    def train(self):
+        self.model.train()
+
+    def eval(self):
+        self.model.eval()
+
+
+# Model sizes: "small" is the demo's (~0.9M parameters with E1's vocabulary).
+SIZES = {
+    "test": dict(d_model=32, n_layers=1, n_heads=2, d_ff=64, max_len=256),
+    "small": dict(d_model=128, n_layers=4, n_heads=4, d_ff=512, max_len=256),
+    "medium": dict(d_model=192, n_layers=6, n_heads=6, d_ff=768, max_len=256),
+}
+
+
+class HFPolicy:
+    """A Hugging Face causal LM, optionally with LoRA (peft). The prompt is
+    the example's whole chat (system prompt included) through the model's
+    chat template."""
+
+    kind = "hf"
+
+    def __init__(self, name: str, lora_r: int = 16, device: str | None = None, dtype: str = "auto"):
+        try:
+            import transformers  # noqa: F401
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as e:  # pragma: no cover - not installed here
+            raise SystemExit("--hf-model needs transformers (pip install transformers; peft for LoRA): %s" % e)
+        self.name = name
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.tok = AutoTokenizer.from_pretrained(name)
+        if self.tok.pad_token_id is None:
+            self.tok.pad_token = self.tok.eos_token
+        torch_dtype = {"auto": "auto", "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+        model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch_dtype).to(self.device)
+        self.lora = False
+        if lora_r > 0:
+            try:
+                from peft import LoraConfig, get_peft_model
+            except ImportError:
+                print("svtrain: peft is not installed; training every weight of %s" % name)
+            else:
+                model = get_peft_model(model, LoraConfig(r=lora_r, lora_alpha=2 * lora_r, target_modules="all-linear", task_type="CAUSAL_LM"))
+                self.lora = True
+        self.model = model
+        self.eos_id = self.tok.eos_token_id
+
+    def describe(self) -> str:
+        return "%s%s" % (self.name, " + LoRA" if self.lora else "")
+
+    def save(self, path: str) -> None:
+        self.model.save_pretrained(path)
+        self.tok.save_pretrained(path)
+
+    def prompt_ids(self, messages: Messages) -> list[int]:
+        msgs = [{"role": m["role"], "content": m.get("content") or ""} for m in messages]
+        return list(self.tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True))
+
+    def answer_ids(self, text: str) -> list[int]:
+        return self.tok.encode(text, add_special_tokens=False) + [self.eos_id]
+
+    def decode(self, ids: list[int]) -> str:
+        if self.eos_id in ids:
+            ids = ids[: ids.index(self.eos_id)]
+        return self.tok.decode(ids, skip_special_tokens=True)
+
+    def _left_pad(self, seqs):
+        T = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), T), self.tok.pad_token_id, dtype=torch.long)
+        att = torch.zeros((len(seqs), T), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            ids[i, T - len(s):] = torch.tensor(s)
+            att[i, T - len(s):] = 1
+        return ids.to(self.device), att.to(self.device)
+
+    @torch.no_grad()
+    def sample(self, prompts, group, max_new, temperature=1.0, greedy=False, generator=None):
+        ids, att = self._left_pad(prompts)
+        out = self.model.generate(
+            input_ids=ids, attention_mask=att, max_new_tokens=max_new,
+            do_sample=not greedy, temperature=temperature if not greedy else None, top_p=1.0, top_k=0,
+            num_return_sequences=group, output_scores=True, return_dict_in_generate=True,
+            pad_token_id=self.tok.pad_token_id,
+        )
+        gen = out.sequences[:, ids.shape[1]:]
+        toks, lps = [], []
+        for i in range(gen.shape[0]):
+            t, lp = [], []
+            for j in range(gen.shape[1]):
+                tid = int(gen[i, j])
+                logp = F.log_softmax(out.scores[j][i].float() / (temperature if not greedy else 1.0), dim=-1)
+                t.append(tid)
+                lp.append(float(logp[tid]))
+                if tid == self.eos_id:
+                    break
+            toks.append(t)
+            lps.append(lp)
+        return toks, lps
+
+    def logprobs(self, prompts, completions, group, temperature=1.0):
+        seqs, plens = [], []
+        for i, c in enumerate(completions):
+            p = prompts[i // group]
+            seqs.append(p + c)
+            plens.append(len(p))
+        T = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), T), self.tok.pad_token_id, dtype=torch.long)
+        att = torch.zeros((len(seqs), T), dtype=torch.long)
+        for i, s in enumerate(seqs):
+            ids[i, : len(s)] = torch.tensor(s)
+            att[i, : len(s)] = 1
+        ids, att = ids.to(self.device), att.to(self.device)
+        logits = self.model(input_ids=ids, attention_mask=att).logits.float() / temperature
+        logp = F.log_softmax(logits[:, :-1], dim=-1).gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+        L = max(len(c) for c in completions)
+        out = torch.zeros((len(seqs), L), device=self.device)
+        mask = torch.zeros((len(seqs), L), dtype=torch.bool, device=self.device)
+        for i, c in enumerate(completions):
+            s = plens[i] - 1
+            out[i, : len(c)] = logp[i, s: s + len(c)]
+            mask[i, : len(c)] = True
+        return out, mask
+
+    def parameters(self):
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    def train(self):
+        self.model.train()
+
+    def eval(self):
+        self.model.eval()

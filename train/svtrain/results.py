@@ -1,0 +1,355 @@
+"""RESULTS.md from a finished matrix directory: every table and curve is
+computed here from the files the runs wrote; nothing is typed in."""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import random
+
+from svtrain import stats
+
+ARM_ORDER = ["grpo", "gdpo", "rm", "random"]
+ARM_TEXT = {
+    "grpo": "GRPO, executable reward (summed rubric, group-normalised)",
+    "gdpo": "GDPO, executable reward (each component group-normalised, weighted sum, batch-normalised)",
+    "rm": "GRPO, learned reward model",
+    "random": "GRPO, random reward (control)",
+}
+COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f"}
+
+
+def score_baseline(run_dir: str, executable) -> list[dict]:
+    """The baseline's test-split answers (an svbench eval run), scored by the
+    server like the policies' answers."""
+    rows = []
+    with open(os.path.join(run_dir, "results.jsonl")) as f:
+        for line in f:
+            if line.strip():
+                rows.append(json.loads(line))
+    answers = [r.get("answer") for r in rows]
+    scores = executable.score([r.get("final_text") or "" for r in rows], answers)
+    return [{"index": i, "example_id": r.get("example_id"), "gold": a, "outcome": stats.outcome(s, a)}
+            for i, (r, a, s) in enumerate(zip(rows, answers, scores))]
+
+
+def _read_jsonl(p):
+    with open(p) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def _fmt(x, nd=3):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return ("%%.%df" % nd) % x
+
+
+def _ci(t, nd=3):
+    p, lo, hi = t
+    return "%s [%s, %s]" % (_fmt(p, nd), _fmt(lo, nd), _fmt(hi, nd))
+
+
+def _signed_ci(t, nd=3):
+    p, lo, hi = t
+    return "%+.*f [%+.*f, %+.*f]" % (nd, p, nd, lo, nd, hi)
+
+
+def _verdict(t):
+    p, lo, hi = t
+    if lo > 0:
+        return "up (interval above 0)"
+    if hi < 0:
+        return "down (interval below 0)"
+    return "no separation (interval includes 0)"
+
+
+def load(out: str) -> dict:
+    runs = {}
+    for rd in sorted(glob.glob(os.path.join(out, "runs", "*"))):
+        name = os.path.basename(rd)
+        if not os.path.exists(os.path.join(rd, "svtrain_summary.json")):
+            continue
+        arm, _, seed = name.rpartition("-s")
+        with open(os.path.join(rd, "svtrain_summary.json")) as f:
+            summ = json.load(f)
+        with open(os.path.join(rd, "metrics_raw.json")) as f:
+            steps = json.load(f)["metrics"]
+        final = _read_jsonl(os.path.join(rd, "results.jsonl"))
+        runs[name] = {"arm": arm, "seed": int(seed), "dir": rd, "summary": summ, "steps": steps,
+                      "before": _read_jsonl(os.path.join(rd, "eval_before.jsonl")),
+                      "after": _read_jsonl(os.path.join(rd, "eval_after.jsonl")), "final_rows": final}
+    info = {}
+    if os.path.exists(os.path.join(out, "matrix.json")):
+        with open(os.path.join(out, "matrix.json")) as f:
+            info = json.load(f)
+    base = None
+    if os.path.exists(os.path.join(out, "baseline_test_eval.jsonl")):
+        base = _read_jsonl(os.path.join(out, "baseline_test_eval.jsonl"))
+    return {"runs": runs, "info": info, "baseline": base}
+
+
+def _by_arm(runs):
+    arms = {}
+    for r in runs.values():
+        arms.setdefault(r["arm"], []).append(r)
+    for v in arms.values():
+        v.sort(key=lambda r: r["seed"])
+    return {a: arms[a] for a in ARM_ORDER if a in arms} | {a: v for a, v in arms.items() if a not in ARM_ORDER}
+
+
+# -- SVG ------------------------------------------------------------------------------
+
+
+def svg_lines(title: str, ylabel: str, series: list[tuple[str, str, list[tuple[float, float]]]], w=640, h=320) -> str:
+    pts = [p for _, _, s in series for p in s if not math.isnan(p[1])]
+    if not pts:
+        return ""
+    x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
+    y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
+    if y1 - y0 < 1e-9:
+        y0, y1 = y0 - 0.5, y1 + 0.5
+    pad = (y1 - y0) * 0.05
+    y0, y1 = y0 - pad, y1 + pad
+    x1 = x1 if x1 > x0 else x0 + 1
+    L, R, T, B = 60, 150, 30, 40
+
+    def X(x):
+        return L + (x - x0) / (x1 - x0) * (w - L - R)
+
+    def Y(y):
+        return h - B - (y - y0) / (y1 - y0) * (h - T - B)
+
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (w, h),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="18" font-size="13">%s</text>' % (L, title)]
+    for i in range(5):
+        yv = y0 + (y1 - y0) * i / 4
+        o.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>' % (L, w - R, Y(yv), Y(yv)))
+        o.append('<text x="%d" y="%.1f" text-anchor="end">%.2f</text>' % (L - 4, Y(yv) + 4, yv))
+    for i in range(5):
+        xv = x0 + (x1 - x0) * i / 4
+        o.append('<text x="%.1f" y="%d" text-anchor="middle">%d</text>' % (X(xv), h - B + 15, round(xv)))
+    o.append('<text x="%d" y="%d" text-anchor="middle">training step</text>' % ((L + w - R) // 2, h - 6))
+    o.append('<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>' % (h // 2, h // 2, ylabel))
+    for k, (name, color, s) in enumerate(series):
+        s = [p for p in s if not math.isnan(p[1])]
+        if not s:
+            continue
+        d = " ".join("%s%.1f,%.1f" % ("M" if i == 0 else "L", X(x), Y(y)) for i, (x, y) in enumerate(s))
+        o.append('<path d="%s" fill="none" stroke="%s" stroke-width="2"/>' % (d, color))
+        o.append('<text x="%d" y="%d" fill="%s">%s</text>' % (w - R + 8, T + 16 * k + 10, color, name))
+    o.append("</svg>")
+    return "\n".join(o)
+
+
+def _smooth(v, w=5):
+    h = w // 2
+    out = []
+    for i in range(len(v)):
+        win = [x for x in v[max(0, i - h): i + h + 1] if not math.isnan(x)]
+        out.append(sum(win) / len(win) if win else float("nan"))
+    return out
+
+
+def _curve(runs, key):
+    """Mean over seeds of a per-step key, smoothed over 5 steps."""
+    by_step = {}
+    for r in runs:
+        for s in r["steps"]:
+            if key in s:
+                by_step.setdefault(s["step"], []).append(s[key])
+    xs = sorted(by_step)
+    ys = _smooth([sum(by_step[x]) / len(by_step[x]) for x in xs])
+    return list(zip(xs, ys))
+
+
+# -- the document -----------------------------------------------------------------------
+
+
+def write(out: str, path: str) -> None:
+    d = load(out)
+    runs, info = d["runs"], d["info"]
+    if not runs:
+        raise SystemExit("svtrain: no finished runs under %s/runs" % out)
+    arms = _by_arm(runs)
+    fig_dir = os.path.join(os.path.dirname(os.path.abspath(path)), "results")
+    os.makedirs(fig_dir, exist_ok=True)
+    rel = os.path.relpath(fig_dir, os.path.dirname(os.path.abspath(path)))
+    any_run = next(iter(runs.values()))
+    cfg = any_run["summary"]["config"]
+    seeds = sorted({r["seed"] for r in runs.values()})
+    reps = 1000
+    L = []
+    w = L.append
+    w("# svtrain: the first training run against `svbench serve` (E1)\n")
+    w("_Generated by `train/run.py results` from `%s` — every number and curve below comes from the run's files; "
+      "nothing is typed. Rerun `make train-demo` to regenerate._\n" % os.path.relpath(out, os.path.dirname(os.path.abspath(path))))
+    w("**Caveat: this is a tiny model.** %s, trained from scratch on CPU for %d GRPO steps; the results say what "
+      "this loop does at this scale, not what GRPO, GDPO or a learned reward model do for a real LLM.%s\n" % (
+          any_run["summary"]["model"], cfg["steps"],
+          " One seed: intervals resample test examples and do not cover seed-to-seed variation." if len(seeds) < 2 else ""))
+    w("## Set-up\n")
+    t = info.get("timing", {})
+    ds = info.get("dataset") or {}
+    w("| | |\n|---|---|")
+    w("| environment | E1 network-logs, rubric `%s`, weights %s |" % (any_run["summary"]["rubric"], ", ".join("%s %g" % kv for kv in any_run["summary"]["weights"].items())))
+    w("| data | `%s` (%s): %s train / %s test examples served by `svbench serve` (`?split=`); the test split is evaluated at the first and last step |" % (
+        os.path.basename(str(ds.get("id", "?"))), ds.get("revision", "?"), info.get("train_examples", "?"), info.get("test_examples", "?")))
+    w("| warm start | %s answers of `%s` on the train split, exported by `svbench sft export` (test prompts refused), %s steps × batch %s |" % (
+        info.get("sft_rows", "?"), info.get("baseline", "?"), info.get("args", {}).get("sft_steps", "?"), info.get("args", {}).get("sft_batch", "?")))
+    w("| budget per arm | %d steps × %d prompts × G=%d, ≤ %d new tokens, temperature %g, lr %g, clip %g, %d PPO epoch(s), no KL |" % (
+        cfg["steps"], cfg["prompts"], cfg["group"], cfg["max_new"], cfg["temperature"], cfg["lr"], cfg["clip"], cfg["ppo_epochs"]))
+    w("| seeds | %s |" % ", ".join(map(str, seeds)))
+    w("| arms | %s |" % "; ".join("`%s`: %s" % (a, ARM_TEXT.get(a, a)) for a in arms))
+    if t:
+        w("| wall time | %s total on %s thread(s): %s |" % (_dur(t.get("total")), info.get("threads", "?"),
+                                                           ", ".join("%s %s" % (k, _dur(v)) for k, v in t.items() if k != "total")))
+    step_t = [r["summary"].get("mean_step_seconds", {}) for r in runs.values()]
+    if step_t and step_t[0]:
+        w("| mean GRPO step | %s s (sampling %s s, scoring over HTTP %s s, update %s s) |" % tuple(
+            _fmt(sum(s[k] for s in step_t) / len(step_t), 2) for k in ("step", "sample", "score", "update")))
+    w("")
+
+    # curves
+    w("## Learning curves\n")
+    w("Means over seeds of each step's %d rollouts, 5-step moving average. The executable reward is the verifier's "
+      "score of every training rollout, whatever the arm trained on.\n" % (cfg["prompts"] * cfg["group"]))
+    for key, title, ylabel, fname in (
+        ("monitor/e1/executable_reward", "Executable reward of training rollouts", "reward", "curve_executable.svg"),
+        ("reward/e1/mean", "Reward each arm trained on", "reward", "curve_trained_on.svg"),
+        ("monitor/e1/solved", "Share of rollouts with the gold label", "accuracy", "curve_accuracy.svg"),
+        ("decode_len/e1/mean", "Decode length", "tokens", "curve_decode_len.svg"),
+    ):
+        series = [(a, COLORS.get(a, "#000"), _curve(rs, key)) for a, rs in arms.items()]
+        svg = svg_lines(title, ylabel, series)
+        if svg:
+            with open(os.path.join(fig_dir, fname), "w") as f:
+                f.write(svg)
+            w("![%s](%s/%s)\n" % (title, rel, fname))
+
+    # before/after on the test split
+    w("## Test split before and after (greedy answers, executable verifier)\n")
+    w("Pooled over seeds; 95%% intervals from %d bootstrap resamples of the test rows, Δ paired by example.%s\n" % (
+        reps, " With several seeds, the across-seed mean and t-interval of Δ reward follows." if len(seeds) > 1 else ""))
+    hdr = ["arm", "metric", "before", "after", "Δ (after − before)"]
+    w("| " + " | ".join(hdr) + " |\n|" + "---|" * len(hdr))
+    learned = {}
+    metrics = ["reward", "accuracy", "ece", "brier", "cost_per_row", "cost_weighted_accuracy", "abstain_rate", "format_valid"]
+    for a, rs in arms.items():
+        before = [x["outcome"] for r in rs for x in r["before"]]
+        after = [x["outcome"] for r in rs for x in r["after"]]
+        for m in metrics:
+            f = stats.METRICS[m]
+            b = stats.bootstrap(before, f, reps, 1)
+            af = stats.bootstrap(after, f, reps, 2)
+            dd = stats.paired_diff(before, after, f, reps, 3)
+            if m == "reward":
+                learned[a] = dd
+            w("| %s | %s | %s | %s | %s |" % (a if m == "reward" else "", m, _ci(b), _ci(af), _signed_ci(dd)))
+    if d["baseline"]:
+        bo = [x["outcome"] for x in d["baseline"]]
+        w("\nThe warm start's teacher, `%s`, on the same test split: reward %s, accuracy %s, ECE %s, cost per row %s.\n" % (
+            info.get("baseline", "baseline"), _ci(stats.bootstrap(bo, stats.mean_reward, reps, 4)),
+            _ci(stats.bootstrap(bo, stats.accuracy, reps, 4)), _ci(stats.bootstrap(bo, stats.ece, reps, 4)),
+            _ci(stats.bootstrap(bo, stats.cost_per_row, reps, 4))))
+    if len(seeds) > 1:
+        w("\n| arm | Δ reward per seed | mean [95% t-interval] |\n|---|---|---|")
+        for a, rs in arms.items():
+            ds_ = [stats.mean_reward([x["outcome"] for x in r["after"]]) - stats.mean_reward([x["outcome"] for x in r["before"]]) for r in rs]
+            m, lo, hi = stats.t_interval(ds_)
+            w("| %s | %s | %s |" % (a, ", ".join("%+.3f" % x for x in ds_), "%+.3f [%s, %s]" % (m, _fmt(lo), _fmt(hi))))
+    w("")
+
+    # findings
+    w("## What the run shows\n")
+    w("**Which arm learned** (test reward after − before, executable verifier):\n")
+    for a, dd in learned.items():
+        w("- `%s`: %s — %s." % (a, _signed_ci(dd), _verdict(dd)))
+    if "random" in arms:
+        w("\n**Against the random-reward control** (Δ of the arm − Δ of the control, resampling test examples):\n")
+        for a in arms:
+            if a == "random":
+                continue
+            w("- `%s` − `random`: %s — %s." % (a, _signed_ci(_dd_diff(arms[a], arms["random"], reps)), _verdict(_dd_diff(arms[a], arms["random"], reps))))
+    if "grpo" in arms and "gdpo" in arms:
+        w("\n**GDPO vs GRPO** (final test metrics, GDPO − GRPO, resampling test examples):\n")
+        for m in ("reward", "accuracy", "ece", "cost_per_row"):
+            dd = _final_diff(arms["gdpo"], arms["grpo"], stats.METRICS[m], reps)
+            w("- %s: %s — %s." % (m, _signed_ci(dd), _verdict(dd)))
+        auc = {a: _auc(arms[a]) for a in ("grpo", "gdpo")}
+        w("- mean executable training reward over all steps (area under the curve per step): GRPO %s, GDPO %s." % (_fmt(auc["grpo"]), _fmt(auc["gdpo"])))
+    if "rm" in arms:
+        w("\n**The learned reward model's hacking gap** — on the RM arm's final test answers, what the RM pays minus what the verifier pays "
+          "(paired by answer):\n")
+        rows = [(fr["reward"], fr["metrics"]["monitor_executable_reward"]) for r in arms["rm"] for fr in r["final_rows"]]
+        gap = stats.bootstrap(rows, lambda rr: sum(x - y for x, y in rr) / len(rr), reps, 5)
+        w("- RM reward %s vs executable %s: gap %s — %s." % (
+            _ci(stats.bootstrap(rows, lambda rr: sum(x for x, _ in rr) / len(rr), reps, 6)),
+            _ci(stats.bootstrap(rows, lambda rr: sum(y for _, y in rr) / len(rr), reps, 7)), _signed_ci(gap), _verdict(gap)))
+        first = [s for s in arms["rm"][0]["steps"] if "reward/e1/mean" in s]
+        if first:
+            g0 = [s["reward/e1/mean"] - s["monitor/e1/executable_reward"] for s in first]
+            w("- during training (seed %d): RM − executable on the rollouts was %+.3f at the first step and %+.3f at the last (5-step means: %+.3f → %+.3f)." % (
+                arms["rm"][0]["seed"], g0[0], g0[-1], sum(g0[:5]) / len(g0[:5]), sum(g0[-5:]) / len(g0[-5:])))
+        fit_p = os.path.join(out, "seed%d" % arms["rm"][0]["seed"], "rm_fit.json")
+        if os.path.exists(fit_p):
+            with open(fit_p) as f:
+                fit = json.load(f)
+            w("- the RM's fit before RL (%d labelled answers; held-out prompts): RMSE %s, pairwise ranking accuracy %s." % (
+                fit.get("labelled_answers", 0), _fmt((fit.get("held_out") or {}).get("rmse")), _fmt(fit.get("held_out_pairwise_accuracy"))))
+        if "grpo" in arms:
+            dd = _final_diff(arms["rm"], arms["grpo"], stats.mean_reward, reps)
+            w("- final executable test reward, RM arm − executable GRPO arm: %s — %s." % (_signed_ci(dd), _verdict(dd)))
+    # svbench study
+    studies = sorted(glob.glob(os.path.join(out, "study-s*", "stdout.txt")))
+    if studies:
+        w("\n## `svbench study` on the runs\n")
+        w("svbench's own cross-scoring of each arm's final test answers (`svbench study grpo gdpo rm --control random --rubric default`): "
+          "the reward each arm trained on as recorded, the executable verifier's re-score, gaps with problem-resampling intervals.\n")
+        for p in studies:
+            with open(p) as f:
+                txt = f.read().strip()
+            w("%s:\n\n```\n%s\n```\n" % (os.path.basename(os.path.dirname(p)), txt))
+    w("\n## Reproduce\n")
+    w("```sh\nmake train-demo                         # this file, one seed of every arm\n"
+      "make train-matrix                       # seeds 1,2,3\n"
+      "svbench report train/out/demo/runs/grpo-s1 --rubric default      # curves from metrics_raw.json\n"
+      "svbench report train/out/demo/runs/grpo-s1/rollouts --rubric default  # per-step curves from the rollout rows\n```\n")
+    with open(path, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("svtrain: wrote %s" % path)
+
+
+def _dur(s):
+    if s is None:
+        return "n/a"
+    return "%dm%02ds" % (int(s) // 60, int(s) % 60)
+
+
+def _auc(runs):
+    xs = [s["monitor/e1/executable_reward"] for r in runs for s in r["steps"] if "monitor/e1/executable_reward" in s]
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def _final_diff(a_runs, b_runs, f, reps):
+    """f(final answers of a) − f(final answers of b), resampling each side."""
+    a = [x["outcome"] for r in a_runs for x in r["after"]]
+    b = [x["outcome"] for r in b_runs for x in r["after"]]
+    rng = random.Random(11)
+    point = f(a) - f(b)
+    vals = sorted(f([a[rng.randrange(len(a))] for _ in a]) - f([b[rng.randrange(len(b))] for _ in b]) for _ in range(reps))
+    vals = [v for v in vals if not math.isnan(v)]
+    return point, vals[int(0.025 * len(vals))], vals[min(len(vals) - 1, int(0.975 * len(vals)))]
+
+
+def _dd_diff(a_runs, b_runs, reps):
+    """(after − before) of a − (after − before) of b in mean reward, resampling examples."""
+    def deltas(rs):
+        return [x["outcome"]["reward"] - y["outcome"]["reward"] for r in rs for x, y in zip(r["after"], r["before"])]
+    a, b = deltas(a_runs), deltas(b_runs)
+    rng = random.Random(12)
+    m = lambda v: sum(v) / len(v)  # noqa: E731
+    vals = sorted(m([a[rng.randrange(len(a))] for _ in a]) - m([b[rng.randrange(len(b))] for _ in b]) for _ in range(reps))
+    return m(a) - m(b), vals[int(0.025 * len(vals))], vals[min(len(vals) - 1, int(0.975 * len(vals)))]
