@@ -12,9 +12,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite data/mini.jsonl from the generator")
 
-// MiniOptions are the generator settings the embedded mini set was built with.
-var MiniOptions = GenerateOptions{N: 150, Seed: 20240304, Difficulty: DifficultyMixed, Render: "rich"}
-
 // EncodeRows writes rows as JSONL.
 func encodeRows(t testing.TB, rows []Row) []byte {
 	t.Helper()
