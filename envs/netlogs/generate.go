@@ -17,7 +17,7 @@ import (
 // handshakes) and derives the Zeek history from the connection state, so
 // no single field or pair of fields gives the label away; synth-1 had
 // every inbound flow and every public source malicious.
-const GeneratorVersion = "synth-2"
+const GeneratorVersion = "synth-3"
 
 // Difficulty levels. "mixed" draws each row's level uniformly.
 const (
@@ -135,7 +135,7 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 		for attempt := 0; ; attempt++ {
 			s := pick(r, pool, level)
 			f := s.gen(g)
-			f.History = g.history(f.Proto, f.ConnState)
+			g.record(&f)
 			degrade(g, &f)
 			h := f.Hash()
 			if seen[h] {
@@ -346,7 +346,13 @@ func (g *gen) window(conns, ports, hosts, failed int, rejected, meanGap, cv floa
 		RejectedRatio:    F64(g.round(math.Min(math.Max(rejected, 0), 1), 2)),
 		BytesOut:         I64(bytesOut),
 	}
-	if meanGap > 0 && conns > 1 {
+	// A collector computes inter-arrival statistics whenever it has two
+	// arrivals, whatever the traffic; scenarios without a characteristic
+	// rhythm (meanGap 0) arrive irregularly, spread over the window.
+	if conns > 1 {
+		if meanGap <= 0 {
+			meanGap, cv = 300/float64(conns)*g.uniform(0.5, 1.5), g.uniform(0.6, 2.4)
+		}
 		w.IntervalMean = F64(g.round(meanGap, 1))
 		w.IntervalCV = F64(g.round(math.Max(cv, 0), 2))
 	}
@@ -541,7 +547,7 @@ func genPortScan(g *gen) Flow {
 		src, dir = g.internalIP(), "internal"
 	}
 	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "", "workstation", "server"), Direction: dir,
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "server", "printer"), Direction: dir,
 		Proto: "tcp", SrcIP: src, SrcPort: oneOf(g, g.ephemeral(), g.intIn(40000, 65535)), DstIP: g.internalIP(), DstPort: g.intIn(1, 10000),
 		ConnState: oneOf(g, "S0", "REJ", "REJ", "RSTOS0"), History: oneOf(g, "S", "Sr", "Sr"),
 		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 2))), RespPkts: I64(int64(g.intIn(0, 1))),
@@ -554,7 +560,7 @@ func genPortScan(g *gen) Flow {
 // genSlowScan spreads probes thinly so a 5-minute window sees only a few.
 func genSlowScan(g *gen) Flow {
 	f := Flow{
-		Timestamp: g.anyTime(), Direction: "inbound", DeviceType: oneOf(g, "", "server"),
+		Timestamp: g.anyTime(), Direction: "inbound", DeviceType: oneOf(g, "server", "workstation"),
 		Proto: "tcp", SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 21, 22, 23, 25, 80, 110, 139, 443, 445, 1433, 3306, 3389, 5432, 5900, 6379, 8080, 9200),
 		ConnState: oneOf(g, "S0", "REJ", "SH", "OTH"), History: oneOf(g, "S", "Sr", "F", "H"),
 		OrigPkts: I64(1), RespPkts: I64(int64(g.intIn(0, 1))),
@@ -573,7 +579,7 @@ func genSSHBrute(g *gen) Flow {
 		src, dir = g.internalIP(), "internal"
 	}
 	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "server", "jump-host", "router", ""), Direction: dir,
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "server", "jump-host", "router"), Direction: dir,
 		Proto: "tcp", Service: "ssh", SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 22, 22, 22, 2222),
 		Duration: F64(g.round(g.uniform(0.8, 6), 6)), ConnState: oneOf(g, "SF", "RSTO", "RSTR", "S1"), History: oneOf(g, "ShAdDaFf", "ShAdDaR", "ShAdDar"),
 	}, g.bytesIn(900, 3_200), g.bytesIn(800, byLevel(g, 4_500.0, 12_000, 60_000)))
@@ -585,7 +591,7 @@ func genSSHBrute(g *gen) Flow {
 
 func genTelnetBrute(g *gen) Flow {
 	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "camera", "dvr", "router", ""), Direction: "inbound",
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "camera", "dvr", "router"), Direction: "inbound",
 		Proto: "tcp", Service: oneOf(g, "telnet", ""), SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 23, 2323),
 		Duration: F64(g.round(g.uniform(0.5, 9), 6)), ConnState: oneOf(g, "SF", "RSTO", "S1", "RSTR"), History: oneOf(g, "ShAdDaFf", "ShAdDaR", "ShADadR"),
 	}, g.bytesIn(30, 400), g.bytesIn(20, 600))
@@ -601,7 +607,7 @@ func genBeacon(g *gen) Flow {
 	svc := map[int]string{443: "ssl", 80: "http", 8080: "http", 8443: "ssl"}[port]
 	gap := byLevel(g, oneOf(g, 5.0, 10, 30, 60), oneOf(g, 30.0, 60, 120), oneOf(g, 60.0, 120, 240))
 	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server", ""), Direction: "outbound",
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server"), Direction: "outbound",
 		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
 		Duration: F64(g.round(g.uniform(0.05, 1.5), 6)), ConnState: oneOf(g, "SF", "SF", "RSTO"), History: oneOf(g, "ShADadFf", "ShADadR"),
 	}, g.bytesIn(150, 1_800), g.bytesIn(100, byLevel(g, 2_000.0, 6_000, 30_000)))
@@ -651,7 +657,7 @@ func genExfil(g *gen) Flow {
 // genSlowExfil leaks data in modest chunks over ordinary-looking HTTPS.
 func genSlowExfil(g *gen) Flow {
 	f := g.tcpFlow(Flow{
-		Timestamp: g.businessHours(), DeviceType: oneOf(g, "workstation", "laptop", ""), Direction: "outbound",
+		Timestamp: g.businessHours(), DeviceType: oneOf(g, "workstation", "laptop"), Direction: "outbound",
 		Proto: "tcp", Service: "ssl", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: 443,
 		Duration: F64(g.round(g.logUniform(5, 600), 6)), ConnState: "SF", History: "ShADadFf",
 	}, g.bytesIn(byLevel(g, 2e7, 5e6, 1e6), byLevel(g, 2e8, 1e8, 4e7)), g.bytesIn(3_000, 60_000))
@@ -710,6 +716,44 @@ func (g *gen) history(proto, state string) string {
 	}
 	return "-"
 }
+
+// record applies the sensor's recording rules to a flow the same way
+// whatever scenario made it, so that which fields are present says nothing
+// about the label (issue #33: interval statistics recorded mostly for
+// attacks, durations missing only for scans, unknown assets only under
+// attack all predicted the label out of sample). Zeek leaves duration unset
+// for a connection of one packet and has no better timing for one that
+// never completed a handshake than its retransmissions, so both are drawn
+// from the packets and the state alone; counters the scenario left open are
+// zero; the history follows from the state. What a sensor loses beyond
+// this is degrade's, again the same for both classes.
+func (g *gen) record(f *Flow) {
+	for _, p := range []**int64{&f.OrigBytes, &f.RespBytes, &f.RespPkts} {
+		if *p == nil {
+			*p = I64(0)
+		}
+	}
+	if f.OrigPkts == nil {
+		f.OrigPkts = I64(1)
+	}
+	switch {
+	case *f.OrigPkts+*f.RespPkts <= 1:
+		f.Duration = nil
+	case f.ConnState == "REJ":
+		f.Duration = F64(g.round(g.logUniform(0.00005, 0.3), 6))
+	case f.Proto == "tcp" && failedStates[f.ConnState]:
+		f.Duration = F64(g.round(g.uniform(0.0005, 9.5), 6))
+	case f.Duration == nil:
+		f.Duration = F64(g.round(g.logUniform(0.001, 30), 6))
+	}
+	if g.chance(0.06) { // an asset missing from the inventory
+		f.DeviceType = ""
+	}
+	f.History = g.history(f.Proto, f.ConnState)
+}
+
+// failedStates are the TCP states of a connection that never got going.
+var failedStates = map[string]bool{"S0": true, "REJ": true, "RSTOS0": true, "SH": true, "OTH": true}
 
 // failedState is how a connection that got no service ends: unanswered
 // or refused, sometimes reset.
