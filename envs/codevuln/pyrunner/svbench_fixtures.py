@@ -187,3 +187,59 @@ class Net:
                 data += chunk
         reply = json.loads(data)
         return reply["type"], base64.b64decode(reply["body"])
+
+
+_pin = {}
+
+
+def pin_prngs(seed):
+    """Makes every non-cryptographic generator of this process repeatable:
+    every Mersenne Twister alive (random's own, private random.Random()
+    instances wherever they are held) is reseeded with seed, any created
+    later is seeded with seed whatever it is given, and the clocks seeds are
+    usually taken from stand still. Output of the OS CSPRNG (secrets,
+    os.urandom, random.SystemRandom) is untouched, so code drawing from it
+    still gives fresh values. Answers how many generators were reseeded."""
+    import _random
+    import gc
+    import random
+    import time
+
+    if not _pin:
+        _pin["seed"] = random.Random.seed
+        _pin["clocks"] = {n: getattr(time, n) for n in ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns")}
+    orig = _pin["seed"]
+
+    def pinned(self, a=None, version=2):
+        return orig(self, seed, version)
+
+    random.Random.seed = pinned
+    for name, fn in _pin["clocks"].items():
+        setattr(time, name, (lambda v: lambda: v)(fn()))
+    n = 0
+    for o in gc.get_objects():
+        if isinstance(o, _random.Random) and not isinstance(o, random.SystemRandom):
+            _random.Random.seed(o, seed)
+            if isinstance(o, random.Random):
+                o.gauss_next = None
+            n += 1
+    return n
+
+
+def unpin_prngs():
+    """Undoes pin_prngs: clocks run again, and every Mersenne Twister is
+    reseeded from the OS so the rest of the tests see fresh values."""
+    import _random
+    import gc
+    import random
+    import time
+
+    if not _pin:
+        return
+    random.Random.seed = _pin["seed"]
+    for name, fn in _pin["clocks"].items():
+        setattr(time, name, fn)
+    _pin.clear()
+    for o in gc.get_objects():
+        if isinstance(o, _random.Random) and not isinstance(o, random.SystemRandom):
+            _random.Random.seed(o, None)

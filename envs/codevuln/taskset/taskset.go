@@ -69,6 +69,12 @@ type Task struct {
 	Fix     map[string][]byte `json:"-"`
 	Visible map[string][]byte `json:"-"`
 	Hidden  map[string][]byte `json:"-"`
+	// NearMiss holds plausible partial fixes, variant name to editable file
+	// to whole content (nearmiss/<variant>/<file>): each keeps the weakness
+	// while passing the visible tests, so the hidden tests must fail it.
+	// They are the mutants that test the tests (TestNearMissContract); a
+	// model never sees them.
+	NearMiss map[string]map[string][]byte `json:"-"`
 }
 
 // Tested reports whether the task has executable tests.
@@ -83,6 +89,23 @@ func (t Task) APINames() []string {
 		if n, err := apiName(a); err == nil {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// NearMissed returns the source tree with near-miss variant applied (nil
+// for an unknown variant).
+func (t Task) NearMissed(variant string) map[string][]byte {
+	files, ok := t.NearMiss[variant]
+	if !ok {
+		return nil
+	}
+	out := make(map[string][]byte, len(t.Src))
+	for k, v := range t.Src {
+		out[k] = v
+	}
+	for k, v := range files {
+		out[k] = v
 	}
 	return out
 }
@@ -116,8 +139,9 @@ type meta struct {
 }
 
 var (
-	idRe  = regexp.MustCompile(`^(py|go)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
-	cweRe = regexp.MustCompile(`^CWE-([1-9][0-9]{0,4})$`)
+	idRe      = regexp.MustCompile(`^(py|go)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
+	cweRe     = regexp.MustCompile(`^CWE-([1-9][0-9]{0,4})$`)
+	variantRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	// An API entry: optional "func", optional Go receiver, a name, a parameter list.
 	apiRe = regexp.MustCompile(`^(?:func\s+)?(?:\([^()]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
 )
@@ -236,6 +260,23 @@ func LoadDir(fsys fs.FS, dirName string) (Task, error) {
 		}
 		*part.dst = files
 	}
+	near, err := readTree(fsys, "nearmiss", &budget, &count)
+	if err != nil {
+		return fail("%w", err)
+	}
+	for p, body := range near {
+		variant, file, ok := strings.Cut(p, "/")
+		if !ok {
+			return fail("nearmiss/%s: expected nearmiss/<variant>/<file>", p)
+		}
+		if t.NearMiss == nil {
+			t.NearMiss = map[string]map[string][]byte{}
+		}
+		if t.NearMiss[variant] == nil {
+			t.NearMiss[variant] = map[string][]byte{}
+		}
+		t.NearMiss[variant][file] = body
+	}
 	if err := validate(&t, dirName); err != nil {
 		return fail("%w", err)
 	}
@@ -353,6 +394,23 @@ func validate(t *Task, dirName string) error {
 			add("fix/%s: not listed in task.json files, so a model could not make this change", f)
 		case bytes.Equal(body, t.Src[f]):
 			add("fix/%s: identical to src/%s", f, f)
+		}
+	}
+
+	for variant, files := range t.NearMiss {
+		switch {
+		case !variantRe.MatchString(variant):
+			add("nearmiss/%s: variant names are lower-case words joined by '-'", variant)
+		case t.Mode == ModeStaticOnly:
+			add("nearmiss/%s: a static-only task has no tests to fail a near miss", variant)
+		}
+		for f, body := range files {
+			switch {
+			case !seen[f]:
+				add("nearmiss/%s/%s: not listed in task.json files", variant, f)
+			case bytes.Equal(body, t.Src[f]) || t.Fix[f] != nil && bytes.Equal(body, t.Fix[f]):
+				add("nearmiss/%s/%s: identical to the original or the reference fix", variant, f)
+			}
 		}
 	}
 

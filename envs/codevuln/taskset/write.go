@@ -48,6 +48,11 @@ func Write(root string, t Task) error {
 			files[prefix+"/"+name] = body
 		}
 	}
+	for variant, part := range t.NearMiss {
+		for name, body := range part {
+			files["nearmiss/"+variant+"/"+name] = body
+		}
+	}
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -6,7 +6,7 @@ import os
 
 MIN_LENGTH = 8
 ALGORITHM = "pbkdf2_sha256"
-ITERATIONS = 200_000
+ITERATIONS = 600_000  # OWASP Password Storage Cheat Sheet (2023) for PBKDF2-HMAC-SHA256
 SALT_BYTES = 16
 
 

@@ -11,13 +11,24 @@ class AvatarError(Exception):
     pass
 
 
+# NAT64's well-known prefix (RFC 6052): the last 32 bits are the IPv4
+# address a translator connects to.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def _public(ip_text):
     try:
         ip = ipaddress.ip_address(ip_text)
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # IPv6 forms that carry an IPv4 destination are judged by it.
+        if ip.ipv4_mapped:
+            ip = ip.ipv4_mapped
+        elif ip.sixtofour:
+            ip = ip.sixtofour
+        elif ip in NAT64:
+            ip = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
     return ip.is_global and not ip.is_multicast
 
 

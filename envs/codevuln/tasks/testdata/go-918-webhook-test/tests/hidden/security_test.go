@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync"
 	"testing"
 )
@@ -139,6 +140,38 @@ func TestGenerated(t *testing.T) {
 		code, err := s.Ping(context.Background(), raw)
 		if err != nil || code != http.StatusAccepted || *hits != before+1 {
 			t.Fatalf("Ping(%q) for public %v = %d, %v", raw, ip, code, err)
+		}
+	}
+}
+
+// Every spelling of an internal destination, as a DNS answer and as a URL
+// literal: IPv4-mapped IPv6 (dotted and hex) and NAT64 forms of each
+// internal IPv4 range, IPv6 internal ranges, expanded, upper-case and
+// zone-scoped literals. Public destinations in IPv6 keep working.
+func TestAddressEncodings(t *testing.T) {
+	s, f, hits := setup(t)
+	var corpus []string
+	for _, v4 := range []string{"169.254.169.254", "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.0.10", "0.0.0.0",
+		"100.64.0.1", "192.0.0.1", "198.18.0.1", "240.0.0.1"} {
+		b := netip.MustParseAddr(v4).As4()
+		corpus = append(corpus, "::ffff:"+v4, fmt.Sprintf("::ffff:%x:%x", uint16(b[0])<<8|uint16(b[1]), uint16(b[2])<<8|uint16(b[3])), "64:ff9b::"+v4)
+	}
+	corpus = append(corpus, "::", "::1", "fd12:3456::1", "fc00::5", "fe80::dead:beef", "ff02::1", "ff05::2", "2001:db8::1")
+	for i, ip := range corpus {
+		host := fmt.Sprintf("enc%d.example", i)
+		f.dns[host] = [][]net.IPAddr{ips(ip)}
+		refused(t, s, f, hits, "http://"+host+"/")
+		refused(t, s, f, hits, "http://"+net.JoinHostPort(ip, "80")+"/")
+	}
+	for _, raw := range []string{"http://[fe80::1%25eth0]/", "http://[0:0:0:0:0:ffff:7f00:1]/", "http://[::FFFF:A9FE:A9FE]:8080/"} {
+		refused(t, s, f, hits, raw)
+	}
+	for i, ip := range []string{"2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34"} {
+		host := fmt.Sprintf("pub%d.example", i)
+		f.dns[host] = [][]net.IPAddr{ips(ip)}
+		before := *hits
+		if code, err := s.Ping(context.Background(), "http://"+host+"/"); err != nil || code != http.StatusAccepted || *hits != before+1 {
+			t.Errorf("Ping for public %s = %d, %v", ip, code, err)
 		}
 	}
 }

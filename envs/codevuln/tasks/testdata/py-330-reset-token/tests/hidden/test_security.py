@@ -39,6 +39,25 @@ class SecurityTest(unittest.TestCase):
         resets.new_pin()
         self.assertEqual(svbench_trusted.call("random.getstate"), state)
 
+    def test_no_mersenne_twister(self):
+        # A private random.Random() is out of reach of the reseeding above,
+        # yet still a Mersenne Twister whose whole state follows from 624
+        # observed outputs. Pin every such generator in the code under
+        # test's process, and the clocks seeds come from: only output of
+        # the OS CSPRNG differs between the two pinned runs.
+        runs = []
+        for _ in range(2):
+            svbench_trusted.call("svbench_fixtures.pin_prngs", 330)
+            try:
+                store = resets.ResetStore()
+                runs.append(([resets.new_token() for _ in range(3)], [resets.new_pin() for _ in range(3)], store.issue("x@example.org")))
+            finally:
+                svbench_trusted.call("svbench_fixtures.unpin_prngs")
+        (ta, pa, ia), (tb, pb, ib) = runs
+        self.assertNotEqual(ta, tb, "tokens repeat once non-cryptographic generators are pinned")
+        self.assertNotEqual(pa, pb, "PINs repeat once non-cryptographic generators are pinned")
+        self.assertNotEqual(ia, ib, "issued tokens repeat once non-cryptographic generators are pinned")
+
     def test_generated_properties(self):
         rng = random.Random(330)
         tokens = [resets.new_token(rng.choice([16, 32, 48])) for _ in range(400)]

@@ -38,6 +38,36 @@ class SecurityTest(unittest.TestCase):
             self.refused("http://internal.example/a.png", [ip])
         self.refused("http://rebind.example/a.png", ["93.184.216.34", "127.0.0.1"])
 
+    def test_address_encodings(self):
+        # Every spelling of an internal destination a resolver can answer:
+        # IPv4-mapped IPv6 (dotted, hex, expanded, upper-case) of each
+        # internal IPv4 range, 6to4 and NAT64 addresses embedding one, IPv6
+        # internal ranges, a zone-scoped link-local address.
+        internal_v4 = ["169.254.169.254", "127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.0.10", "0.0.0.0", "100.64.0.1", "192.0.0.1", "240.0.0.1"]
+        corpus = []
+        for v4 in internal_v4:
+            hi, lo = divmod(int(ipaddress.IPv4Address(v4)), 1 << 16)
+            corpus += ["::ffff:" + v4, "::ffff:%x:%x" % (hi, lo), "0:0:0:0:0:ffff:%x:%x" % (hi, lo), ("::FFFF:%X:%X" % (hi, lo)),
+                       "64:ff9b::" + v4, "2002:%x:%x::1" % (hi, lo)]
+        corpus += ["::", "0::0", "::1", "0:0:0:0:0:0:0:1", "fd12:3456::1", "fc00::5", "fe80::dead:beef", "fe80::1%eth0",
+                   "ff02::1", "ff05::2", "2001:db8::1", "100::1"]
+        for i, ip in enumerate(corpus):
+            self.refused("http://enc%d.example/a.png" % i, [ip])
+        for order in (["2606:2800:220:1::1", "::ffff:169.254.169.254"], ["::ffff:a9fe:a9fe", "93.184.216.34"]):
+            self.refused("http://mixed.example/a.png", order)
+        # Internal hosts spelled in the URL (decimal, octal, hex, IPv6
+        # literals, names) are judged by what they resolve to.
+        for host, ip in [("2852039166", "169.254.169.254"), ("0251.0376.0251.0376", "169.254.169.254"),
+                         ("0xa9fea9fe", "169.254.169.254"), ("[::ffff:a9fe:a9fe]", "::ffff:a9fe:a9fe"),
+                         ("127.1", "127.0.0.1"), ("0", "0.0.0.0"), ("localhost", "127.0.0.1"),
+                         ("metadata.google.internal", "169.254.169.254"), ("localtest.me", "::1")]:
+            self.refused("http://%s/latest/meta-data/" % host, [ip])
+        # Public destinations keep working in every family and encoding.
+        for ip in ["2606:2800:220:1:248:1893:25c8:1946", "::ffff:93.184.216.34", "64:ff9b::5db8:d822"]:
+            self.recorder.taken()
+            self.assertEqual(avatars.import_avatar("https://v6.example/a.png", *self.net([ip])), PNG, ip)
+            self.assertEqual(self.recorder.taken(), [("https://v6.example/a.png", ip)])
+
     def test_schemes_ports_credentials(self):
         pub = ["93.184.216.34"]
         for url in ["file:///etc/passwd", "gopher://cdn.example.com/", "ftp://cdn.example.com/a.png",
