@@ -9,6 +9,10 @@
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
 #                          tests), git and make
+#   scripts/deps.sh train  what `make train-demo` runs (train/, svtrain): Debian's
+#                          python3-torch for /usr/bin/python3 and
+#                          libopenblas0-pthread (without it torch falls back to
+#                          the reference BLAS, about 15x slower)
 #
 # As root it runs apt-get; otherwise it uses `sudo -n` when that needs no
 # password, and else prints the command to run and fails.
@@ -16,21 +20,26 @@ set -euo pipefail
 
 what="${1:-demo}"
 need=()
-command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
-command -v python3 >/dev/null 2>&1 || need+=(python3)
-command -v openssl >/dev/null 2>&1 || need+=(openssl)
-[ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
-command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
-command -v pkill >/dev/null 2>&1 || need+=(procps)
-if [ -x /usr/bin/python3 ]; then
-  /usr/bin/python3 -c 'import bandit' >/dev/null 2>&1 || need+=(python3-bandit)
+if [ "$what" = train ]; then
+  { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; } || need+=(python3-torch)
+  dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q 'ok installed' || need+=(libopenblas0-pthread)
 else
-  need+=(python3-bandit)
-fi
-if [ "$what" = test ]; then
-  command -v chromium >/dev/null 2>&1 || need+=(chromium)
-  command -v git >/dev/null 2>&1 || need+=(git)
-  command -v make >/dev/null 2>&1 || need+=(make)
+  command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+  command -v python3 >/dev/null 2>&1 || need+=(python3)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  [ -e /etc/ssl/certs/ca-certificates.crt ] || need+=(ca-certificates)
+  command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
+  command -v pkill >/dev/null 2>&1 || need+=(procps)
+  if [ -x /usr/bin/python3 ]; then
+    /usr/bin/python3 -c 'import bandit' >/dev/null 2>&1 || need+=(python3-bandit)
+  else
+    need+=(python3-bandit)
+  fi
+  if [ "$what" = test ]; then
+    command -v chromium >/dev/null 2>&1 || need+=(chromium)
+    command -v git >/dev/null 2>&1 || need+=(git)
+    command -v make >/dev/null 2>&1 || need+=(make)
+  fi
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
 
