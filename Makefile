@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean
+.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -40,6 +40,15 @@ test: deps
 # under outputs/. No key, no network.
 demo: deps-demo build
 	$(BIN) demo
+
+# svbench's first training run (train/README.md): a tiny transformer trained
+# from scratch on E1 with GRPO against `svbench serve` on CPU, every arm of the
+# research matrix with one seed (TRAIN_ARGS="--seeds 1,2,3" for the whole
+# matrix), then svbench report/study and train/RESULTS.md.
+TRAIN_ARGS ?=
+train-demo: build
+	@scripts/deps.sh train
+	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/demo --results train/RESULTS.md $(TRAIN_ARGS)
 
 # Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`
 # skips: they run only when SVBENCH_SOAK names a duration. SOAK is how long
