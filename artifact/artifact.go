@@ -5,6 +5,7 @@ package artifact
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/svbench/svbench/env"
@@ -116,21 +117,26 @@ type Metadata struct {
 	RunID string `json:"run_id"`
 	// Source is "" for svbench's own runs and "trainer:<kind>" for rows a
 	// training pipeline wrote and svbench re-scored.
-	Source         string          `json:"source,omitempty"`
-	Environment    string          `json:"environment"`
-	EnvVersion     string          `json:"env_version"`
-	Rubric         string          `json:"rubric"`
-	Model          string          `json:"model"`
-	EffectiveModel string          `json:"effective_model,omitempty"`
-	BaseURL        string          `json:"base_url,omitempty"`
-	Dataset        string          `json:"dataset"`
-	DatasetRev     string          `json:"dataset_revision"`
-	DatasetRows    int             `json:"dataset_rows"`
-	NumExamples    int             `json:"num_examples"`
-	Rollouts       int             `json:"rollouts_per_example"`
-	Seed           uint64          `json:"seed"`
-	Shard          string          `json:"shard,omitempty"`
-	Sampling       json.RawMessage `json:"sampling,omitempty"`
+	Source         string `json:"source,omitempty"`
+	Environment    string `json:"environment"`
+	EnvVersion     string `json:"env_version"`
+	Rubric         string `json:"rubric"`
+	Model          string `json:"model"`
+	EffectiveModel string `json:"effective_model,omitempty"`
+	BaseURL        string `json:"base_url,omitempty"`
+	Dataset        string `json:"dataset"`
+	DatasetRev     string `json:"dataset_revision"`
+	DatasetRows    int    `json:"dataset_rows"`
+	// Split is the split of the environment's data the run read (train,
+	// dev, test; env/split.go), "" when a dataset file's name does not
+	// say. Only test runs are evaluations: reports and the leaderboard say
+	// so of any other.
+	Split       string          `json:"split,omitempty"`
+	NumExamples int             `json:"num_examples"`
+	Rollouts    int             `json:"rollouts_per_example"`
+	Seed        uint64          `json:"seed"`
+	Shard       string          `json:"shard,omitempty"`
+	Sampling    json.RawMessage `json:"sampling,omitempty"`
 	// SamplingSent is what the endpoint was actually sent (reasoning models
 	// get no temperature); absent for built-in policies, which sample
 	// nothing.
@@ -197,7 +203,9 @@ type Segment struct {
 // itself does not use, so `svbench eval --resume RUN_DIR` can restart the run
 // from metadata.json alone. It never holds a key, only the variable's name.
 type Launch struct {
-	DatasetPath   string `json:"dataset_path,omitempty"` // "" = the embedded mini set
+	DatasetPath string `json:"dataset_path,omitempty"` // "" = the embedded split below
+	// Split is the embedded split asked for with --split ("" = test).
+	Split         string `json:"split,omitempty"`
 	APIKeyEnv     string `json:"api_key_env,omitempty"`
 	EndpointsFile string `json:"endpoints_file,omitempty"`
 	JudgeModel    string `json:"judge_model,omitempty"`
@@ -216,6 +224,19 @@ type Launch struct {
 	// --base-url: a resumed run reads the variable again, so a corrected
 	// value moves the run to the server's new address.
 	BaseURLFromEnv bool `json:"base_url_from_env,omitempty"`
+}
+
+// SplitRead is the split the run read: the recorded one, else test for
+// runs of an embedded set written before splits were recorded (the
+// embedded set was the evaluation set then), else "" (unknown).
+func (m *Metadata) SplitRead() string {
+	if m.Split != "" {
+		return m.Split
+	}
+	if m.Source == "" && strings.HasPrefix(m.Dataset, "embedded:") {
+		return "test"
+	}
+	return ""
 }
 
 // NoRows reports a finished run that produced no scored row, every model

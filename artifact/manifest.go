@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
@@ -89,8 +90,10 @@ func ManifestFor(m *Metadata, maxTurns, toolBudget int) *Manifest {
 	if model == "" {
 		model = m.Model
 	}
-	split := "custom"
-	if strings.HasPrefix(m.Dataset, "embedded:") {
+	// The reference's vocabulary: its public mini set is our embedded
+	// test split; any other named split keeps its name.
+	split := cmp.Or(m.Split, "custom")
+	if strings.HasPrefix(m.Dataset, "embedded:") && (m.Split == "" || m.Split == "test") {
 		split = "public_mini"
 	}
 	return &Manifest{

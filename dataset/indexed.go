@@ -89,7 +89,7 @@ func (d *Indexed) scan() error {
 			return fmt.Errorf("%s: line %d: %w", d.path, line+1, err)
 		}
 	}
-	d.info = env.DatasetInfo{ID: d.path, Revision: formatRevision(h.Sum(nil)), Rows: len(d.off)}
+	d.info = env.DatasetInfo{ID: d.path, Revision: formatRevision(h.Sum(nil)), Rows: len(d.off), Split: env.SplitFromPath(d.path)}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/metrics"
 
 	"github.com/svbench/svbench/base/clip"
@@ -130,6 +131,7 @@ func RunTable(meta *artifact.Metadata) string {
 		{"environment", dash(strings.TrimSpace(meta.Environment + " " + meta.EnvVersion))},
 		{"model", dash(meta.Model)},
 		{"dataset", ds},
+		{"split", splitCell(meta.SplitRead())},
 		{"examples × rollouts", fmt.Sprintf("%d × %d", meta.NumExamples, max(meta.Rollouts, 1))},
 		{"seed", fmt.Sprint(meta.Seed)},
 		{"commit", dash(meta.GitCommit)},
@@ -151,7 +153,31 @@ func RunTable(meta *artifact.Metadata) string {
 	if meta.SolvedWhen != "" && (len(meta.PassAtK) > 0 || meta.Rollouts > 1) {
 		rows = append(rows, []string{"solved (pass@k) when", EscapeCell(meta.SolvedWhen)})
 	}
-	return Table([]string{"field", "value"}, rows)
+	return SplitWarning(meta.SplitRead()) + Table([]string{"field", "value"}, rows)
+}
+
+// splitCell names the split as the run table shows it.
+func splitCell(split string) string {
+	switch split {
+	case "":
+		return "— (not recorded, or a dataset file whose name names no split)"
+	case env.SplitTest:
+		return "test (the evaluation set)"
+	}
+	return split + " (not an evaluation: see the warning above)"
+}
+
+// SplitWarning is the paragraph every report of a run that did not read
+// the test split opens with: numbers measured on training data say how
+// well a policy fits what it was trained on, not how good it is.
+func SplitWarning(split string) string {
+	switch split {
+	case "", env.SplitTest:
+		return ""
+	case env.SplitTrain:
+		return "> **Not an evaluation: this run read the train split**, the rows trainers are served. A policy trained on them is scored on its own training data here; evaluate on the test split (`--split test`, the default).\n\n"
+	}
+	return "> **Not an evaluation: this run read the " + split + " split.** The evaluation set is the test split (`--split test`, the default).\n\n"
 }
 
 // GroupBy partitions row positions by a meta field's value; rows without

@@ -542,6 +542,9 @@ func RunInfo(m *artifact.Metadata) map[string]any {
 		"model": m.Model, "dataset": m.Dataset, "dataset_revision": m.DatasetRev,
 		"seed": m.Seed, "git_commit": m.GitCommit, "status": m.Status, "rubric": m.Rubric,
 	}
+	if m.Split != "" {
+		info["split"] = m.Split
+	}
 	if !m.Started.IsZero() {
 		info["started"] = m.Started
 	}

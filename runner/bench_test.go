@@ -86,7 +86,7 @@ func BenchmarkRun100kMemory(b *testing.B) {
 	e := netlogs.New()
 	p, _ := e.Policy("features")
 	for range b.N {
-		ds, closeDS, err := OpenDataset(context.Background(), e, path, false)
+		ds, closeDS, err := OpenDataset(context.Background(), e, path, "", false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -32,10 +32,12 @@ func (m memExamples) Example(i int) (env.Example, error) {
 // loader), large ones stay on disk so memory does not grow with the file.
 const LazyThreshold = 32 << 20
 
-// OpenDataset loads path with the environment ("" = its embedded mini set),
-// or indexes it lazily when it is larger than LazyThreshold. Either way
-// every row is validated up front, with errors naming the file and line.
-func OpenDataset(ctx context.Context, e env.Environment, path string, forceLazy bool) (Examples, func() error, error) {
+// OpenDataset loads path with the environment, or without a path the
+// environment's embedded split ("" = test, the evaluation set; see
+// env.LoadDataset), or indexes the file lazily when it is larger than
+// LazyThreshold. Either way every row is validated up front, with errors
+// naming the file and line.
+func OpenDataset(ctx context.Context, e env.Environment, path, split string, forceLazy bool) (Examples, func() error, error) {
 	if path != "" {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -58,7 +60,7 @@ func OpenDataset(ctx context.Context, e env.Environment, path string, forceLazy 
 			return ix, ix.Close, nil
 		}
 	}
-	ds, err := e.Load(ctx, path)
+	ds, err := env.LoadDataset(ctx, e, path, split)
 	if err != nil {
 		return nil, nil, err
 	}

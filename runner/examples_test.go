@@ -43,11 +43,11 @@ func TestLazyDatasetMatchesEagerLoad(t *testing.T) {
 	path := writeRows(t, rows, "\n")
 	e := netlogs.New()
 	ctx := context.Background()
-	eager, _, err := OpenDataset(ctx, e, path, false)
+	eager, _, err := OpenDataset(ctx, e, path, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy, closeLazy, err := OpenDataset(ctx, e, path, true)
+	lazy, closeLazy, err := OpenDataset(ctx, e, path, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLazyDatasetNamesBadLine(t *testing.T) {
 		{"not json\n", "line 6"},
 	} {
 		path := writeRows(t, rows, tc.extra)
-		_, _, err := OpenDataset(context.Background(), netlogs.New(), path, true)
+		_, _, err := OpenDataset(context.Background(), netlogs.New(), path, "", true)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%q: err = %v, want file and %q", tc.extra, err, tc.want)
 		}

@@ -843,6 +843,7 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		Dataset:        cfg.Dataset.Info().ID,
 		DatasetRev:     cfg.Dataset.Info().Revision,
 		DatasetRows:    cfg.Dataset.Len(),
+		Split:          cfg.Dataset.Info().Split,
 		Rollouts:       cfg.Rollouts,
 		Seed:           cfg.Seed,
 		Shard:          cfg.Shard.String(),

@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
@@ -25,9 +27,18 @@ type envState struct {
 	// lane is where the environment's items wait for a scoring worker.
 	lane *lane
 
+	// ds holds every row served, of every split; splits says which rows
+	// are which split, infos which dataset each split came from. split is
+	// the one handed out when a request names none (Config.Split when
+	// served, else every row).
 	ds     *env.Dataset
 	byID   map[string]int
 	splits map[string][]int
+	infos  map[string]env.DatasetInfo
+	split  string
+	// warnedTest makes the warning about serving the evaluation split to a
+	// trainer once per environment.
+	warnedTest atomic.Bool
 }
 
 func newEnvState(id string, e env.Environment) *envState {
@@ -52,28 +63,83 @@ func describeRubrics(e env.Environment, info env.Info) []env.RubricInfo {
 	return out
 }
 
-func (st *envState) load(ctx context.Context) error {
-	ds, err := st.env.Load(ctx, st.datasetPath)
-	if err != nil {
-		name := st.datasetPath
-		if name == "" {
-			name = "embedded mini set"
+func (st *envState) load(ctx context.Context, want string) error {
+	st.infos = map[string]env.DatasetInfo{}
+	var parts []*env.Dataset
+	if st.datasetPath != "" {
+		ds, err := env.LoadDataset(ctx, st.env, st.datasetPath, "")
+		if err != nil {
+			return fmt.Errorf("%s: load %s: %w", st.id, st.datasetPath, err)
 		}
-		return fmt.Errorf("%s: load %s: %w", st.id, name, err)
+		parts = append(parts, ds)
+	} else {
+		// Every split the environment ships, so a trainer can be served
+		// train rows and still score its policy on test ones by id.
+		for _, name := range env.SplitNames() {
+			ds, err := env.LoadDataset(ctx, st.env, "", name)
+			if errors.Is(err, env.ErrNoSplit) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: load the embedded %s split: %w", st.id, name, err)
+			}
+			parts = append(parts, ds)
+		}
 	}
-	st.byID = make(map[string]int, len(ds.Examples))
+	all := &env.Dataset{Info: parts[0].Info}
+	st.byID = map[string]int{}
 	st.splits = map[string][]int{}
-	for i, ex := range ds.Examples {
-		if prev, dup := st.byID[ex.ID]; dup {
-			return fmt.Errorf("%s: dataset %s: rows %d and %d share example id %q; ids must be unique to be addressable", st.id, ds.Info.ID, prev+1, i+1, ex.ID)
-		}
-		st.byID[ex.ID] = i
-		if sp, ok := ex.Meta["split"].(string); ok && sp != "" {
-			st.splits[sp] = append(st.splits[sp], i)
+	for _, ds := range parts {
+		for _, ex := range ds.Examples {
+			i := len(all.Examples)
+			if prev, dup := st.byID[ex.ID]; dup {
+				return fmt.Errorf("%s: dataset %s: rows %d and %d share example id %q; ids must be unique to be addressable", st.id, ds.Info.ID, prev+1, i+1, ex.ID)
+			}
+			st.byID[ex.ID] = i
+			// A row's own split (a file holding several) wins over the
+			// split its file or embedded set is.
+			sp := ds.Info.Split
+			if m, ok := ex.Meta["split"].(string); ok && m != "" {
+				sp = m
+			}
+			if sp != "" {
+				st.splits[sp] = append(st.splits[sp], i)
+				if _, ok := st.infos[sp]; !ok {
+					st.infos[sp] = ds.Info
+				}
+			}
+			all.Examples = append(all.Examples, ex)
 		}
 	}
-	st.ds = ds
+	if len(parts) > 1 {
+		all.Info = env.DatasetInfo{ID: "embedded:" + st.id, Rows: len(all.Examples)}
+	}
+	st.ds = all
+	if _, ok := st.splits[want]; ok {
+		st.split = want
+	}
 	return nil
+}
+
+// rowsOf answers the rows a request's split names ("" = the served
+// default, "all" = every row), with the dataset they came from.
+func (st *envState) rowsOf(split string) ([]int, env.DatasetInfo, string, *APIError) {
+	if split == "" {
+		split = st.split
+	}
+	if split == "" || split == "all" {
+		idx := make([]int, len(st.ds.Examples))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, st.ds.Info, "all", nil
+	}
+	rows, ok := st.splits[split]
+	if !ok {
+		known := slices.Sorted(maps.Keys(st.splits))
+		return nil, env.DatasetInfo{}, "", apiErrorf(CodeBadRequest, "%s serves no %s split (splits: %v; split=all for every row)", st.id, split, known)
+	}
+	return rows, st.infos[split], split, nil
 }
 
 // example finds a dataset example by id.
@@ -83,6 +149,19 @@ func (st *envState) example(id string) (env.Example, *APIError) {
 		return env.Example{}, apiErrorf(CodeUnknownExample, "environment %s has no example %q in dataset %s (list them with GET /v1/environments/%s/examples)", st.id, id, st.ds.Info.ID, st.id)
 	}
 	return st.ds.Examples[i], nil
+}
+
+// servedTest warns, in the server log once per environment and in the
+// answer every time, that evaluation rows went to a caller: scoring a
+// policy on them is right, training on them makes its test score a
+// training score.
+func (s *Server) servedTest(st *envState, r *http.Request) string {
+	msg := fmt.Sprintf("these are %s's evaluation rows (split test): train on split=train, or a policy's test score measures its own training data", st.id)
+	if !st.warnedTest.Swap(true) {
+		s.log.Warn("serving the evaluation split to a caller", "env", st.id, "path", r.URL.Path, "remote", r.RemoteAddr,
+			"hint", "trainers should take split=train; test is for scoring a policy")
+	}
+	return msg
 }
 
 // lookupEnv resolves any accepted name form to a served environment.
@@ -112,6 +191,11 @@ type EnvironmentInfo struct {
 	OpenAITools []map[string]any `json:"openai_tools"`
 	Dataset     *env.DatasetInfo `json:"dataset,omitempty"`
 	Splits      []string         `json:"splits,omitempty"`
+	// DefaultSplit is what examples and OpenEnv resets hand out when a
+	// request names no split (serve --split; train unless changed).
+	DefaultSplit string `json:"default_split,omitempty"`
+	// Datasets is each split's dataset, with its revision.
+	Datasets map[string]env.DatasetInfo `json:"datasets,omitempty"`
 	// RubricInfo describes each rubric of Info.Rubrics as this server
 	// scores with it: components with weights and declared ranges, and the
 	// total's range, so per-component (GDPO) normalisation needs no copy.
@@ -126,8 +210,13 @@ func (s *Server) handleEnvironments(w http.ResponseWriter, r *http.Request) {
 		ei := EnvironmentInfo{Info: st.info, OpenAITools: st.tools, RubricInfo: st.rubrics}
 		if ready {
 			di := st.ds.Info
+			if st.split != "" {
+				di = st.infos[st.split]
+			}
 			ei.Dataset = &di
 			ei.Splits = slices.Sorted(maps.Keys(st.splits))
+			ei.DefaultSplit = st.split
+			ei.Datasets = st.infos
 		}
 		out = append(out, ei)
 	}
@@ -146,14 +235,17 @@ type ExampleOut struct {
 
 // ExamplesResponse is the body of GET /v1/environments/{env}/examples.
 type ExamplesResponse struct {
-	Env      string          `json:"env"`
-	Version  string          `json:"version"`
-	Dataset  env.DatasetInfo `json:"dataset"`
-	Split    string          `json:"split,omitempty"`
-	Seed     *uint64         `json:"seed,omitempty"`
-	Total    int             `json:"total"`
-	Offset   int             `json:"offset"`
-	Examples []ExampleOut    `json:"examples"`
+	Env     string          `json:"env"`
+	Version string          `json:"version"`
+	Dataset env.DatasetInfo `json:"dataset"`
+	Split   string          `json:"split,omitempty"`
+	// Warning says when the rows are the evaluation split: a policy
+	// trained on them cannot be evaluated on them.
+	Warning  string       `json:"warning,omitempty"`
+	Seed     *uint64      `json:"seed,omitempty"`
+	Total    int          `json:"total"`
+	Offset   int          `json:"offset"`
+	Examples []ExampleOut `json:"examples"`
 }
 
 func (s *Server) handleExamples(w http.ResponseWriter, r *http.Request) {
@@ -191,22 +283,15 @@ func (s *Server) handleExamples(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) writeExamples(w http.ResponseWriter, r *http.Request, st *envState, offset, limit int) {
 	q := r.URL.Query()
-	idx := make([]int, 0, len(st.ds.Examples))
-	split := q.Get("split")
-	if split == "" || split == "all" {
-		for i := range st.ds.Examples {
-			idx = append(idx, i)
-		}
-	} else {
-		rows, ok := st.splits[split]
-		if !ok {
-			known := slices.Sorted(maps.Keys(st.splits))
-			writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, "dataset %s of %s has no split %q (splits: %v; omit split for all rows)", st.ds.Info.ID, st.id, split, known))
-			return
-		}
-		idx = append(idx, rows...)
+	idx, info, split, aerr := st.rowsOf(q.Get("split"))
+	if aerr != nil {
+		writeError(w, r, http.StatusBadRequest, aerr)
+		return
 	}
-	resp := ExamplesResponse{Env: st.id, Version: st.info.Version, Dataset: st.ds.Info, Split: split, Total: len(idx), Offset: offset}
+	resp := ExamplesResponse{Env: st.id, Version: st.info.Version, Dataset: info, Split: split, Total: len(idx), Offset: offset}
+	if split == env.SplitTest {
+		resp.Warning = s.servedTest(st, r)
+	}
 	if v := q.Get("seed"); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {

@@ -76,6 +76,9 @@ type OpenEnvReset struct {
 	SessionCreate
 	Seed      *int64 `json:"seed,omitempty"`
 	EpisodeID string `json:"episode_id,omitempty"`
+	// Split is where a reset without an example draws one from (""
+	// = the served default, train unless serve --split says otherwise).
+	Split string `json:"split,omitempty"`
 }
 
 // OpenEnvAction is step's data: one assistant message.
@@ -144,12 +147,16 @@ func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset) (*session, O
 		if st.ds == nil || len(st.ds.Examples) == 0 {
 			return nil, OpenEnvResult{}, http.StatusBadRequest, apiErrorf(CodeInvalidItem, "%s serves no rows: give \"example\" or \"answer\"", st.id)
 		}
-		n := int64(len(st.ds.Examples))
+		rows, _, _, aerr := st.rowsOf(req.Split)
+		if aerr != nil {
+			return nil, OpenEnvResult{}, http.StatusBadRequest, aerr
+		}
+		n := int64(len(rows))
 		i := rand.Int64N(n)
 		if req.Seed != nil {
 			i = (*req.Seed%n + n) % n
 		}
-		req.ExampleID, _ = json.Marshal(st.ds.Examples[i].ID)
+		req.ExampleID, _ = json.Marshal(st.ds.Examples[rows[i]].ID)
 	}
 	sess, status, aerr := s.openSession(ctx, req.SessionCreate)
 	if aerr != nil {

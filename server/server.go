@@ -8,6 +8,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,6 +67,11 @@ type Config struct {
 	// setting in EnvOptions would stop every other environment from
 	// starting.
 	EnvParams map[string]map[string]string
+	// Split is the split examples and OpenEnv resets hand out when a
+	// request names none: train by default, so trainers are never served
+	// the evaluation set by accident. Every split the environment ships
+	// is loaded either way, so test rows can still be scored by id.
+	Split string
 	// DefaultEnv is the environment a bare /get_reward label refers to;
 	// empty means the only served environment, if there is exactly one.
 	DefaultEnv string
@@ -134,6 +141,9 @@ func (c *Config) setDefaults() {
 	def(&c.MaxCompletionBytes, DefaultMaxCompletionBytes)
 	def(&c.MaxMessages, DefaultMaxMessages)
 	def(&c.MaxExamples, DefaultMaxExamples)
+	if c.Split == "" {
+		c.Split = env.SplitTrain
+	}
 	def(&c.Workers, runtime.GOMAXPROCS(0))
 	def(&c.MaxRollouts, DefaultMaxRollouts)
 	def(&c.MaxSessions, DefaultMaxSessions)
@@ -294,13 +304,26 @@ func (s *Server) Load(ctx context.Context) error {
 		for i, id := range s.order {
 			wg.Go(func() {
 				start := time.Now()
-				if err := s.envs[id].load(ctx); err != nil {
+				if err := s.envs[id].load(ctx, s.cfg.Split); err != nil {
 					errs[i] = err
 					return
 				}
 				st := s.envs[id]
+				sizes := make([]string, 0, len(st.splits))
+				for _, name := range slices.Sorted(maps.Keys(st.splits)) {
+					sizes = append(sizes, fmt.Sprintf("%s=%d", name, len(st.splits[name])))
+				}
 				s.log.Info("dataset loaded", "env", id, "dataset", st.ds.Info.ID, "revision", st.ds.Info.Revision,
-					"rows", len(st.ds.Examples), "took", time.Since(start).Round(time.Millisecond))
+					"rows", len(st.ds.Examples), "splits", strings.Join(sizes, " "), "default_split", cmp.Or(st.split, "all"),
+					"took", time.Since(start).Round(time.Millisecond))
+				switch {
+				case st.split == env.SplitTest:
+					s.log.Warn("serving the evaluation split by default: a policy trained on it cannot be evaluated on it", "env", id)
+				case st.split == "" && slices.Equal(slices.Sorted(maps.Keys(st.splits)), []string{env.SplitTest}):
+					s.log.Warn("no "+s.cfg.Split+" split: requests without a split get the evaluation rows (split test); pass --dataset with rows to train on", "env", id)
+				case st.split == "":
+					s.log.Warn("no "+s.cfg.Split+" split: requests without a split get every row", "env", id, "splits", strings.Join(sizes, " "))
+				}
 			})
 		}
 		wg.Wait()

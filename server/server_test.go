@@ -51,7 +51,7 @@ func TestExamples(t *testing.T) {
 		return out
 	}
 	for _, name := range []string{"toy", "t1", "sv-env-toy", "TOY_ENV"} {
-		status, body := ls.do(t, "GET", "/v1/environments/"+name+"/examples?limit=3&offset=2", nil)
+		status, body := ls.do(t, "GET", "/v1/environments/"+name+"/examples?split=all&limit=3&offset=2", nil)
 		if status != 200 {
 			t.Fatalf("%s: %d %v", name, status, body)
 		}
@@ -62,15 +62,20 @@ func TestExamples(t *testing.T) {
 			t.Errorf("total %v", body["total"])
 		}
 	}
+	// Without a split a trainer gets the train rows, never the test ones.
 	_, body := ls.do(t, "GET", "/v1/environments/toy/examples?limit=1", nil)
+	if body["split"] != "train" || body["total"].(float64) != 16 || body["warning"] != nil {
+		t.Errorf("default split: %v %v %v", body["split"], body["total"], body["warning"])
+	}
+	_, body = ls.do(t, "GET", "/v1/environments/toy/examples?limit=1&offset=1", nil)
 	ex := body["examples"].([]any)[0].(map[string]any)
 	if ex["answer"] != "yes" || len(ex["prompt"].([]any)) != 2 || len(ex["tools"].([]any)) != 1 {
 		t.Errorf("example: %v", ex)
 	}
 
-	_, a := ls.do(t, "GET", "/v1/environments/toy/examples?seed=7&limit=20", nil)
-	_, b := ls.do(t, "GET", "/v1/environments/toy/examples?seed=7&limit=20", nil)
-	_, c := ls.do(t, "GET", "/v1/environments/toy/examples?seed=8&limit=20", nil)
+	_, a := ls.do(t, "GET", "/v1/environments/toy/examples?split=all&seed=7&limit=20", nil)
+	_, b := ls.do(t, "GET", "/v1/environments/toy/examples?split=all&seed=7&limit=20", nil)
+	_, c := ls.do(t, "GET", "/v1/environments/toy/examples?split=all&seed=8&limit=20", nil)
 	if !reflect.DeepEqual(ids(a), ids(b)) || reflect.DeepEqual(ids(a), ids(c)) || len(ids(a)) != 20 {
 		t.Errorf("seeded order not deterministic or not seed-dependent: %v / %v / %v", ids(a), ids(b), ids(c))
 	}
@@ -78,6 +83,9 @@ func TestExamples(t *testing.T) {
 	_, body = ls.do(t, "GET", "/v1/environments/toy/examples?split=test", nil)
 	if got := ids(body); !reflect.DeepEqual(got, []string{"q0", "q5", "q10", "q15"}) {
 		t.Errorf("test split: %v", got)
+	}
+	if w, _ := body["warning"].(string); !strings.Contains(w, "evaluation rows") {
+		t.Errorf("the test split went out without a warning: %v", body["warning"])
 	}
 	_, body = ls.do(t, "GET", "/v1/environments/toy/examples?offset=1000", nil)
 	if len(body["examples"].([]any)) != 0 {

@@ -45,7 +45,7 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, closeDS, err := runner.OpenDataset(ctx, e, "", false)
+	ds, closeDS, err := runner.OpenDataset(ctx, e, "", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestLeaderboardModelTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ds, closeDS, err := runner.OpenDataset(ctx, e, "", false)
+		ds, closeDS, err := runner.OpenDataset(ctx, e, "", "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,9 @@
 //
 // An entry is one (model, environment, condition); the condition is the
 // rubric, the reward source (executable unless a run says otherwise), every
-// other environment parameter (E2's policy-pack mode among them) and, for a
+// other environment parameter (E2's policy-pack mode among them), the
+// labels the environment gives its configuration (report.RegisterLabels: E5's
+// "simulated target") and, for a
 // trainer's rollouts, their source. When several runs share an entry the
 // most complete one (most scored rows), then the newest, stands for it.
 //
@@ -35,6 +37,7 @@ import (
 
 	"github.com/svbench/svbench/analysis/compare"
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 	"github.com/svbench/svbench/report"
 )
@@ -57,13 +60,16 @@ type Entry struct {
 	Rank int `json:"rank"`
 	// RunID names the run that stands for the entry (its directory's
 	// name when the metadata has none); Dir is where it is.
-	RunID          string                `json:"run_id"`
-	Env            string                `json:"env"`
-	Model          string                `json:"model"`
-	Condition      string                `json:"condition"`
-	RewardSrc      string                `json:"reward_source"`
-	Dataset        string                `json:"dataset"`
-	DatasetRev     string                `json:"dataset_revision"`
+	RunID      string `json:"run_id"`
+	Env        string `json:"env"`
+	Model      string `json:"model"`
+	Condition  string `json:"condition"`
+	RewardSrc  string `json:"reward_source"`
+	Dataset    string `json:"dataset"`
+	DatasetRev string `json:"dataset_revision"`
+	// Split is the split the run read (artifact.Metadata.SplitRead); a
+	// run of any split but test is graded D, not an evaluation.
+	Split          string                `json:"split,omitempty"`
 	Examples       int                   `json:"examples"`
 	Rollouts       int                   `json:"rollouts_per_example"`
 	Scored         int                   `json:"scored_rows"`
@@ -104,7 +110,7 @@ type Leaderboard struct {
 
 // GradeRule is the grading rule in one paragraph, printed with every
 // leaderboard.
-const GradeRule = "A: completed, ≥ 200 examples, ≥ 3 rollouts per example, budget matched; B: completed, ≥ 100 examples, budget matched; C: completed, ≥ 30 examples (a budget mismatch caps the grade here); D: not completed or < 30 examples. Budget = dataset revision, rollouts per example, max tokens, temperature, top-p, extra request body, max turns, tool budget, system prompt, compared with the other models in the same environment and condition."
+const GradeRule = "A: completed, ≥ 200 examples, ≥ 3 rollouts per example, budget matched; B: completed, ≥ 100 examples, budget matched; C: completed, ≥ 30 examples (a budget mismatch caps the grade here); D: not completed, < 30 examples, or a run of the train or dev split (not an evaluation). Budget = dataset revision, rollouts per example, max tokens, temperature, top-p, extra request body, max turns, tool budget, system prompt, compared with the other models in the same environment and condition."
 
 // Options select and load runs.
 type Options struct {
@@ -164,7 +170,7 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 	}
 	e := Entry{Env: r.Env, Model: r.Model, Dataset: r.Dataset, DatasetRev: r.DatasetRev, Scored: r.N, Status: r.Status, Runs: 1,
 		Dir: r.Dir, RunID: cmp.Or(meta.RunID, filepath.Base(r.Dir)), MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
-		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples}
+		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples, Split: meta.SplitRead()}
 	if s := meta.Conditions()["reward_source"]; s != "" {
 		e.RewardSrc = s
 	}
@@ -183,8 +189,14 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 			parts = append(parts, k+"="+r.Params[k])
 		}
 	}
+	if l := report.LabelsText(r.Labels); l != "" {
+		parts = append(parts, l)
+	}
 	if r.Source != "" {
 		parts = append(parts, r.Source)
+	}
+	if e.Split == env.SplitTrain || e.Split == env.SplitDev {
+		parts = append(parts, "split="+e.Split)
 	}
 	e.Condition = strings.Join(parts, " ")
 	return e, nil
@@ -336,6 +348,9 @@ func rank(entries []Entry) []Entry {
 func grade(e *Entry) (string, string) {
 	if e.Status != artifact.StatusCompleted {
 		return "D", fmt.Sprintf("run %s, not completed", cmp.Or(e.Status, "of unknown status"))
+	}
+	if e.Split == env.SplitTrain || e.Split == env.SplitDev {
+		return "D", fmt.Sprintf("not an evaluation: the run read the %s split (evaluate on test)", e.Split)
 	}
 	if e.Examples < MinExamplesC {
 		return "D", fmt.Sprintf("%d examples, fewer than %d", e.Examples, MinExamplesC)

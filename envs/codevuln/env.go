@@ -78,6 +78,7 @@ type Env struct {
 	mu         sync.RWMutex
 	tasks      map[string]*taskset.Task
 	embeddedID []string
+	splits     splitSets
 }
 
 // New builds E3: it loads the embedded tasks, starts the sandbox and

@@ -51,7 +51,7 @@ func (b builtinModels) Eval(ctx context.Context, r env.EvalRequest) (string, err
 	if err != nil {
 		return "", err
 	}
-	ds, closeDS, err := runner.OpenDataset(ctx, r.Env, r.Dataset, false)
+	ds, closeDS, err := runner.OpenDataset(ctx, r.Env, r.Dataset, "", false)
 	if err != nil {
 		return "", err
 	}

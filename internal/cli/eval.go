@@ -34,6 +34,7 @@ type evalFlags struct {
 	concurrency int
 	seed        uint64
 	datasetPath string
+	split       string
 	out         string
 	rubric      string
 	shard       string
@@ -137,7 +138,8 @@ entry); the environment refuses any other, and each run records every value in f
 	fs.IntVarP(&f.rollouts, "rollouts", "r", 1, "rollouts per example (pass@k in metadata when > 1)")
 	fs.IntVarP(&f.concurrency, "concurrency", "c", 16, "episodes in flight")
 	fs.Uint64Var(&f.seed, "seed", 42, "shuffle seed")
-	fs.StringVar(&f.datasetPath, "dataset", "", "dataset JSONL (default: the environment's embedded public mini set)")
+	fs.StringVar(&f.datasetPath, "dataset", "", "dataset JSONL (default: the environment's embedded split, --split)")
+	fs.StringVar(&f.split, "split", "", "embedded split to evaluate: test (the default, the evaluation set), dev or train")
 	fs.StringVar(&f.out, "out", "outputs", "output root")
 	fs.StringVar(&f.rubric, "rubric", "", "rubric (default: the environment's default; 'reference' for comparability)")
 	fs.StringVar(&f.shard, "shard", "", "evaluate only shard i/n of the selected examples")
@@ -248,7 +250,10 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if f.rubric != "" && !contains(e.Info().Rubrics, f.rubric) {
 		return usagef("--rubric %q: environment %s has rubrics %s%s", f.rubric, e.Info().ID, strings.Join(e.Info().Rubrics, ", "), didYouMean(f.rubric, e.Info().Rubrics))
 	}
-	ds, closeDS, err := runner.OpenDataset(ctx, e, f.datasetPath, false)
+	if f.split != "" && f.datasetPath != "" {
+		return usagef("--split %s names an embedded split; a --dataset file's split comes from its name (train.jsonl, dev.jsonl, test.jsonl): pass one or the other", f.split)
+	}
+	ds, closeDS, err := runner.OpenDataset(ctx, e, f.datasetPath, f.split, false)
 	if err != nil {
 		if other := otherEnvFor(f.datasetPath, e.Info().ID); other != "" {
 			return fmt.Errorf("%w\n%s rows parse as %s rows, not %s: pass --env %s", err, f.datasetPath, other, e.Info().ID, other)
@@ -283,7 +288,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume, RunID: f.runID,
 			SystemPrompt: systemPrompt,
 			Launch: artifact.Launch{
-				DatasetPath: cleanPath(f.datasetPath), APIKeyEnv: f.model.apiKeyEnv, EndpointsFile: cleanPath(f.model.endpoints),
+				DatasetPath: cleanPath(f.datasetPath), Split: f.split, APIKeyEnv: f.model.apiKeyEnv, EndpointsFile: cleanPath(f.model.endpoints),
 				JudgeModel: f.judgeModel, MaxTurns: f.maxTurns,
 				SystemPromptFile: cleanPath(f.systemPromptFile), SystemPromptSHA256: systemPromptSum,
 			},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -77,6 +78,10 @@ func resumeSettings(cmd *cobra.Command, f *evalFlags) (*artifact.Metadata, llm.S
 	}
 	check("dataset", cleanPath(f.datasetPath), cleanPath(l.DatasetPath))
 	f.datasetPath = l.DatasetPath
+	if fs.Changed("split") && cmp.Or(f.split, env.SplitTest) != cmp.Or(l.Split, env.SplitTest) {
+		check("split", f.split, l.Split)
+	}
+	f.split = l.Split
 	if fs.Changed("rubric") && f.rubric != meta.Rubric && f.rubric != "" {
 		check("rubric", f.rubric, meta.Rubric)
 	}

@@ -18,11 +18,11 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var (
-		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel       string
-		envs, datasets, allow, keyEnvs, params, envWorkers                            []string
-		flagParams                                                                    envParamFlags
-		maxBatch, workers, maxRollouts, maxSessions                                   int
-		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL time.Duration
+		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel, split string
+		envs, datasets, allow, keyEnvs, params, envWorkers                             []string
+		flagParams                                                                     envParamFlags
+		maxBatch, workers, maxRollouts, maxSessions                                    int
+		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -31,6 +31,12 @@ func newServeCmd() *cobra.Command {
 
   GET  /v1/environments                      ids, versions, rubrics, tools, system prompts
   GET  /v1/environments/{env}/examples       prompts for a trainer (?split=&offset=&limit=&seed=)
+
+Trainers are served the train split unless a request names another (--split sets
+the default): every environment ships train, dev and test splits, test being the
+evaluation set svbench eval scores. All splits are loaded, so a trainer can score
+its policy on test rows by id; handing test rows out is logged as a warning.
+
   POST /v1/score                             batched scoring {"items": [...]} → {"results": [...]}
   POST /get_reward                           OpenRLHF remote reward protocol
   POST /v1/rollout                           play a whole episode against your inference endpoint
@@ -51,7 +57,10 @@ Ctrl-C after draining in-flight requests.`,
 				MaxBatch: maxBatch, Workers: workers, MaxRollouts: maxRollouts,
 				MaxSessions: maxSessions, SessionIdle: sessionIdle, SessionTTL: sessionTTL,
 				Timeout: timeout, RolloutTimeout: rolloutTimeout, DrainTimeout: drainTimeout, ReadHeaderTimeout: headerTimeout,
-				RolloutAllow: serveSplitList(allow), RolloutKeyEnvs: serveSplitList(keyEnvs),
+				RolloutAllow: serveSplitList(allow), RolloutKeyEnvs: serveSplitList(keyEnvs), Split: split,
+			}
+			if err := env.CheckSplit(split); err != nil {
+				return usageError(err)
 			}
 			var err error
 			if cfg.MaxBody, err = serveParseSize("--max-body", maxBody); err != nil {
@@ -132,6 +141,7 @@ Ctrl-C after draining in-flight requests.`,
 	fs.StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token clients must send (no token: no auth)")
 	fs.StringSliceVar(&envs, "envs", nil, "environments to serve, comma-separated (default: all), e.g. e1,e2")
 	fs.StringArrayVar(&datasets, "dataset", nil, "serve another dataset file for an environment: env=path (repeatable)")
+	fs.StringVar(&split, "split", env.SplitTrain, "split handed out when a request names none: train, dev or test (the evaluation set)")
 	fs.StringVar(&defaultEnv, "default-env", "", "environment a bare /get_reward label refers to (default: the only served one)")
 	fs.StringVar(&maxBody, "max-body", "8MiB", "largest request body (B, KiB, MiB, GiB, KB, MB, GB)")
 	fs.StringVar(&maxCompletion, "max-completion", "1MiB", "largest completion text per item")
