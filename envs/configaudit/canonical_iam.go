@@ -19,6 +19,8 @@ import (
 //   - an action pattern of wildcards alone after the service ("s3:?*",
 //     "s3:**") is the service's "s3:*"; "*:*" and "?*" are "*";
 //   - an Allow with NotAction grants every action but a few: "*";
+//   - an Allow whose patterns match every catalogued action of a service
+//     between them ("s3:A*" … "s3:Z*") is that service's "s3:*";
 //   - an Allow of "*" grants every service's "svc:*" too: the ones the
 //     original allowed are listed beside it, so replacing "s3:*" by "*"
 //     (or by an Allow of everything but IAM) still allows "s3:*";
@@ -330,6 +332,9 @@ func grantedActions(actions []string, allow bool, services []string) []string {
 	out := make([]string, len(actions))
 	for i, a := range actions {
 		out[i] = canonicalAction(a)
+	}
+	if allow {
+		out = collapseEnumerations(out)
 	}
 	if !allow || !slices.Contains(out, "*") {
 		return out

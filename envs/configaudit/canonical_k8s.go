@@ -27,9 +27,12 @@ import (
 //   - capability names are upper case without `CAP_`;
 //   - host paths are cleaned (`//etc` is /etc), /run is /var/run, and a
 //     directory above a sensitive path the original mounted mounts that path;
-//   - a resource quantity that limits nothing (a memory limit of 1 TiB or
-//     more, a CPU limit of 256 cores or more, a CPU request under 10m, a
-//     memory request under 4 MiB, an unparsable quantity) is unset;
+//   - a resource quantity that limits nothing (a limit as large as a whole
+//     large node: 64 CPU cores or 256 GiB of memory, the size of an
+//     m7i.16xlarge, n2-standard-64 or D64s v5; a CPU request under 10m, a
+//     memory request under 4 MiB, an unparsable quantity) is unset. A
+//     container limited to a whole node is limited by the node, not by its
+//     limit: "255" cores or 1023Gi are the unset limit in other words;
 //   - an environment value read through the downward API from the pod's own
 //     annotations or labels, or from a ConfigMap in the same file, is the
 //     literal value it resolves to (plaintext either way);
@@ -44,8 +47,8 @@ import (
 // hidden behind them.
 
 const (
-	maxMemoryLimit     = "1Ti"
-	maxCPULimit        = "256"
+	maxMemoryLimit     = "256Gi"
+	maxCPULimit        = "64"
 	minCPURequest      = "10m"
 	minMemoryRequest   = "4Mi"
 	canonicalOpenAzure = "*"

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"math"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -34,8 +33,11 @@ import (
 //     the original did not set it. References to managed resources, `each`,
 //     `count` and `self` are left alone: they are how real fixes wire a KMS
 //     key or a log bucket in;
-//   - a set of network ranges that covers at least half of its address
-//     family (0.0.0.0/1 + 128.0.0.0/1, Azure's `Internet` or `Any`) is the
+//   - a set of network ranges that admits as much public address space as
+//     capability_net.go's bound (a /8 of IPv4, a /16 of IPv6: 0.0.0.0/2,
+//     0.0.0.0/1 + 128.0.0.0/1), an Azure service tag other than the
+//     customer's own network (Internet, AzureCloud, Any), or a prefix list
+//     that holds such a range or cannot be resolved in the file, is the
 //     open range trivy recognises ("0.0.0.0/0", "::/0", Azure's "*").
 
 // cidrAttributes hold network ranges in the providers the corpus uses.
@@ -180,6 +182,7 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 			a.body.SetAttributeValue(a.name, v)
 		}
 	}
+	notes = append(notes, openPrefixLists(pf, fns)...)
 	notes = append(notes, openUnions(pf, fns)...)
 	notes = append(notes, canonicaliseIAM(pf, fns, origAttrs)...)
 	if len(notes) == 0 {
@@ -399,8 +402,8 @@ func openRange(attr string, v cty.Value) (cty.Value, bool) {
 	if !ok {
 		return v, false
 	}
-	open4 := r.open4 || coverage(r.v4) >= 0.5
-	open6 := r.open6 || coverage(r.v6) >= 0.5
+	open4 := r.open4 || tooOpen(r.v4, false)
+	open6 := r.open6 || tooOpen(r.v6, true)
 	if !open4 && !open6 {
 		return v, false
 	}
@@ -426,23 +429,22 @@ func rangesOf(attr string, v cty.Value) (ranges, bool) {
 	azure := strings.Contains(attr, "address_prefix")
 	for _, s := range items {
 		s = strings.TrimSpace(s)
-		switch strings.ToLower(s) {
-		case "*", "internet", "any", "0.0.0.0":
-			if azure || s == "*" {
-				r.open4 = true
-				continue
-			}
+		p, ok := parseRange(s)
+		switch {
+		case ok && !(azure && s == "0.0.0.0"):
+		case s == "*":
+			r.open4 = true
+			continue
+		case azure && !internalServiceTags[strings.ToLower(s)]:
+			// A service tag (Internet, AzureCloud, Any, …) or the
+			// unspecified address: open unless it names the customer's own
+			// network.
+			r.open4 = true
+			continue
+		default:
+			continue
 		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			if a, err := netip.ParseAddr(s); err == nil {
-				p = netip.PrefixFrom(a, a.BitLen())
-			} else {
-				continue
-			}
-		}
-		p = p.Masked()
-		if p.Addr().Is4() || p.Addr().Is4In6() {
+		if p.Addr().Is4() {
 			r.v4 = append(r.v4, p)
 		} else {
 			r.v6 = append(r.v6, p)
@@ -552,7 +554,7 @@ func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
 		for _, m := range ms {
 			v4, v6 = append(v4, m.r.v4...), append(v6, m.r.v6...)
 		}
-		open4, open6 := coverage(v4) >= 0.5, coverage(v6) >= 0.5
+		open4, open6 := tooOpen(v4, false), tooOpen(v6, true)
 		if !open4 && !open6 {
 			continue
 		}
@@ -571,27 +573,4 @@ func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
 		}
 	}
 	return notes
-}
-
-// coverage is the fraction of an address family the prefixes cover
-// together (overlaps counted once).
-func coverage(ps []netip.Prefix) float64 {
-	slices.SortFunc(ps, func(a, b netip.Prefix) int {
-		if c := a.Addr().Compare(b.Addr()); c != 0 {
-			return c
-		}
-		return a.Bits() - b.Bits()
-	})
-	var kept []netip.Prefix
-	for _, p := range ps {
-		if n := len(kept); n > 0 && kept[n-1].Contains(p.Addr()) && kept[n-1].Bits() <= p.Bits() {
-			continue // inside the previous prefix
-		}
-		kept = append(kept, p)
-	}
-	total := 0.0
-	for _, p := range kept {
-		total += math.Ldexp(1, -p.Bits())
-	}
-	return total
 }

@@ -62,6 +62,9 @@ type evaluation struct {
 	// suppressions lists the scanner suppressions the patch added; they
 	// are removed before re-verification (suppress.go).
 	suppressions []string
+	// capability lists the privilege growth and surviving capabilities
+	// the patch leaves (capability.go).
+	capability []string
 	// rewordings lists what the patched file was canonicalised to before
 	// re-verification (canonical.go): what it says, judged by what it means.
 	rewordings []string
@@ -180,7 +183,7 @@ func (ev *evaluation) solved() bool {
 		return false
 	}
 	// Whatever the file, a patch given must be one a reviewer would merge.
-	patchOK := ev.patchApplied && ev.structOK && len(ev.introduced) == 0 && len(ev.suppressions) == 0
+	patchOK := ev.patchApplied && ev.structOK && len(ev.introduced) == 0 && len(ev.suppressions) == 0 && len(ev.capability) == 0
 	if ev.patchGiven && !patchOK {
 		return false
 	}
@@ -427,6 +430,13 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 		ev.penalty += penaltyDestructive
 		return
 	}
+	capability := judgeCapability(fx.Type, fx.Content, patched, ev.checkable)
+	if len(capability.invalid) > 0 {
+		ev.structError = "patched configuration is not valid: " + strings.Join(limitList(capability.invalid, 3), "; ")
+		ev.penalty += penaltyDestructive
+		return
+	}
+	ev.capability = append(capability.grown, capability.heldWhy...)
 	ev.structOK = true
 	var canonPatched []byte
 	canonPatched, ev.rewordings = canonicalise(fx.Type, fx.Content, patched)
@@ -455,8 +465,17 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 		ev.penalty += penaltyDestructive
 		return
 	}
+	// A finding whose capability survives is still there, whatever the
+	// scanners no longer match.
+	postV = append(postV, capability.held...)
 	ev.fixed = goneIDs(ev.checkable, postV)
 	ev.introduced = newIDs(origV, postV)
+	if len(capability.grown) > 0 {
+		// Privilege moved, not removed: no fix credit, and the cost of one
+		// new high-severity finding.
+		ev.fixed = nil
+		ev.penalty += penaltyIntroducedW * verify.SeverityHigh.Weight()
+	}
 	var fixedW, totalW, introW float64
 	for _, c := range ev.checkable {
 		totalW += c.Severity.Weight()
@@ -613,6 +632,9 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 	}
 	if len(ev.suppressions) > 0 {
 		m["suppressions"] = limitList(ev.suppressions, 5)
+	}
+	if len(ev.capability) > 0 {
+		m["capability"] = limitList(ev.capability, 5)
 	}
 	return m
 }
