@@ -31,6 +31,9 @@ type ScoreRow struct {
 	// Params are the parameters in force that differ from the
 	// environment's defaults (artifact.Metadata.ChangedParams).
 	Params map[string]string `json:"params,omitempty"`
+	// Labels name what the run's configuration makes its numbers mean
+	// (RegisterLabels: "simulated target"); part of its condition.
+	Labels []string `json:"labels,omitempty"`
 	// Source is "" for svbench's runs and "trainer:<kind>" for a trainer's
 	// rollouts that svbench re-scored.
 	Source     string             `json:"source,omitempty"`
@@ -186,7 +189,7 @@ func newScoreRow(env, dir string, meta *artifact.Metadata) *ScoreRow {
 	row := &ScoreRow{
 		Env: env, Model: meta.Model, Dataset: meta.Dataset, DatasetRev: meta.DatasetRev, RunID: meta.RunID,
 		Dir: dir, Status: meta.Status, Date: meta.Started, Metrics: map[string]float64{},
-		Rubric: meta.Rubric, Params: meta.ChangedParams(), Source: meta.Source,
+		Rubric: meta.Rubric, Params: meta.ChangedParams(), Labels: ConditionLabels(meta), Source: meta.Source,
 	}
 	row.RubricInfo = meta.RubricInfo
 	for _, u := range meta.UsageByModel {
@@ -273,6 +276,9 @@ func (row *ScoreRow) Condition() string {
 	parts := []string{orDash(row.Rubric)}
 	for _, k := range slices.Sorted(maps.Keys(row.Params)) {
 		parts = append(parts, k+"="+row.Params[k])
+	}
+	if l := LabelsText(row.Labels); l != "" {
+		parts = append(parts, l)
 	}
 	if row.Source != "" {
 		parts = append(parts, row.Source)
