@@ -34,6 +34,9 @@ func IsTrainerRow(m map[string]json.RawMessage) bool {
 	if _, ok := m["final_text"]; ok {
 		return false // svbench's artifact.Result
 	}
+	if isNemoGymRow(m) {
+		return true
+	}
 	for _, k := range trainerKeys {
 		if _, ok := m[k]; ok {
 			return true
@@ -67,7 +70,35 @@ type Row struct {
 	Completion []env.Message
 	Answer     json.RawMessage
 	Trainer    artifact.Trainer
+	// Format names the writer the row's shape identifies (Format*).
+	Format string
+	// ExampleRow is the dataset row the trainer sent with the rollout
+	// (NeMo Gym's verifier_metadata.example); when set it is parsed
+	// instead of Normalized.
+	ExampleRow json.RawMessage
+	// JoinID is the dataset example the row answered when the row itself
+	// holds no more than its id (a TRL completions table, NeMo Gym's
+	// verifier_metadata.example_id); Load joins it to the dataset.
+	JoinID string
+	// Example is the joined example; Rescore scores against it.
+	Example *env.Example
+	// Rubric is the rubric the row records it was scored with ("" when it
+	// records none).
+	Rubric string
+	// ScoredBy names what marks the row as scored by svbench itself (its
+	// server or its Python client), "" otherwise. Such rows were scored on
+	// the content svbench saw, with svbench's default rubric unless they
+	// name another.
+	ScoredBy string
 }
+
+// The formats Decode tells apart.
+const (
+	FormatVerifiers = "verifiers" // verifiers / prime-rl rows, vf-eval results
+	FormatVerl      = "verl"      // verl's rollout_data_dir/{step}.jsonl
+	FormatTRL       = "trl"       // TRL's completions_<step>.parquet
+	FormatNemoGym   = "nemo-gym"  // ng_collect_rollouts output
+)
 
 // Decode parses one trainer row. It fails only when the row is not a JSON
 // object or a field has a type no trainer writes; the error names the field.
@@ -80,10 +111,23 @@ func Decode(raw []byte) (*Row, error) {
 }
 
 func decodeMap(m map[string]json.RawMessage) (*Row, error) {
-	row := &Row{}
+	row := &Row{Format: FormatVerifiers}
+	ng, nerr := fromNemoGym(m)
+	if nerr != nil {
+		return nil, nerr
+	}
 	verl, verr := fromVerlDump(m)
 	if verr != nil {
 		return nil, verr
+	}
+	if verl != nil {
+		row.Format = FormatVerl
+		if _, ok := m["svbench_error"]; ok {
+			row.ScoredBy = `svbench's verl compute_score ("svbench_error" column)`
+		}
+	}
+	if s, ok := stringValue(m["svbench_rubric"]); ok {
+		row.Rubric = s
 	}
 	for _, k := range []string{"prompt", "completion"} {
 		v, ok := m[k]
@@ -165,6 +209,21 @@ func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 		tr.Components[k] = v
 	}
 	for name, v := range metrics {
+		if envID, comp, ok := ClientName(name); ok {
+			row.ScoredBy = fmt.Sprintf("svbench's Python client (%q)", name)
+			if tr.EnvName == "" {
+				tr.EnvName = envID
+			}
+			if comp == "reward" {
+				// The total (one function with components=False): the
+				// reward the trainer trained on.
+				if tr.Reward == nil {
+					x := v
+					tr.Reward = &x
+				}
+				continue
+			}
+		}
 		if comp, ok := ComponentName(name); ok {
 			if tr.Components == nil {
 				tr.Components = map[string]float64{}
@@ -176,6 +235,19 @@ func decodeMap(m map[string]json.RawMessage) (*Row, error) {
 			tr.Metrics = map[string]float64{}
 		}
 		tr.Metrics[name] = v
+	}
+	if ng != nil {
+		row.Format = FormatNemoGym
+		row.ExampleRow, row.JoinID = ng.example, ng.joinID
+		if ng.rubric != "" {
+			row.Rubric = ng.rubric
+		}
+		if ng.scoredBy != "" {
+			row.ScoredBy = ng.scoredBy
+		}
+		if len(ng.components) > 0 {
+			tr.Components = ng.components
+		}
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -241,6 +313,13 @@ func ComponentName(name string) (string, bool) {
 	switch {
 	case name == "reward":
 		return "", false
+	case strings.HasPrefix(name, "svbench_"):
+		// svbench's own names: the Python client's functions, or flags
+		// (svbench_error) that are not components.
+		if _, comp, ok := ClientName(name); ok && comp != "reward" {
+			return comp, true
+		}
+		return "", false
 	case strings.HasPrefix(name, "reward_"):
 		return strings.TrimPrefix(name, "reward_"), true
 	case strings.HasSuffix(name, "_reward"):
@@ -275,7 +354,9 @@ func metricsField(m map[string]json.RawMessage) (map[string]float64, error) {
 		}
 	}
 	for k, v := range m {
-		if _, isComp := ComponentName(k); !isComp {
+		_, isComp := ComponentName(k)
+		_, _, isClient := ClientName(k)
+		if !isComp && !isClient {
 			continue
 		}
 		if f, ok := number(v); ok {

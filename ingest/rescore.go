@@ -53,22 +53,43 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 		}
 		res.Components = tr.Components
 	}
-	ex, err := e.ParseExample(row.Normalized)
+	var ex env.Example
+	var err error
+	switch {
+	case row.Example != nil:
+		ex = *row.Example
+	case row.JoinID != "":
+		res.ScoreError = fmt.Sprintf("example %q was not joined to a dataset (ingest.Load joins rows by id)", row.JoinID)
+		keepRecorded()
+		return res
+	case row.ExampleRow != nil:
+		ex, err = e.ParseExample(row.ExampleRow)
+	default:
+		ex, err = e.ParseExample(row.Normalized)
+	}
 	if err != nil {
 		res.ScoreError = fmt.Sprintf("row does not parse as a %s example: %v", e.Info().ID, err)
 		keepRecorded()
 		return res
 	}
 	res.ExampleID, res.Meta = ex.ID, ex.Meta
+	if len(res.Answer) == 0 {
+		res.Answer = ex.Answer // joined by id: the row held no answer
+	}
 	if len(res.Prompt) == 0 {
 		res.Prompt = ex.Prompt
 	}
-	// The recorded reward was computed on the text the environment saw,
-	// which the export may no longer show as such (reasoning split off
-	// afterwards): score that text, and show it.
-	seen, how := SeenCompletion(e, row.Completion)
+	seen := row.Completion
+	if row.ScoredBy == "" {
+		// The recorded reward was computed on the text the environment
+		// saw, which the export may no longer show as such (reasoning
+		// split off afterwards): score that text, and show it. svbench's
+		// own scoring never read reasoning, so its rows stay as they are.
+		var how string
+		seen, how = SeenCompletion(e, row.Completion)
+		tr.Rebuilt = how
+	}
 	res.Completion, res.FinalText = seen, env.LastAssistantText(seen)
-	tr.Rebuilt = how
 	ro := env.RecordedRollout(seen)
 	sc, err := e.Score(ctx, ex, ro, rubric)
 	switch {
@@ -80,6 +101,9 @@ func Rescore(ctx context.Context, e env.Environment, rubric string, row *Row, po
 		res.ScoreError = err.Error()
 		keepRecorded()
 		return res
+	}
+	if tr.Reward == nil {
+		deriveRecordedReward(&tr, sc)
 	}
 	solved := sc.Solved
 	res.Reward, res.Components, res.Weights, res.Solved = sc.Total, sc.Components, sc.Weights, &solved
@@ -161,4 +185,25 @@ func keepJudge(res *artifact.Result, tr *artifact.Trainer, sc env.Score) {
 	res.Components, res.Weights = comps, weights
 	res.Reward = sc.Total + JudgeWeight*j
 	tr.Kept = "judge component kept as recorded (a judge cannot be re-asked deterministically); the other components re-scored"
+}
+
+// deriveRecordedReward gives a row that logged its components but no total
+// (TRL: one column per reward function; the weights live in GRPOConfig)
+// the total those components make under the rubric's weights, which is the
+// reward TRL trained on when reward_weights were the rubric's
+// (svbench.trl_reward_weights). Only when every weighted component was
+// recorded; Load says so of the run (Run.Derived).
+func deriveRecordedReward(tr *artifact.Trainer, sc env.Score) {
+	if len(tr.Components) == 0 || len(sc.Weights) == 0 {
+		return
+	}
+	total := 0.0
+	for k, w := range sc.Weights {
+		v, ok := tr.Components[k]
+		if !ok {
+			return
+		}
+		total += w * v
+	}
+	tr.Reward = &total
 }

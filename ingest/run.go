@@ -67,6 +67,9 @@ func orNone(s string) string {
 // IsTrainerFile reports whether the first non-empty row of a results file
 // is a trainer row.
 func IsTrainerFile(path string) (bool, error) {
+	if IsParquet(path) {
+		return true, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
@@ -89,37 +92,29 @@ func IsTrainerFile(path string) (bool, error) {
 	}
 }
 
-// LoadRun re-scores every row of a trainer's results file with the
-// environment and rubric, in file order. Rows that are not JSON, or not this
-// environment's, become rows with ScoreError naming the line; they never
-// stop the others. lines holds each row's 1-based line number.
+// LoadRun re-scores every row of a trainer's output with the environment
+// and rubric, in file order (Load with only a rubric). lines holds each
+// row's 1-based line number.
 func LoadRun(ctx context.Context, path string, e env.Environment, rubric string) (rows []artifact.Result, lines []int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open results: %w", err)
-	}
-	defer f.Close()
-	bad := func(line int, msg string) {
-		rows = append(rows, artifact.Result{Index: len(rows), ScoreError: fmt.Sprintf("%s: line %d: %s", path, line, msg)})
-		lines = append(lines, line)
-	}
-	opts := artifact.ReadOptions{
-		MaxRowBytes: maxLine,
-		TooLarge:    func(line int, _ int64) { bad(line, errLongLine.Error()) },
-		BadRow:      func(line int, err error) error { bad(line, err.Error()); return nil },
-	}
-	err = artifact.EachRow(f, path, opts, Decode, func(line int, row *Row) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows = append(rows, Rescore(ctx, e, rubric, row, len(rows)))
-		lines = append(lines, line)
-		return nil
-	})
+	run, err := Load(ctx, path, e, Options{Rubric: rubric})
 	if err != nil {
 		return nil, nil, err
 	}
-	return rows, lines, nil
+	return run.Rows, run.Lines, nil
+}
+
+// ResultsPath is artifact.ResultsPath for a trainer's output: a directory
+// holding results.jsonl gives that file; one holding TRL completions
+// tables (or TRL's output_dir, with its completions/ folder) gives the
+// directory itself, which Load reads table by table.
+func ResultsPath(input string) string {
+	p := artifact.ResultsPath(input)
+	if p != input {
+		if _, err := os.Stat(p); err != nil && IsParquet(input) {
+			return input
+		}
+	}
+	return p
 }
 
 var errLongLine = fmt.Errorf("row longer than %d MiB; skipped", maxLine>>20)

@@ -19,6 +19,7 @@ import (
 func newReportCmd() *cobra.Command {
 	var (
 		envName, input, out, rubric string
+		dataset, idColumn           string
 		strict                      bool
 		reps                        int
 		seed                        uint64
@@ -52,12 +53,16 @@ svbench) get per-step curves from the rows themselves.`,
 			if input == "" {
 				return usagef("--input is required: a run directory or a results.jsonl file")
 			}
-			path := artifact.ResultsPath(input)
+			path := ingest.ResultsPath(input)
 			if _, err := os.Stat(path); err != nil {
 				return usagef("--input %s: %v", input, err)
 			}
 			if trainer, err := ingest.IsTrainerFile(path); err == nil && trainer {
-				return reportTrainerRun(cmd, input, envName, rubric, out, report.Options{Strict: strict, BootstrapReps: reps, Seed: seed})
+				in := ingest.Options{Rubric: rubric, Dataset: dataset, IDColumn: idColumn}
+				return reportTrainerRun(cmd, input, envName, in, out, report.Options{Strict: strict, BootstrapReps: reps, Seed: seed})
+			}
+			if dataset != "" || idColumn != "" {
+				return usagef("--dataset and --id-column join a trainer's rows to the dataset; %s holds svbench results", path)
 			}
 			if rubric != "" {
 				return usagef("--rubric applies to a trainer's rollouts, which are re-scored; %s holds svbench results, scored when the run was made (re-score with svbench score)", path)
@@ -107,7 +112,9 @@ svbench) get per-step curves from the rows themselves.`,
 	f.StringVar(&envName, "env", "", "environment (e1, network-logs, sv-env-network-logs, …); default: from metadata.json")
 	f.StringVar(&input, "input", "", "run directory or results.jsonl (required)")
 	f.StringVar(&out, "out", "", "output directory (default: the run directory / the results file's directory)")
-	f.StringVar(&rubric, "rubric", "", "rubric for re-scoring a trainer's rollouts (default reference, which reproduces the rewards it recorded)")
+	f.StringVar(&rubric, "rubric", "", "rubric for re-scoring a trainer's rollouts (default: the one the rows record; svbench's default for rows svbench scored; else reference, which reproduces the reference's rewards)")
+	f.StringVar(&dataset, "dataset", "", "dataset file a trainer's rows are joined to by example id (TRL tables, NeMo Gym rows naming example_id; default: the environment's embedded splits)")
+	f.StringVar(&idColumn, "id-column", "", "a TRL completions table's example-id column (default "+ingest.DefaultIDColumn+")")
 	f.BoolVar(&strict, "strict", false, "fail when any row is an API error or unparsed instead of reporting")
 	f.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	f.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = the run's seed)")
@@ -129,9 +136,9 @@ func resolveReportEnv(name string) (string, error) {
 // reportTrainerRun re-scores a trainer's rollouts (the verifiers / prime-rl
 // row format, string-encoded JSON fields and all) and writes their report,
 // with how well the re-scored rewards reproduce the recorded ones.
-func reportTrainerRun(cmd *cobra.Command, input, envName, rubric, out string, opts report.Options) error {
-	path := artifact.ResultsPath(input)
-	tr, err := loadTrainerRun(cmd.Context(), input, envName, rubric, opts)
+func reportTrainerRun(cmd *cobra.Command, input, envName string, in ingest.Options, out string, opts report.Options) error {
+	path := ingest.ResultsPath(input)
+	tr, err := loadTrainerRunWith(cmd.Context(), input, envName, in, opts)
 	var se *report.StrictError
 	if errors.As(err, &se) {
 		for i := range se.Problems {
@@ -147,13 +154,20 @@ func reportTrainerRun(cmd *cobra.Command, input, envName, rubric, out string, op
 	dir := out
 	if dir == "" {
 		dir = filepath.Dir(path)
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			dir = path // a directory of TRL tables
+		}
 	}
 	if err := report.WriteDir(dir, tr.Report); err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()
 	ag := agreement(tr.Rows)
-	fmt.Fprintf(w, "%s report for %s (trainer rollouts re-scored with the %s rubric)\n", tr.Report.EnvID, path, tr.Meta.Rubric)
+	from := ""
+	if ti, ok := tr.Report.Summary["trainer_input"].(trainerInput); ok {
+		from = ": " + ti.RubricFrom
+	}
+	fmt.Fprintf(w, "%s report for %s (trainer rollouts re-scored with the %s rubric%s)\n", tr.Report.EnvID, path, tr.Meta.Rubric, from)
 	fmt.Fprintf(w, "  %s\n", ag)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, s := range tr.Report.Headline {

@@ -29,19 +29,36 @@ type trainerRun struct {
 // loadTrainerRun re-scores a trainer's results (a directory holding
 // results.jsonl and, optionally, run_manifest.json, or the file itself) and
 // builds its report. envName may be empty when the manifest or the rows
-// name the environment.
+// name the environment; rubric "" takes the one the rows record.
 func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts report.Options) (*trainerRun, error) {
-	path := artifact.ResultsPath(input)
+	return loadTrainerRunWith(ctx, input, envName, ingest.Options{Rubric: rubric}, opts)
+}
+
+// loadTrainerRunWith is loadTrainerRun with every ingest option: the
+// dataset and id column a TRL table is joined by.
+func loadTrainerRunWith(ctx context.Context, input, envName string, in ingest.Options, opts report.Options) (*trainerRun, error) {
+	path := ingest.ResultsPath(input)
 	dir := filepath.Dir(path)
 	man, err := ingest.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
+	var vf *ingest.VFEvalMetadata
+	if man == nil {
+		if vf, err = ingest.ReadVFEvalMetadata(dir); err != nil {
+			return nil, err
+		}
+	}
 	if envName == "" && man != nil {
 		envName = man.EnvironmentID
 	}
+	if envName == "" && vf != nil {
+		if _, rerr := env.Default.Resolve(vf.EnvID); rerr == nil {
+			envName = vf.EnvID
+		}
+	}
 	if envName == "" {
-		envName = envFromRows(path)
+		envName = envFromRows(ctx, path)
 	}
 	if envName == "" {
 		return nil, usagef("%s: no --env given and neither %s nor the rows name the environment; pass --env", path, ingest.ManifestFile)
@@ -51,19 +68,25 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 		return nil, err
 	}
 	info := e.Info()
-	if rubric == "" {
-		rubric = "reference"
+	if in.Rubric != "" && !contains(info.Rubrics, in.Rubric) {
+		return nil, usagef("--rubric %q: environment %s has rubrics %v", in.Rubric, info.ID, info.Rubrics)
 	}
-	if !contains(info.Rubrics, rubric) {
-		return nil, usagef("--rubric %q: environment %s has rubrics %v", rubric, info.ID, info.Rubrics)
+	run, err := ingest.Load(ctx, path, e, in)
+	var missing *ingest.MissingIDError
+	if errors.As(err, &missing) {
+		return nil, usagef("%v", err)
 	}
-	rows, lines, err := ingest.LoadRun(ctx, path, e, rubric)
 	if err != nil {
 		return nil, err
 	}
-	meta := &artifact.Metadata{Environment: info.ID, Rubric: rubric, Status: artifact.StatusCompleted, Source: "trainer:unknown", Dataset: path}
-	if man != nil {
+	rows, lines, rubric := run.Rows, run.Lines, run.Rubric
+	meta := &artifact.Metadata{Environment: info.ID, Rubric: rubric, Status: artifact.StatusCompleted, Source: "trainer:" + orDefault(run.Format, "unknown"), Dataset: path}
+	switch {
+	case man != nil:
 		meta = ingest.ManifestMetadata(man, info.ID, rubric)
+	case vf != nil:
+		meta = vf.Metadata(info.ID, rubric)
+		meta.Dataset = path
 	}
 	if meta.RunID == "" && len(rows) > 0 && rows[0].Trainer != nil {
 		meta.RunID = rows[0].Trainer.RunID
@@ -78,7 +101,9 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	rep, err := report.Build(info.ID, rows, meta, opts)
 	if rep != nil {
 		rep.Summary["trainer_agreement"] = agreement(rows)
-		rep.Markdown += trainerSection(rows)
+		rep.Summary["trainer_input"] = trainerInput{Format: run.Format, Rubric: rubric, RubricFrom: run.RubricFrom,
+			Joined: run.Joined, JoinedFrom: run.JoinedFrom, DerivedReward: run.Derived, VFEval: vf}
+		rep.Markdown += trainerSection(rows) + inputSection(run)
 		if lab := labelCounts(rows); len(lab) > 0 {
 			rep.Summary["predicted_labels"] = lab
 		}
@@ -92,20 +117,39 @@ func loadTrainerRun(ctx context.Context, input, envName, rubric string, opts rep
 	return &trainerRun{Report: rep, Meta: meta, Rows: rows, Lines: lines}, nil
 }
 
-// envFromRows reads env_name ("intertwine/sv-env-network-logs") from the
-// first row that has one.
-func envFromRows(path string) string {
-	name := ""
-	_ = eachTrainerRow(path, func(r *ingest.Row) bool {
-		if r.Trainer.EnvName != "" {
-			name = r.Trainer.EnvName
-			if i := strings.LastIndex(name, "/"); i >= 0 {
-				name = name[i+1:]
-			}
-			return false
-		}
-		return true
-	})
+// trainerInput is summary.json's "trainer_input": what was read and how it
+// was re-scored.
+type trainerInput struct {
+	Format        string                 `json:"format,omitempty"`
+	Rubric        string                 `json:"rubric"`
+	RubricFrom    string                 `json:"rubric_from"`
+	Joined        int                    `json:"joined_by_example_id,omitempty"`
+	JoinedFrom    string                 `json:"joined_to,omitempty"`
+	DerivedReward int                    `json:"recorded_reward_from_components,omitempty"`
+	VFEval        *ingest.VFEvalMetadata `json:"vf_eval,omitempty"`
+}
+
+// inputSection says which rubric re-scored the rows and why, and what was
+// joined or derived rather than read.
+func inputSection(run *ingest.Run) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "- format %s; re-scored with rubric %s (%s).\n", orDefault(run.Format, "unknown"), run.Rubric, report.EscapeCell(run.RubricFrom))
+	if run.Joined > 0 {
+		fmt.Fprintf(&b, "- %d row(s) joined to %s by example id.\n", run.Joined, report.EscapeCell(run.JoinedFrom))
+	}
+	if run.Derived > 0 {
+		fmt.Fprintf(&b, "- %d row(s) logged no total reward: their recorded reward is their recorded components weighted by rubric %s.\n", run.Derived, run.Rubric)
+	}
+	return b.String()
+}
+
+// envFromRows reads the environment the rows name (env_name
+// "intertwine/sv-env-network-logs", the Python client's column names).
+func envFromRows(ctx context.Context, path string) string {
+	name := ingest.EnvName(ctx, path)
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
 	if _, err := env.Default.Resolve(name); err != nil {
 		return ""
 	}
