@@ -189,7 +189,8 @@ def cmd_matrix(a) -> None:
             sft_rows = [json.loads(l) for l in f if l.strip()]
         tok = None
         if not a.hf_model:
-            tok = Tokenizer.fit([last_user_text(e["prompt"]) for e in train] + [r["messages"][-1]["content"] for r in sft_rows])
+            ptexts = [last_user_text(e["prompt"]) for e in train]
+            tok = Tokenizer.fit(ptexts + [r["messages"][-1]["content"] for r in sft_rows], prompts=ptexts)
             tok.save(os.path.join(out, "tokenizer.json"))
         info = {"server": server.url, "dataset": dataset, "train_examples": len(train), "test_examples": len(test),
                 "sft_rows": len(sft_rows), "baseline": a.baseline, "args": vars(a), "arms": a.arms, "seeds": a.seeds,
@@ -302,19 +303,20 @@ def main(argv=None) -> None:
     m.add_argument("--arms", type=lambda s: s.split(","), default=list(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
     m.add_argument("--sft-steps", type=int, default=150)
-    m.add_argument("--sft-batch", type=int, default=32)
-    m.add_argument("--sft-lr", type=float, default=1e-3)
+    m.add_argument("--sft-batch", type=int, default=16)
+    m.add_argument("--sft-lr", type=float, default=2e-3)
     m.add_argument("--rm-prompts", type=int, default=1000, help="training prompts the reward model's labelled answers cover")
-    m.add_argument("--steps", type=int, default=40)
+    m.add_argument("--steps", type=int, default=50)
     m.add_argument("--prompts", type=int, default=16)
     m.add_argument("--group", type=int, default=8)
     m.add_argument("--max-new", type=int, default=12)
     m.add_argument("--temperature", type=float, default=1.0)
-    m.add_argument("--lr", type=float, default=2e-4)
+    m.add_argument("--lr", type=float, default=5e-4)
     m.add_argument("--clip", type=float, default=0.2)
     m.add_argument("--ppo-epochs", type=int, default=1)
     m.add_argument("--micro-prompts", type=int, default=0)
-    m.add_argument("--threads", type=int, default=2)
+    m.add_argument("--threads", type=int, default=1,
+                   help="torch threads (1: on a shared 2-core machine OpenBLAS threads spin against other load; 2 wins only on idle cores)")
     m.add_argument("--hf-model", help="train this Hugging Face causal LM instead of the tiny model (needs transformers)")
     m.add_argument("--lora-r", type=int, default=16, help="LoRA rank with --hf-model (0: full fine-tuning; needs peft)")
     m.add_argument("--device", default=None)

@@ -149,12 +149,12 @@ class GRPOConfig:
     arm: str = "grpo"
     reward: str = "executable"  # executable | learned_rm | random
     adv: str = "grpo"  # grpo | gdpo
-    steps: int = 40
+    steps: int = 50
     prompts: int = 16  # prompts per step
     group: int = 8  # completions per prompt (G)
     max_new: int = 12  # tokens per completion
     temperature: float = 1.0
-    lr: float = 2e-4
+    lr: float = 5e-4
     clip: float = 0.2
     ppo_epochs: int = 1
     micro_prompts: int = 0  # prompts per backward pass (0 = all)

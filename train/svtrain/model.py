@@ -47,6 +47,43 @@ class Block(nn.Module):
         self.ff = nn.Sequential(nn.Linear(c.d_model, c.d_ff), nn.GELU(), nn.Linear(c.d_ff, c.d_model))
         self.drop = nn.Dropout(c.dropout)
 
+    def _qkv(self, x):
+        B, T, D = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
+        q = q.view(B, T, self.h, self.dh).transpose(1, 2) * (1.0 / math.sqrt(self.dh))
+        k = k.view(B, T, self.h, self.dh).transpose(1, 2)
+        v = v.view(B, T, self.h, self.dh).transpose(1, 2)
+        return q, k, v
+
+    def _out(self, x, y):
+        B, _, T, _ = y.shape
+        x = x + self.drop(self.proj(y.transpose(1, 2).reshape(B, T, -1)))
+        return x + self.drop(self.ff(self.ln2(x)))
+
+    def forward_grouped(self, x, prefix, prefix_bias, group, self_bias, past):
+        """Tokens of N = P*group rows attending to their prompt's shared
+        prefix (k, v: [P, H, Tp, dh], never repeated) and to their own
+        earlier tokens (past: [N, H, t, dh] or None). The group is folded
+        into the query length, so the prefix is read by one plain matmul."""
+        N, T, _ = x.shape
+        P = N // group
+        q, k, v = self._qkv(x)
+        if past is not None:
+            k = torch.cat([past[0], k], dim=2)
+            v = torch.cat([past[1], v], dim=2)
+        kp, vp = prefix
+        H, dh, Tp = self.h, self.dh, kp.shape[2]
+        qf = q.reshape(P, group, H, T, dh).permute(0, 2, 1, 3, 4).reshape(P, H, group * T, dh)
+        sp = torch.matmul(qf, kp.transpose(-1, -2)).add_(prefix_bias)  # [P, H, G*T, Tp]
+        sp = sp.reshape(P, H, group, T, Tp).permute(0, 2, 1, 3, 4).reshape(N, H, T, Tp)
+        ss = torch.matmul(q, k.transpose(-1, -2)).add_(self_bias)  # [N, H, T, t+T]
+        att = torch.cat([sp, ss], dim=-1).softmax(dim=-1)
+        ap, as_ = att[..., :Tp], att[..., Tp:]
+        ap = ap.reshape(P, group, H, T, Tp).permute(0, 2, 1, 3, 4).reshape(P, H, group * T, Tp)
+        yp = torch.matmul(ap, vp).reshape(P, H, group, T, dh).permute(0, 2, 1, 3, 4).reshape(N, H, T, dh)
+        y = yp + torch.matmul(as_, v)
+        return self._out(x, y), (k, v)
+
     def forward(self, x, bias, past):
         B, T, D = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(D, dim=-1)
@@ -104,6 +141,24 @@ class TinyLM(nn.Module):
         logits = self.ln(x) @ self.tok.weight.T
         return logits, cache
 
+    def forward_grouped(self, ids, pos, prefix: Cache, prefix_mask, group: int, past: Cache | None = None):
+        """ids, pos: [N, T] for N = P*group rows continuing P prompts whose
+        cache is prefix (from forward on the prompts, [P, ...]) with
+        prefix_mask [P, Tp]; past: these rows' own cache so far."""
+        N, T = ids.shape
+        t = 0 if past is None else past[0][0].shape[2]
+        x = self.tok(ids) + self.pos(pos.clamp(0, self.c.max_len - 1))
+        P, Tp = prefix_mask.shape
+        prefix_bias = torch.zeros((P, 1, 1, Tp)).masked_fill(~prefix_mask.view(P, 1, 1, Tp), NEG)
+        qi = torch.arange(t, t + T).view(T, 1)
+        kj = torch.arange(t + T).view(1, t + T)
+        self_bias = torch.zeros((T, t + T)).masked_fill(kj > qi, NEG)
+        cache: Cache = []
+        for i, blk in enumerate(self.blocks):
+            x, kv = blk.forward_grouped(x, prefix[i], prefix_bias, group, self_bias, None if past is None else past[i])
+            cache.append(kv)
+        return self.ln(x) @ self.tok.weight.T, cache
+
 
 def expand_cache(cache: Cache, n: int) -> Cache:
     """Repeat every row of a cache n times (one prompt → n completions)."""
@@ -142,17 +197,14 @@ def completion_logprobs(model: TinyLM, prompts: list[list[int]], completions: li
     shared by its group. Returns (logp [P*group, L], mask [P*group, L]).
     """
     p_ids, p_pos, p_mask = left_pad(prompts, pad)
-    logits_p, cache = model(p_ids, p_pos, p_mask)
+    logits_p, prefix = model(p_ids, p_pos, p_mask)
     first = logits_p[:, -1:, :].repeat_interleave(group, 0)  # predicts token 0
     c_ids, c_mask = right_pad(completions, pad)
     L = c_ids.shape[1]
     if L > 1:
-        cache = expand_cache(cache, group)
         plen = p_mask.sum(1).repeat_interleave(group, 0)
-        inp = c_ids[:, :-1]
         pos = plen.view(-1, 1) + torch.arange(L - 1).view(1, -1)
-        key_mask = torch.cat([p_mask.repeat_interleave(group, 0), torch.ones_like(inp, dtype=torch.bool)], dim=1)
-        logits_c, _ = model(inp, pos, key_mask, cache)
+        logits_c, _ = model.forward_grouped(c_ids[:, :-1], pos, prefix, p_mask, group)
         logits = torch.cat([first, logits_c], dim=1)
     else:
         logits = first
@@ -170,15 +222,14 @@ def sample(model: TinyLM, prompts: list[list[int]], group: int, max_new: int, eo
     with eos unless it ran out of max_new tokens.
     """
     p_ids, p_pos, p_mask = left_pad(prompts, pad)
-    logits, cache = model(p_ids, p_pos, p_mask)
-    cache = expand_cache(cache, group)
-    key_mask = p_mask.repeat_interleave(group, 0)
+    logits, prefix = model(p_ids, p_pos, p_mask)
     pos = p_mask.sum(1).repeat_interleave(group, 0)
     last = logits[:, -1, :].repeat_interleave(group, 0)
     N = last.shape[0]
     done = torch.zeros(N, dtype=torch.bool)
     toks: list[list[int]] = [[] for _ in range(N)]
     lps: list[list[float]] = [[] for _ in range(N)]
+    past = None
     for _ in range(max_new):
         logp = F.log_softmax(last.float() / max(temperature, 1e-6), dim=-1)
         if greedy:
@@ -186,14 +237,16 @@ def sample(model: TinyLM, prompts: list[list[int]], group: int, max_new: int, eo
         else:
             nxt = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(1)
         chosen = logp.gather(1, nxt.view(-1, 1)).squeeze(1)
-        for i in (~done).nonzero().flatten().tolist():
-            toks[i].append(int(nxt[i]))
-            lps[i].append(float(chosen[i]))
+        live = (~done).tolist()
+        nl, cl = nxt.tolist(), chosen.tolist()
+        for i in range(N):
+            if live[i]:
+                toks[i].append(nl[i])
+                lps[i].append(cl[i])
         done |= nxt == eos
         if bool(done.all()):
             break
-        key_mask = torch.cat([key_mask, torch.ones((N, 1), dtype=torch.bool)], dim=1)
-        out, cache = model(nxt.view(-1, 1), pos.view(-1, 1), key_mask, cache)
+        out, past = model.forward_grouped(nxt.view(-1, 1), pos.view(-1, 1), prefix, p_mask, group, past)
         last = out[:, -1, :]
         pos = pos + 1
     return toks, lps

@@ -55,21 +55,21 @@ class TinyPolicy:
     @classmethod
     def load(cls, path: str) -> "TinyPolicy":
         ck = torch.load(path)
-        tok = Tokenizer(ck["vocab"])
+        tok = Tokenizer(ck["vocab"], ck.get("constant_lines"))
         model = TinyLM(LMConfig(**ck["config"]))
         model.load_state_dict(ck["state"])
         return cls(tok, model)
 
     def save(self, path: str) -> None:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        torch.save({"vocab": self.tok.vocab, "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
+        torch.save({"vocab": self.tok.vocab, "constant_lines": sorted(self.tok.constant_lines), "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
 
     def describe(self) -> str:
         c = self.model.c
         return "svtrain-tiny-%dL-d%d (%.2fM params, vocab %d)" % (c.n_layers, c.d_model, self.model.n_params() / 1e6, c.vocab)
 
     def prompt_ids(self, messages: Messages) -> list[int]:
-        ids = [self.tok.bos_id] + self.tok.encode(last_user_text(messages)) + [self.tok.ans_id]
+        ids = [self.tok.bos_id] + self.tok.encode_prompt(last_user_text(messages)) + [self.tok.ans_id]
         limit = self.model.c.max_len - 24  # room for the answer
         return ids[-limit:]
 

@@ -52,8 +52,11 @@ def _confidences() -> list[str]:
 
 
 class Tokenizer:
-    def __init__(self, vocab: list[str]):
+    def __init__(self, vocab: list[str], constant_lines: list[str] | None = None):
         self.vocab = list(vocab)
+        # Lines every training prompt shares (the record's header, the
+        # question): they carry nothing, so prompts are encoded without them.
+        self.constant_lines = set(constant_lines or [])
         self.index = {t: i for i, t in enumerate(self.vocab)}
         self.pad_id = self.index[PAD]
         self.bos_id = self.index[BOS]
@@ -65,12 +68,17 @@ class Tokenizer:
         return len(self.vocab)
 
     @classmethod
-    def fit(cls, texts: Iterable[str], max_words: int = 1500, min_count: int = 3) -> "Tokenizer":
+    def fit(cls, texts: Iterable[str], max_words: int = 1500, min_count: int = 3, prompts: Iterable[str] = ()) -> "Tokenizer":
         counts: collections.Counter[str] = collections.Counter()
         for t in texts:
             for p in pieces(t):
                 if len(p) > 1:
                     counts[p] += 1
+        prompts = list(prompts)
+        lines: collections.Counter[str] = collections.Counter()
+        for t in prompts:
+            lines.update(set(t.split("\n")))
+        constant = sorted(l for l, n in lines.items() if prompts and n == len(prompts) and l.strip())
         chars = [chr(c) for c in range(32, 127)] + ["\n", "\t"]
         vocab = SPECIALS + ATOMS + chars + ["Malicious", "Benign", "Abstain"] + _confidences()
         seen = set(vocab)
@@ -80,7 +88,12 @@ class Tokenizer:
             if p not in seen:
                 vocab.append(p)
                 seen.add(p)
-        return cls(vocab)
+        return cls(vocab, constant)
+
+    def encode_prompt(self, text: str) -> list[int]:
+        if self.constant_lines:
+            text = "\n".join(l for l in text.split("\n") if l not in self.constant_lines)
+        return self.encode(text)
 
     def encode(self, text: str) -> list[int]:
         out: list[int] = []
@@ -106,9 +119,10 @@ class Tokenizer:
 
     def save(self, path: str) -> None:
         with open(path, "w") as f:
-            json.dump({"kind": "svtrain-word", "vocab": self.vocab}, f)
+            json.dump({"kind": "svtrain-word", "vocab": self.vocab, "constant_lines": sorted(self.constant_lines)}, f)
 
     @classmethod
     def load(cls, path: str) -> "Tokenizer":
         with open(path) as f:
-            return cls(json.load(f)["vocab"])
+            d = json.load(f)
+            return cls(d["vocab"], d.get("constant_lines"))

@@ -1,0 +1,204 @@
+package train
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/svbench/svbench/internal/cli"
+	"github.com/svbench/svbench/server"
+)
+
+// python is Debian's interpreter, the one python3-torch installs into
+// (scripts/deps.sh train).
+const python = "/usr/bin/python3"
+
+// svbench runs one CLI command in-process and fails the test on a non-zero exit.
+func svbench(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if rc := cli.Execute(t.Context(), args, &out, &errb); rc != 0 {
+		t.Fatalf("svbench %s: exit %d\n%s\n%s", strings.Join(args, " "), rc, out.String(), errb.String())
+	}
+	return out.String()
+}
+
+// TestTrainSmoke runs svtrain for two GRPO steps of two arms (executable
+// reward and the learned reward model) with a tiny model against an
+// in-process svbench server, then checks that the server scored the
+// rollouts, the run files are written, and svbench report and study read
+// them. It asserts nothing about learning.
+func TestTrainSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the training smoke test runs PyTorch for about a minute")
+	}
+	if _, err := os.Stat(python); err != nil {
+		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", python)
+	}
+	if out, err := exec.Command(python, "-c", "import torch").CombinedOutput(); err != nil {
+		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", python, err, bytes.TrimSpace(out))
+	}
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	svbench(t, "data", "build", "e1", "--n", "200", "--seed", "5", "--out", data)
+	var all bytes.Buffer
+	for _, s := range []string{"train", "dev", "test"} {
+		b, err := os.ReadFile(filepath.Join(data, s+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	combined := filepath.Join(data, "e1-splits.jsonl")
+	if err := os.WriteFile(combined, all.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The baseline's answers on the train split, exported for the warm start.
+	svbench(t, "eval", "e1", "-m", "builtin:features", "--dataset", filepath.Join(data, "train.jsonl"), "--out", filepath.Join(tmp, "base"))
+	runs, _ := filepath.Glob(filepath.Join(tmp, "base", "evals", "*", "*", "results.jsonl"))
+	if len(runs) != 1 {
+		t.Fatalf("baseline runs: %v", runs)
+	}
+	sft := filepath.Join(tmp, "sft.jsonl")
+	svbench(t, "sft", "export", filepath.Dir(runs[0]), "--env", "e1", "--eval-set", filepath.Join(data, "test.jsonl"), "--drop-overlap", "--out", sft)
+
+	srv, err := server.New(server.Config{Envs: []string{"e1"}, Datasets: map[string]string{"e1": combined},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var scoreCalls, scored atomic.Int64
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/score" {
+			scoreCalls.Add(1)
+			body, _ := io.ReadAll(r.Body)
+			var req struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			_ = json.Unmarshal(body, &req)
+			scored.Add(int64(len(req.Items)))
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	out := filepath.Join(tmp, "out")
+	results := filepath.Join(tmp, "RESULTS.md")
+	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-B", "run.py", "matrix", "--server", ts.URL, "--data-dir", data, "--sft-data", sft,
+		"--out", out, "--arms", "grpo,rm", "--size", "test", "--sft-steps", "3", "--sft-batch", "8", "--steps", "2",
+		"--prompts", "3", "--group", "3", "--max-new", "8", "--test-limit", "10", "--rm-prompts", "20", "--threads", "1",
+		"--no-report", "--results", results)
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	py, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("svtrain failed: %v\n%s", err, py)
+	}
+	t.Logf("%s", py)
+
+	// 2 arms × (2 steps + 2 evaluations), and the reward model's labels.
+	if n := scoreCalls.Load(); n < 8 {
+		t.Errorf("/v1/score called %d times, want at least 8", n)
+	}
+	if n := scored.Load(); n < 2*(2*3*3+2*10) {
+		t.Errorf("%d items scored, want at least %d", n, 2*(2*3*3+2*10))
+	}
+	run := filepath.Join(out, "runs", "grpo-s1")
+	for _, f := range []string{"results.jsonl", "metrics_raw.json", "run_manifest.json", "rollouts/results.jsonl", "rollouts/metrics_raw.json", "eval_before.jsonl", "eval_after.jsonl"} {
+		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
+			t.Errorf("run file: %v", err)
+		}
+	}
+	var m struct {
+		Metrics []map[string]any `json:"metrics"`
+	}
+	b, err := os.ReadFile(filepath.Join(run, "metrics_raw.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	withReward, withEval := 0, 0
+	for _, s := range m.Metrics {
+		if _, ok := s["reward/e1/mean"]; ok {
+			withReward++
+		}
+		if _, ok := s["eval/e1/avg@1"]; ok {
+			withEval++
+		}
+		for _, k := range []string{"metrics/e1/reward_accuracy", "decode_len/e1/mean", "time/step"} {
+			if _, ok := s[k]; !ok && s["reward/e1/mean"] != nil {
+				t.Errorf("step %v has no %s", s["step"], k)
+			}
+		}
+	}
+	if withReward != 2 || withEval != 2 {
+		t.Errorf("metrics_raw.json: %d steps with a reward (want 2), %d with an eval (want 2: first and last)", withReward, withEval)
+	}
+
+	// svbench reads the run: curves from metrics_raw.json, and per-step
+	// curves from the rollout rows.
+	rep := filepath.Join(tmp, "report")
+	svbench(t, "report", run, "--rubric", "default", "--out", rep)
+	var sum map[string]json.RawMessage
+	b, err = os.ReadFile(filepath.Join(rep, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		Steps int `json:"steps"`
+		Eval  *struct {
+			BeforeStep int64 `json:"before_step"`
+			AfterStep  int64 `json:"after_step"`
+		} `json:"eval"`
+	}
+	if err := json.Unmarshal(sum["training"], &tr); err != nil || tr.Steps != 2 || tr.Eval == nil || tr.Eval.AfterStep != 2 {
+		t.Errorf("report training summary: %s (err %v)", sum["training"], err)
+	}
+	var agree struct {
+		Rows       int `json:"rows"`
+		Reproduced int `json:"reproduced"`
+	}
+	if err := json.Unmarshal(sum["trainer_agreement"], &agree); err != nil || agree.Rows != 10 || agree.Reproduced != 10 {
+		t.Errorf("svbench's re-score of the executable arm's final answers: %s (err %v); want all 10 reproduced", sum["trainer_agreement"], err)
+	}
+	rep2 := filepath.Join(tmp, "report-rollouts")
+	svbench(t, "report", filepath.Join(run, "rollouts"), "--rubric", "default", "--out", rep2)
+	b, err = os.ReadFile(filepath.Join(rep2, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"learning_curve"`)) {
+		t.Errorf("report of the rollout rows has no learning_curve")
+	}
+	st := filepath.Join(tmp, "study")
+	svbench(t, "study", run, filepath.Join(out, "runs", "rm-s1"), "--rubric", "default", "--out", st)
+	if _, err := os.Stat(filepath.Join(st, "study.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(results); err != nil {
+		t.Errorf("RESULTS.md not written: %v", err)
+	}
+}
