@@ -313,10 +313,11 @@ def write(out: str, path: str) -> None:
                 txt = f.read().strip()
             w("%s:\n\n```\n%s\n```\n" % (os.path.basename(os.path.dirname(p)), txt))
     w("\n## Reproduce\n")
-    w("```sh\nmake train-demo                         # this file, one seed of every arm\n"
-      "make train-matrix                       # seeds 1,2,3\n"
-      "svbench report train/out/demo/runs/grpo-s1 --rubric default      # curves from metrics_raw.json\n"
-      "svbench report train/out/demo/runs/grpo-s1/rollouts --rubric default  # per-step curves from the rollout rows\n```\n")
+    w("```sh\nmake train-demo                                   # one seed of every arm, then this file\n"
+      "make train-demo TRAIN_ARGS='--seeds 1,2,3 --out train/out/matrix'   # the whole matrix\n"
+      "svbench report train/out/demo/runs/grpo-s1 --rubric default           # curves from metrics_raw.json, final answers re-scored\n"
+      "svbench report train/out/demo/runs/grpo-s1/rollouts --rubric default  # per-step curves from the rollout rows\n"
+      "svbench study train/out/demo/runs/{grpo,gdpo,rm}-s1 --control train/out/demo/runs/random-s1 --rubric default --out study\n```\n")
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     print("svtrain: wrote %s" % path)
