@@ -170,16 +170,21 @@ class HFPolicy:
         out = self.model.generate(
             input_ids=ids, attention_mask=att, max_new_tokens=max_new,
             do_sample=not greedy, temperature=temperature if not greedy else None, top_p=1.0, top_k=0,
-            num_return_sequences=group, output_scores=True, return_dict_in_generate=True,
+            num_return_sequences=group, output_scores=True, output_logits=True, return_dict_in_generate=True,
             pad_token_id=self.tok.pad_token_id,
         )
         gen = out.sequences[:, ids.shape[1]:]
+        # The raw logits over the temperature are the distribution the update
+        # scores (out.scores are already processed; older transformers have
+        # no out.logits, and then the processed scores are used as they are).
+        raw = getattr(out, "logits", None)
+        steps, div = (raw, temperature if not greedy else 1.0) if raw is not None else (out.scores, 1.0)
         toks, lps = [], []
         for i in range(gen.shape[0]):
             t, lp = [], []
             for j in range(gen.shape[1]):
                 tid = int(gen[i, j])
-                logp = F.log_softmax(out.scores[j][i].float() / (temperature if not greedy else 1.0), dim=-1)
+                logp = F.log_softmax(steps[j][i].float() / div, dim=-1)
                 t.append(tid)
                 lp.append(float(logp[tid]))
                 if tid == self.eos_id:
