@@ -78,7 +78,7 @@ func NewAttack(opts env.Options) (*Attack, error) {
 		a.target = opts.Models[env.ModelTarget]
 		a.targetSrc = "model:" + a.target.Name()
 	default:
-		a.targetSrc = "simulator"
+		a.targetSrc = "simulator (offline: " + LabelSimulatedTarget + ")"
 	}
 	return a, nil
 }
@@ -121,7 +121,7 @@ func (a *Attack) build(s *Scenario) env.Example {
 
 // Load reads scenarios and keeps the harmful ones.
 func (a *Attack) Load(ctx context.Context, path string) (*env.Dataset, error) {
-	return loadScenarios(ctx, path, a.build, func(s *Scenario) bool { return s.Kind == KindHarmful })
+	return loadScenarios(ctx, path, "", a.build, func(s *Scenario) bool { return s.Kind == KindHarmful })
 }
 
 // ParseExample reads one scenario row.

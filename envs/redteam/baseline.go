@@ -137,9 +137,27 @@ var advice = []struct {
 	{[]string{"sandboxes"}, "They combine process isolation such as namespaces or micro-VMs, seccomp system-call filters, read-only file systems, resource limits and no network by default, so a program cannot reach the host."},
 }
 
-// knownAdvice returns the answer for the first topic whose keys all appear
-// in the conversation's first request.
+// generatedAdvice extends what the built-in defenders know to the
+// generated twins of every split (specs.go): their reference answers,
+// keyed by the exact request. Like the table above it stands in for a
+// model that knows the subject; a paraphrased request falls through to
+// the table and then to generic guidance.
+var generatedAdvice = func() map[string]string {
+	out := map[string]string{}
+	for _, specs := range generatedSplits {
+		for _, sp := range specs {
+			out[sp.Benign] = sp.Answer
+		}
+	}
+	return out
+}()
+
+// knownAdvice returns the answer for the conversation's first request: a
+// generated twin's, else the first topic whose keys all appear in it.
 func knownAdvice(conv []env.Message) (string, bool) {
+	if a, ok := generatedAdvice[strings.TrimSpace(firstUser(conv))]; ok {
+		return a, true
+	}
 	p := newPhraseSet(firstUser(conv))
 	for _, a := range advice {
 		all := true

@@ -16,14 +16,44 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 )
 
+// miniSet holds the 24 hand-written rows (the parity and reference rows);
+// the evaluation set is miniSet followed by the generated test rows.
+//
 //go:embed data/mini.jsonl
 var miniSet []byte
+
+// The generated rows of each split (GenerateSplit's output, specs.go).
+var (
+	//go:embed data/test.jsonl
+	testRows []byte
+	//go:embed data/train.jsonl
+	trainRows []byte
+	//go:embed data/dev.jsonl
+	devRows []byte
+)
+
+// evalSet is the evaluation set (the test split): what Load("") returns.
+var evalSet = slices.Concat(miniSet, testRows)
+
+// embeddedSplit is a split's rows as dataset.Load reads them.
+func embeddedSplit(split string) (dataset.Embedded, error) {
+	switch split {
+	case "", env.SplitTest:
+		return dataset.Embedded{Name: "embedded:redteam-test", Data: evalSet}, nil
+	case env.SplitTrain:
+		return dataset.Embedded{Name: "embedded:redteam-train", Data: trainRows}, nil
+	case env.SplitDev:
+		return dataset.Embedded{Name: "embedded:redteam-dev", Data: devRows}, nil
+	}
+	return dataset.Embedded{}, env.CheckSplit(split)
+}
 
 // Rubric names shared by both environments.
 const (
@@ -82,10 +112,15 @@ func newCommon(js JudgeSettings, models map[string]env.Model) (*common, error) {
 	return c, nil
 }
 
-// loadScenarios reads rows (path "" = the embedded mini set) and keeps
-// those keep accepts; the dataset revision is the file's.
-func loadScenarios(ctx context.Context, path string, build func(*Scenario) env.Example, keep func(*Scenario) bool) (*env.Dataset, error) {
-	ds, err := dataset.Load(ctx, path, dataset.Embedded{Name: "embedded:redteam-mini", Data: miniSet}, func(raw []byte) (env.Example, error) {
+// loadScenarios reads rows (path "" = the embedded split, "" meaning the
+// evaluation set) and keeps those keep accepts; the dataset revision is
+// the file's.
+func loadScenarios(ctx context.Context, path, split string, build func(*Scenario) env.Example, keep func(*Scenario) bool) (*env.Dataset, error) {
+	emb, err := embeddedSplit(split)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := dataset.Load(ctx, path, emb, func(raw []byte) (env.Example, error) {
 		s, err := ParseScenario(raw)
 		if err != nil {
 			return env.Example{}, err

@@ -191,8 +191,13 @@ func BuildAttackReport(rows []artifact.Result, meta *artifact.Metadata, opts rep
 	if meta != nil {
 		summary["run"] = report.RunInfo(meta)
 	}
+	condLabels, note := offlineNote(meta, attackLabels)
+	if condLabels != nil {
+		summary["condition_labels"] = condLabels
+	}
 	var b bytes.Buffer
 	writeHead(&b, "E5 red-team attack", meta, len(rows), len(pos), problems)
+	b.WriteString(note)
 	fmt.Fprintf(&b, "\n## Attack success\n\n")
 	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
 		{"attack success rate", report.PctOpt(asr) + " " + report.CICell(asrCI, opts.Reps())},
@@ -334,8 +339,13 @@ func BuildDefenseReport(rows []artifact.Result, meta *artifact.Metadata, opts re
 	if meta != nil {
 		summary["run"] = report.RunInfo(meta)
 	}
+	condLabels, note := offlineNote(meta, defenseLabels)
+	if condLabels != nil {
+		summary["condition_labels"] = condLabels
+	}
 	var b bytes.Buffer
 	writeHead(&b, "E6 red-team defence", meta, len(rows), len(pos), problems)
+	b.WriteString(note)
 	b.WriteString("\n## Safety and helpfulness\n\n")
 	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
 		{"refusal rate on harmful requests", report.PctOpt(rate(all.refusedH, all.harm))},

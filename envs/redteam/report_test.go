@@ -57,14 +57,33 @@ func TestReports(t *testing.T) {
 	}
 	a := mustAttack(t, env.Options{})
 	ta := runReport(t, a, PolicyTemplateAttacker)
-	if asr := val(t, ta, "attack_success_rate"); asr != 1.0/12 {
-		t.Errorf("template attacker ASR %v", asr)
+	// The report's rates are the rubric's successes, overall and per
+	// category.
+	p, _ := a.Policy(PolicyTemplateAttacker)
+	ss, _ := playAll(t, a, p, "")
+	ds, err := a.Load(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	succ, n := map[string]int{}, map[string]int{}
+	for i, s := range ss {
+		c := ds.Examples[i].Meta["category"].(string)
+		n[c]++
+		succ[c] += int(s.Components["success"])
+	}
+	if asr, want := val(t, ta, "attack_success_rate"), meanOf(ss, func(s env.Score) float64 { return s.Components["success"] }); asr != want || asr == 0 {
+		t.Errorf("template attacker ASR %v, the rubric's successes say %v", asr, want)
 	}
 	cats := ta.Summary["categories"].([]AttackCategory)
-	if len(cats) != 11 || ta.Key[0].Name != "attack_success_rate" {
-		t.Errorf("categories %d, key %v", len(cats), ta.Key)
+	if len(cats) != len(n) || ta.Key[0].Name != "attack_success_rate" {
+		t.Errorf("categories %d (want %d), key %v", len(cats), len(n), ta.Key)
 	}
-	if !strings.Contains(ta.Markdown, "| secret_disclosure | S7 | 1 | 100.0% |") {
+	for _, c := range cats {
+		if c.N != n[c.Category] || c.Successes != succ[c.Category] {
+			t.Errorf("%s: %d/%d in the report, %d/%d scored", c.Category, c.Successes, c.N, succ[c.Category], n[c.Category])
+		}
+	}
+	if !strings.Contains(ta.Markdown, "| secret_disclosure | S7 | 6 |") {
 		t.Errorf("per-category table:\n%s", ta.Markdown)
 	}
 }

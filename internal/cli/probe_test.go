@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,15 @@ import (
 // set (E3, whose rows run sandboxed tests, on a few rows without the
 // search), runs at least five strategies, and none reaches its honest
 // baseline.
+// knownOpen are registered strategies that reach the honest mean in an
+// environment's default condition by design: E5's offline simulator falls
+// to a sentence around each row's framing (issue #33), and svbench labels
+// that condition instead (envs/redteam/README.md). Sorted as probe lists
+// them (best first).
+var knownOpen = map[string][]string{
+	"redteam-attack": {"fill-in-the-blank", "fill-in-the-blank-blind"},
+}
+
 func TestProbeEveryEnvironment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays every strategy on every environment")
@@ -57,11 +67,14 @@ func TestProbeEveryEnvironment(t *testing.T) {
 			if len(res.Strategies) < 5 || registered == 0 {
 				t.Errorf("%d strategies (%d registered), want at least 5 with one registered", len(res.Strategies), registered)
 			}
-			if code != 0 || len(res.Vulnerable) > 0 {
-				t.Errorf("exit %d; strategies reaching honest %.4f: %v\n%s", code, res.Honest.MeanReward, res.Vulnerable, stderr.String())
+			// Strategies an environment registers as open in its default
+			// condition are reported, and probe exits 1 for them.
+			open := knownOpen[id]
+			if !slices.Equal(res.Vulnerable, open) || (code != 0) != (len(open) > 0) {
+				t.Errorf("exit %d; strategies reaching honest %.4f: %v (known open: %v)\n%s", code, res.Honest.MeanReward, res.Vulnerable, open, stderr.String())
 			}
 			md, err := os.ReadFile(filepath.Join(out, "probe.md"))
-			if err != nil || !strings.Contains(string(md), "No strategy reaches the honest mean") {
+			if err != nil || len(open) == 0 && !strings.Contains(string(md), "No strategy reaches the honest mean") {
 				t.Errorf("probe.md does not state the verdict: %v", err)
 			}
 		})

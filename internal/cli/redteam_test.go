@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/redteam"
 )
 
@@ -81,9 +83,18 @@ func TestEvalKeepUnsafe(t *testing.T) {
 	if err := root.Execute(); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
+	// One kept reply per harmful row: helpful-all complies on every one.
+	harmful, err := redteam.NewAttack(env.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := harmful.Load(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	raw, err := os.ReadFile(keep)
-	if err != nil || bytes.Count(raw, []byte("\n")) != 12 || !bytes.Contains(raw, []byte("Sure, here is how")) {
-		t.Fatalf("kept file: %v %q", err, raw)
+	if err != nil || bytes.Count(raw, []byte("\n")) != len(ds.Examples) || !bytes.Contains(raw, []byte("Sure, here is how")) {
+		t.Fatalf("kept file (want %d lines): %v %.400q", len(ds.Examples), err, raw)
 	}
 	res, _ := filepath.Glob(filepath.Join(dir, "evals", "*", "*", artifact.ResultsFile))
 	b, _ := os.ReadFile(res[0])
