@@ -53,11 +53,15 @@ def _ci(t, nd=3):
 
 def _signed_ci(t, nd=3):
     p, lo, hi = t
+    if any(isinstance(x, float) and math.isnan(x) for x in (p, lo, hi)):
+        return "n/a"
     return "%+.*f [%+.*f, %+.*f]" % (nd, p, nd, lo, nd, hi)
 
 
 def _verdict(t):
     p, lo, hi = t
+    if any(isinstance(x, float) and math.isnan(x) for x in (p, lo, hi)):
+        return "undefined"
     if lo > 0:
         return "up (interval above 0)"
     if hi < 0:
@@ -236,6 +240,7 @@ def write(out: str, path: str) -> None:
     hdr = ["arm", "metric", "before", "after", "Δ (after − before)"]
     w("| " + " | ".join(hdr) + " |\n|" + "---|" * len(hdr))
     learned = {}
+    moved: dict[str, list[str]] = {}
     metrics = ["reward", "accuracy", "ece", "brier", "cost_per_row", "cost_weighted_accuracy", "abstain_rate", "format_valid"]
     for a, rs in arms.items():
         before = [x["outcome"] for r in rs for x in r["before"]]
@@ -247,6 +252,8 @@ def write(out: str, path: str) -> None:
             dd = stats.paired_diff(before, after, f, reps, 3)
             if m == "reward":
                 learned[a] = dd
+            if not math.isnan(dd[1]) and (dd[1] > 0 or dd[2] < 0) and m != "reward":
+                moved.setdefault(a, []).append("%s %s" % (m, _signed_ci(dd)))
             w("| %s | %s | %s | %s | %s |" % (a if m == "reward" else "", m, _ci(b), _ci(af), _signed_ci(dd)))
     if d["baseline"]:
         bo = [x["outcome"] for x in d["baseline"]]
@@ -266,7 +273,15 @@ def write(out: str, path: str) -> None:
     w("## What the run shows\n")
     w("**Which arm learned** (test reward after − before, executable verifier):\n")
     for a, dd in learned.items():
-        w("- `%s`: %s — %s." % (a, _signed_ci(dd), _verdict(dd)))
+        w("- `%s`: %s — %s.%s" % (a, _signed_ci(dd), _verdict(dd),
+                                  (" Other test metrics whose Δ interval excludes 0: " + "; ".join(moved[a]) + ".") if moved.get(a) else ""))
+    w("\n**What the final policies write** (most frequent greedy answers to the test split, first seed):\n")
+    for a, rs in arms.items():
+        counts: dict[str, int] = {}
+        for x in rs[0]["after"]:
+            counts[x["completion"]] = counts.get(x["completion"], 0) + 1
+        top = sorted(counts.items(), key=lambda kv: -kv[1])[:2]
+        w("- `%s`: %s" % (a, "; ".join("`%s` ×%d" % (c[:90].replace("`", "'") + ("…" if len(c) > 90 else ""), n) for c, n in top)))
     if "random" in arms:
         w("\n**Against the random-reward control** (Δ of the arm − Δ of the control, resampling test examples):\n")
         for a in arms:
