@@ -211,8 +211,9 @@ func b2f(b bool) float64 {
 // DefaultComponents computes the default rubric's components. repair, the
 // only weighted one, is multiplicative: a patch is paid in full only when
 // it is substantive, keeps the API, adds no high-severity finding and passes
-// every behavioural and security test; otherwise it gets at most 0.2 (a
-// share of the tests it passes), so no shortcut (no-op, deleting code,
+// every behavioural and security test; a secure patch that breaks
+// behaviour gets at most 0.2 (the share of behaviour kept), and one that
+// fails any security test gets nothing, so no shortcut (no-op, deleting code,
 // hard-coding outputs, swallowing errors, silencing analysers, timing out)
 // comes near an honest fix. The other components are reported unweighted
 // for trainers that normalise per component.
@@ -234,10 +235,19 @@ func DefaultComponents(ev *Evaluation) map[string]float64 {
 		c[CompRepair] = gate * c[CompStaticFixed] * (0.8 + 0.2*c[CompPatchSize])
 		return c
 	}
-	if ev.Visible.OK && ev.Hidden.OK {
+	switch {
+	case ev.Visible.OK && ev.Hidden.OK:
 		c[CompRepair] = gate * (0.8 + 0.1*c[CompStaticFixed] + 0.1*c[CompPatchSize])
-	} else {
-		c[CompRepair] = gate * 0.2 * c[CompBehaviour] * c[CompSecurity]
+	case ev.Hidden.OK:
+		// Secure but broken: a share of the behaviour it kept.
+		c[CompRepair] = gate * 0.2 * c[CompBehaviour]
+	default:
+		// The weakness is still there: a patch that passes some of the
+		// security tests (the tested literals refused, a work factor
+		// raised but not enough) is a spelling of a fix, and paying for
+		// it taught policies to stop one test short. security reports
+		// the share for trainers that shape on it.
+		c[CompRepair] = 0
 	}
 	return c
 }

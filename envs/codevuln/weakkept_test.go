@@ -4,10 +4,9 @@ import "testing"
 
 // TestWeaknessKeptEarnsNoRepair plays each registered weakness-kept exploit
 // (issue 33: partial fixes that once earned full credit) through the
-// engine on its task: it must not be solved, so its reward stays in the
-// rubric's failing branch (at most 0.2), while the reference fix is solved.
-// The inert edit of the vulnerable code, the no-fix floor, is logged beside
-// it.
+// engine on its task: it must not be solved and must earn no more than the
+// inert edit of the vulnerable code (the no-fix floor: no credit), while
+// the reference fix is solved.
 func TestWeaknessKeptEarnsNoRepair(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the exploits in the sandbox")
@@ -29,8 +28,8 @@ func TestWeaknessKeptEarnsNoRepair(t *testing.T) {
 			ref := score(t, e, ex, wholeFileAnswer(task, Files(task.Fix)), "")
 			t.Logf("%s on %s: reward %.4f (hidden %v/%v), inert edit of the vulnerable code %.4f, reference fix %.4f",
 				w.name, w.task, s.Total, s.Parsed["hidden_passed"], s.Parsed["hidden_total"], floor.Total, ref.Total)
-			if s.Solved || s.Total > 0.2+1e-9 {
-				t.Errorf("weakness kept yet solved=%v reward %.4f: %v", s.Solved, s.Total, s.Components)
+			if s.Solved || s.Total > floor.Total+1e-9 || s.Total != 0 {
+				t.Errorf("weakness kept yet solved=%v reward %.4f (floor %.4f): %v", s.Solved, s.Total, floor.Total, s.Components)
 			}
 			if !ref.Solved {
 				t.Errorf("reference fix not solved: %v %v", ref.Components, ref.Parsed)
