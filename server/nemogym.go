@@ -500,6 +500,9 @@ func (s *Server) handleNemoGymVerify(w http.ResponseWriter, r *http.Request) {
 	out["reward_components"] = comps
 	out["svbench_env"] = st.id
 	out["svbench_solved"] = res.Solved
+	// svbench report re-scores collected rollouts with the rubric that
+	// paid them, not a guess; always present so every row has one shape.
+	out["svbench_rubric"] = res.Rubric
 	if skipped > 0 {
 		out["svbench_skipped_output_items"] = skipped
 	}

@@ -211,3 +211,40 @@ func TestLeaderboardLeavesOutRunsWithNoRow(t *testing.T) {
 		t.Fatalf("entries %d, skipped %q", len(lb.Entries), lb.Skipped)
 	}
 }
+
+// TestLeaderboardTrainSplitIsNotAnEvaluation: a run of the train split
+// is graded D in a condition of its own, however many rows it has, and
+// never ranks beside the evaluation runs.
+func TestLeaderboardTrainSplitIsNotAnEvaluation(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	writeRun(t, root, "eval", run{model: "alpha", examples: 150, rollouts: 1, status: "completed", maxTok: 512, reward: 1, started: day})
+	dir := writeRun(t, root, "train", run{model: "alpha", examples: 2000, rollouts: 4, status: "completed", maxTok: 512, reward: 1.9, started: day})
+	m, err := artifact.ReadMetadata(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Dataset, m.Split = "embedded:e1-train", "train"
+	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), m); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := Build([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lb.Entries) != 2 {
+		t.Fatalf("entries: %+v", lb.Entries)
+	}
+	for _, e := range lb.Entries {
+		switch e.RunID {
+		case "eval":
+			if e.Grade != "B" || e.Split != "test" || strings.Contains(e.Condition, "split=") {
+				t.Errorf("evaluation run: grade %s split %q condition %q", e.Grade, e.Split, e.Condition)
+			}
+		case "train":
+			if e.Grade != "D" || e.Rank != 0 || !strings.Contains(e.Why, "not an evaluation") || !strings.Contains(e.Condition, "split=train") {
+				t.Errorf("train run: grade %s rank %d why %q condition %q", e.Grade, e.Rank, e.Why, e.Condition)
+			}
+		}
+	}
+}
