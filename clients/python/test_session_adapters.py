@@ -404,6 +404,13 @@ class VerlToolsTest(unittest.TestCase):
             self.assertEqual(metrics["svbench_turns"], 3)
             self.assertNotIn(ad.request_id, vt._trajectories)
 
+    def test_example_tool_config(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "examples", "verl_svbench_e2_tools.yaml")) as f:
+            names = re.findall(r'^        name: "(\w+)"', f.read(), re.M)
+        served = [t["tool_schema"]["function"]["name"] for t in json.loads(vt.tool_config("e2", client=self.c))["tools"]]
+        self.assertEqual(names, served)
+
     def test_e6_multi_turn(self):
         turn_scores, metrics, ad = asyncio.run(self.play({"name": "svbench", "env": "e6", "example_id": "rt-fraud-phishing"},
                                                           lambda t, ad: {"content": E6_REPLY}, {}))

@@ -9,6 +9,14 @@ the adapters follow each trainer's own calling convention:
 * OpenRLHF: the file ``svbench/openrlhf_reward.py`` (``reward_func``);
 * verifiers (v0 Rubric): ``verifiers_reward(env)``.
 
+Session-backed (tool-using and multi-turn episodes the trainer generates):
+
+* OpenRLHF: the file ``svbench/openrlhf_agent.py`` (``AgentExecutor``);
+* TRL: ``trl_environment(env)`` (``environment_factory``) with
+  ``trl_env_reward_funcs(env)``;
+* verl: ``svbench.verl_tools`` (``SvbenchTool``, ``SvbenchInteraction``,
+  ``compute_score``).
+
 The server is found through SVBENCH_URL (default http://127.0.0.1:8080),
 authenticated with SVBENCH_TOKEN when set.
 """
@@ -23,6 +31,7 @@ from svbench.client import (
     rubric_info,
 )
 from svbench.trl import trl_reward, trl_reward_funcs, trl_reward_weights
+from svbench.trl_env import trl_env_dataset, trl_env_reward_funcs, trl_environment
 from svbench.verifiers import verifiers_reward
 from svbench.verl import compute_score, compute_score_async
 
@@ -41,5 +50,8 @@ __all__ = [
     "trl_reward",
     "trl_reward_funcs",
     "trl_reward_weights",
+    "trl_env_dataset",
+    "trl_env_reward_funcs",
+    "trl_environment",
     "verifiers_reward",
 ]
