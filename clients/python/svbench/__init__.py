@@ -7,7 +7,9 @@ the adapters follow each trainer's own calling convention:
   items) with ``trl_reward_weights(env)``; ``trl_reward(env)`` (sync total);
 * verl: ``svbench.verl.compute_score`` / ``compute_score_async``;
 * OpenRLHF: the file ``svbench/openrlhf_reward.py`` (``reward_func``);
-* verifiers (v0 Rubric): ``verifiers_reward(env)``.
+* verifiers (v0 Rubric, deprecated upstream): ``verifiers_reward(env)``;
+  verifiers v1: ``svbench.verifiers_env`` (taskset id ``svbench-verifiers``,
+  not imported here: it imports ``verifiers.v1`` when installed).
 
 Session-backed (tool-using and multi-turn episodes the trainer generates):
 

@@ -1,7 +1,10 @@
 """`verifiers` (v0 Rubric) reward functions.
 
 ``verifiers_reward(env)`` -> ``f(completion, answer, **kwargs) -> float``, kept
-for users of verifiers' v0 Rubric API.
+for users of verifiers' v0 Rubric API (``vf.Rubric(funcs=[...])``), which
+verifiers now ships as ``verifiers.legacy`` and documents as deprecated. New
+code: the v1 taskset and env in ``svbench.verifiers_env`` (taskset id
+``svbench-verifiers``).
 """
 
 from svbench.client import Client, _value, make_item
