@@ -272,9 +272,16 @@ def write(out: str, path: str) -> None:
     # findings
     w("## What the run shows\n")
     w("**Which arm learned** (test reward after − before, executable verifier):\n")
+    if len(seeds) > 1:
+        w("With %d seeds the seed-level interval (t over the seeds' Δ) is the one to read; the pooled interval resamples "
+          "test rows and ignores seed-to-seed variation.\n" % len(seeds))
     for a, dd in learned.items():
-        w("- `%s`: %s — %s.%s" % (a, _signed_ci(dd), _verdict(dd),
-                                  (" Other test metrics whose Δ interval excludes 0: " + "; ".join(moved[a]) + ".") if moved.get(a) else ""))
+        seed_part = ""
+        if len(seeds) > 1:
+            per = [_seed_reward(r, "after") - _seed_reward(r, "before") for r in arms[a]]
+            seed_part = "across seeds %s — %s; pooled rows " % (_t_text(per), _verdict(_t_tuple(per)))
+        w("- `%s`: %s%s — %s.%s" % (a, seed_part, _signed_ci(dd), _verdict(dd),
+                                    (" Other test metrics whose pooled Δ interval excludes 0: " + "; ".join(moved[a]) + ".") if moved.get(a) else ""))
     w("\n**What the final policies write** (most frequent greedy answers to the test split, first seed):\n")
     for a, rs in arms.items():
         counts: dict[str, int] = {}
@@ -293,6 +300,10 @@ def write(out: str, path: str) -> None:
         for m in ("reward", "accuracy", "ece", "cost_per_row"):
             dd = _final_diff(arms["gdpo"], arms["grpo"], stats.METRICS[m], reps)
             w("- %s: %s — %s." % (m, _signed_ci(dd), _verdict(dd)))
+        if len(seeds) > 1:
+            pairs = {r["seed"]: r for r in arms["grpo"]}
+            per = [_seed_reward(r, "after") - _seed_reward(pairs[r["seed"]], "after") for r in arms["gdpo"] if r["seed"] in pairs]
+            w("- reward across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
         auc = {a: _auc(arms[a]) for a in ("grpo", "gdpo")}
         w("- mean executable training reward over all steps (area under the curve per step): GRPO %s, GDPO %s." % (_fmt(auc["grpo"]), _fmt(auc["gdpo"])))
     if "rm" in arms:
@@ -303,6 +314,9 @@ def write(out: str, path: str) -> None:
         w("- RM reward %s vs executable %s: gap %s — %s." % (
             _ci(stats.bootstrap(rows, lambda rr: sum(x for x, _ in rr) / len(rr), reps, 6)),
             _ci(stats.bootstrap(rows, lambda rr: sum(y for _, y in rr) / len(rr), reps, 7)), _signed_ci(gap), _verdict(gap)))
+        if len(seeds) > 1:
+            per = [sum(fr["reward"] - fr["metrics"]["monitor_executable_reward"] for fr in r["final_rows"]) / len(r["final_rows"]) for r in arms["rm"]]
+            w("- gap across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
         first = [s for s in arms["rm"][0]["steps"] if "reward/e1/mean" in s]
         if first:
             g0 = [s["reward/e1/mean"] - s["monitor/e1/executable_reward"] for s in first]
@@ -336,6 +350,23 @@ def write(out: str, path: str) -> None:
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     print("svtrain: wrote %s" % path)
+
+
+def _seed_reward(run, which):
+    xs = [x["outcome"]["reward"] for x in run[which]]
+    return sum(xs) / len(xs)
+
+
+def _t_tuple(xs):
+    m, lo, hi = stats.t_interval(xs)
+    return (m, lo if lo is not None else float("nan"), hi if hi is not None else float("nan"))
+
+
+def _t_text(xs):
+    m, lo, hi = stats.t_interval(xs)
+    if lo is None:
+        return "%+.3f" % m
+    return "%+.3f [%+.3f, %+.3f] (t, %d seeds)" % (m, lo, hi, len(xs))
 
 
 def _dur(s):
