@@ -1,4 +1,4 @@
-package train
+package main
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ import (
 	"github.com/svbench/svbench/server"
 )
 
-// python is Debian's interpreter, the one python3-torch installs into
+// trainPython is Debian's interpreter, the one python3-torch installs into
 // (scripts/deps.sh train).
-const python = "/usr/bin/python3"
+const trainPython = "/usr/bin/python3"
 
-// svbench runs one CLI command in-process and fails the test on a non-zero exit.
-func svbench(t *testing.T, args ...string) string {
+// trainCLI runs one svbench command in-process and fails the test on a non-zero exit.
+func trainCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if rc := cli.Execute(t.Context(), args, &out, &errb); rc != 0 {
@@ -34,7 +34,7 @@ func svbench(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// TestTrainSmoke runs svtrain for two GRPO steps of two arms (executable
+// TestTrainSmoke runs svtrain (train/, Python and PyTorch) for two GRPO steps of two arms (executable
 // reward and the learned reward model) with a tiny model against an
 // in-process svbench server, then checks that the server scored the
 // rollouts, the run files are written, and svbench report and study read
@@ -43,15 +43,15 @@ func TestTrainSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the training smoke test runs PyTorch for about a minute")
 	}
-	if _, err := os.Stat(python); err != nil {
-		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", python)
+	if _, err := os.Stat(trainPython); err != nil {
+		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
 	}
-	if out, err := exec.Command(python, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", python, err, bytes.TrimSpace(out))
+	if out, err := exec.Command(trainPython, "-c", "import torch").CombinedOutput(); err != nil {
+		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", trainPython, err, bytes.TrimSpace(out))
 	}
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "data")
-	svbench(t, "data", "build", "e1", "--n", "200", "--seed", "5", "--out", data)
+	trainCLI(t, "data", "build", "e1", "--n", "200", "--seed", "5", "--out", data)
 	var all bytes.Buffer
 	for _, s := range []string{"train", "dev", "test"} {
 		b, err := os.ReadFile(filepath.Join(data, s+".jsonl"))
@@ -66,13 +66,13 @@ func TestTrainSmoke(t *testing.T) {
 	}
 
 	// The baseline's answers on the train split, exported for the warm start.
-	svbench(t, "eval", "e1", "-m", "builtin:features", "--dataset", filepath.Join(data, "train.jsonl"), "--out", filepath.Join(tmp, "base"))
+	trainCLI(t, "eval", "e1", "-m", "builtin:features", "--dataset", filepath.Join(data, "train.jsonl"), "--out", filepath.Join(tmp, "base"))
 	runs, _ := filepath.Glob(filepath.Join(tmp, "base", "evals", "*", "*", "results.jsonl"))
 	if len(runs) != 1 {
 		t.Fatalf("baseline runs: %v", runs)
 	}
 	sft := filepath.Join(tmp, "sft.jsonl")
-	svbench(t, "sft", "export", filepath.Dir(runs[0]), "--env", "e1", "--eval-set", filepath.Join(data, "test.jsonl"), "--drop-overlap", "--out", sft)
+	trainCLI(t, "sft", "export", filepath.Dir(runs[0]), "--env", "e1", "--eval-set", filepath.Join(data, "test.jsonl"), "--drop-overlap", "--out", sft)
 
 	srv, err := server.New(server.Config{Envs: []string{"e1"}, Datasets: map[string]string{"e1": combined},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -103,7 +103,7 @@ func TestTrainSmoke(t *testing.T) {
 	results := filepath.Join(tmp, "RESULTS.md")
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-B", "run.py", "matrix", "--server", ts.URL, "--data-dir", data, "--sft-data", sft,
+	cmd := exec.CommandContext(ctx, trainPython, "-B", filepath.Join("..", "..", "train", "run.py"), "matrix", "--server", ts.URL, "--data-dir", data, "--sft-data", sft,
 		"--out", out, "--arms", "grpo,rm", "--size", "test", "--sft-steps", "3", "--sft-batch", "8", "--steps", "2",
 		"--prompts", "3", "--group", "3", "--max-new", "8", "--test-limit", "10", "--rm-prompts", "20", "--threads", "1",
 		"--no-report", "--results", results)
@@ -158,7 +158,7 @@ func TestTrainSmoke(t *testing.T) {
 	// svbench reads the run: curves from metrics_raw.json, and per-step
 	// curves from the rollout rows.
 	rep := filepath.Join(tmp, "report")
-	svbench(t, "report", run, "--rubric", "default", "--out", rep)
+	trainCLI(t, "report", run, "--rubric", "default", "--out", rep)
 	var sum map[string]json.RawMessage
 	b, err = os.ReadFile(filepath.Join(rep, "summary.json"))
 	if err != nil {
@@ -185,7 +185,7 @@ func TestTrainSmoke(t *testing.T) {
 		t.Errorf("svbench's re-score of the executable arm's final answers: %s (err %v); want all 10 reproduced", sum["trainer_agreement"], err)
 	}
 	rep2 := filepath.Join(tmp, "report-rollouts")
-	svbench(t, "report", filepath.Join(run, "rollouts"), "--rubric", "default", "--out", rep2)
+	trainCLI(t, "report", filepath.Join(run, "rollouts"), "--rubric", "default", "--out", rep2)
 	b, err = os.ReadFile(filepath.Join(rep2, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestTrainSmoke(t *testing.T) {
 		t.Errorf("report of the rollout rows has no learning_curve")
 	}
 	st := filepath.Join(tmp, "study")
-	svbench(t, "study", run, filepath.Join(out, "runs", "rm-s1"), "--rubric", "default", "--out", st)
+	trainCLI(t, "study", run, filepath.Join(out, "runs", "rm-s1"), "--rubric", "default", "--out", st)
 	if _, err := os.Stat(filepath.Join(st, "study.json")); err != nil {
 		t.Error(err)
 	}
