@@ -388,6 +388,8 @@ def _final_diff(a_runs, b_runs, f, reps):
     point = f(a) - f(b)
     vals = sorted(f([a[rng.randrange(len(a))] for _ in a]) - f([b[rng.randrange(len(b))] for _ in b]) for _ in range(reps))
     vals = [v for v in vals if not math.isnan(v)]
+    if not vals:  # undefined on every resample (e.g. ECE when nothing was decided)
+        return point, float("nan"), float("nan")
     return point, vals[int(0.025 * len(vals))], vals[min(len(vals) - 1, int(0.975 * len(vals)))]
 
 
