@@ -86,8 +86,15 @@ func Run(t *testing.T, id string, opts Options) {
 	rubrics := describeRubrics(t, e)
 
 	var played []artifact.Result
+	var episodes []episode
 	t.Run("episodes", func(t *testing.T) {
-		played = playPolicies(ctx, t, e, rows, rubrics)
+		played, episodes = playPolicies(ctx, t, e, rows, rubrics)
+	})
+	t.Run("recorded examples", func(t *testing.T) {
+		if len(episodes) == 0 {
+			t.Skip("no built-in policy played")
+		}
+		checkRecorded(ctx, t, e, episodes)
 	})
 	t.Run("report", func(t *testing.T) {
 		if len(played) == 0 {
@@ -268,9 +275,10 @@ func checkDeclared(t *testing.T, what string, rubrics map[string]env.RubricInfo,
 // rubric's declaration (and so under every other rubric), the same when
 // scored again (determinism) and when scored from the rollout's JSON (a
 // results row re-scores as it was scored).
-func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []env.Example, rubrics map[string]env.RubricInfo) []artifact.Result {
+func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []env.Example, rubrics map[string]env.RubricInfo) ([]artifact.Result, []episode) {
 	pp, _ := e.(env.PolicyProvider)
 	var out []artifact.Result
+	var eps []episode
 	for _, name := range e.Info().Policies {
 		p, ok := pp.Policy(name)
 		if !ok {
@@ -313,13 +321,83 @@ func playPolicies(ctx context.Context, t *testing.T, e env.Environment, rows []e
 			if rt, err := e.Score(ctx, ex, &back, ""); err != nil || !sameScore(sc, rt) {
 				t.Errorf("policy %s, row %s: the rollout read back from JSON scores %+v, live %+v (%v)", name, ex.ID, rt, sc, err)
 			}
+			eps = append(eps, episode{policy: name, ex: ex, ro: ro, sc: sc})
 			solved := sc.Solved
 			out = append(out, artifact.Result{Index: i, ExampleID: ex.ID, Model: "builtin:" + name, Answer: ex.Answer, Meta: ex.Meta,
 				Completion: ro.Completion, FinalText: ro.FinalText(), Reward: sc.Total, Components: sc.Components, Weights: sc.Weights,
 				Parsed: sc.Parsed, Rubric: sc.Rubric, Solved: &solved, Turns: ro.Turns, StopReason: ro.StopReason})
 		}
 	}
-	return out
+	return out, eps
+}
+
+// episode is one built-in policy's play of one row, as scored live.
+type episode struct {
+	policy string
+	ex     env.Example
+	ro     *env.Rollout
+	sc     env.Score
+}
+
+// checkRecorded holds every environment to the ParseExample round trip
+// (env.Rehydrate): an example as the runner records it (its JSON: id,
+// prompt, answer, meta, no payload), decoded from results, sent to the
+// server or ingested from a trainer, scores the same rollout exactly as
+// the live example did, and ParseExample of it starts an episode with the
+// same prompt.
+func checkRecorded(ctx context.Context, t *testing.T, e env.Environment, eps []episode) {
+	started := map[string]bool{}
+	for _, p := range eps {
+		what := fmt.Sprintf("policy %s, row %s", p.policy, p.ex.ID)
+		raw, err := json.Marshal(p.ex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stripped env.Example
+		if err := json.Unmarshal(raw, &stripped); err != nil {
+			t.Fatal(err)
+		}
+		// Score rebuilds the payload itself (env.PayloadOf), which is
+		// ParseExample of the same JSON.
+		sc, err := e.Score(ctx, stripped, p.ro, "")
+		if err != nil {
+			t.Errorf("%s: the recorded example does not score: %v", what, err)
+			continue
+		}
+		if !sameScore(p.sc, sc) {
+			t.Errorf("%s: the recorded example scores %+v, the live one %+v", what, sc, p.sc)
+		}
+		if started[p.ex.ID] {
+			continue
+		}
+		started[p.ex.ID] = true
+		back, err := e.ParseExample(raw)
+		if err != nil {
+			t.Errorf("%s: ParseExample of the recorded example: %v", what, err)
+			continue
+		}
+		if back.ID != p.ex.ID || !bytes.Equal(back.Answer, p.ex.Answer) {
+			t.Errorf("%s: ParseExample of the recorded example gives id %q answer %s, recorded %q %s", what, back.ID, back.Answer, p.ex.ID, p.ex.Answer)
+		}
+		live, err1 := startPrompt(ctx, e, p.ex)
+		again, err2 := startPrompt(ctx, e, back)
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: start: live %v, recorded %v", what, err1, err2)
+			continue
+		}
+		if !reflect.DeepEqual(live, again) {
+			t.Errorf("%s: the recorded example starts with prompt %+v, the live one %+v", what, again, live)
+		}
+	}
+}
+
+func startPrompt(ctx context.Context, e env.Environment, ex env.Example) ([]env.Message, error) {
+	ep, err := e.Start(ctx, ex)
+	if err != nil {
+		return nil, err
+	}
+	defer ep.Close()
+	return ep.Prompt(), nil
 }
 
 func checkScore(t *testing.T, what string, sc env.Score) {

@@ -287,6 +287,10 @@ func (e *Env) ParseExample(raw json.RawMessage) (env.Example, error) {
 		}
 	}
 	if id == "" {
+		// A recorded example names its task in meta as well.
+		id, _ = r.Meta["task_id"].(string)
+	}
+	if id == "" {
 		return env.Example{}, dataset.FieldError("task_id", `missing: name the task with "task_id" (or "answer": {"task_id": ...})`)
 	}
 	t := e.task(id)
@@ -312,12 +316,15 @@ func (e *Env) ParseExample(raw json.RawMessage) (env.Example, error) {
 	return ex, nil
 }
 
-func taskOf(ex env.Example) (*taskset.Task, error) {
-	t, ok := ex.Payload.(*taskset.Task)
-	if !ok || t == nil {
-		return nil, fmt.Errorf("example %s: no task (rows must come from Load or ParseExample)", ex.ID)
+// taskOf is the example's task; an example that lost it (decoded from
+// results, sent back as a recorded example) finds it again by the task id
+// it records (env.Rehydrate).
+func (e *Env) taskOf(ex env.Example) (*taskset.Task, error) {
+	t, err := env.PayloadOf[*taskset.Task](e, ex)
+	if err == nil && t == nil {
+		err = fmt.Errorf("example %s: no task (rows must come from Load or ParseExample)", ex.ID)
 	}
-	return t, nil
+	return t, err
 }
 
 func fenceLang(lang string) string {

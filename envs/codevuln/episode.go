@@ -51,7 +51,7 @@ type episode struct {
 
 // Start opens a tool episode over the example's task.
 func (e *Env) Start(_ context.Context, ex env.Example) (env.Episode, error) {
-	t, err := taskOf(ex)
+	t, err := e.taskOf(ex)
 	if err != nil {
 		return nil, err
 	}

@@ -301,7 +301,7 @@ func view(ev *Evaluation) map[string]any {
 
 // Score verifies the final answer with the named rubric.
 func (e *Env) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
-	t, err := taskOf(ex)
+	t, err := e.taskOf(ex)
 	if err != nil {
 		return env.Score{}, err
 	}

@@ -243,26 +243,14 @@ func (e *Env) rowExample(row Row) (env.Example, error) {
 	return row.toExample(pk, e.budget > 0)
 }
 
+// payload is the example's fixture; an example that lost it (decoded from
+// results, sent back as a recorded example) is parsed again (env.Rehydrate).
 func (e *Env) payload(ex env.Example) (*fixture, error) {
-	if fx, ok := ex.Payload.(*fixture); ok && fx != nil {
-		return fx, nil
+	fx, err := env.PayloadOf[*fixture](e, ex)
+	if err == nil && fx == nil {
+		err = fmt.Errorf("example %s: no fixture", ex.ID)
 	}
-	// An example built elsewhere (e.g. decoded from results) carries only
-	// its answer and prompt: rebuild the fixture from them.
-	row := map[string]any{"answer": ex.Answer, "prompt": ex.Prompt, "id": ex.ID}
-	raw, err := json.Marshal(row)
-	if err != nil {
-		return nil, err
-	}
-	r, err := parseRow(raw)
-	if err != nil {
-		return nil, fmt.Errorf("example %s: %w", ex.ID, err)
-	}
-	ex2, err := e.rowExample(r)
-	if err != nil {
-		return nil, err
-	}
-	return ex2.Payload.(*fixture), nil
+	return fx, err
 }
 
 // Start opens an episode.

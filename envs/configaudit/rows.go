@@ -295,6 +295,7 @@ func parseAnswer(raw json.RawMessage) (Answer, error) {
 		FixtureType string         `json:"fixture_type"`
 		FixturePath string         `json:"fixture_path"`
 		Mutations   []string       `json:"mutations"`
+		PolicyPack  string         `json:"policy_pack"`
 	}
 	// Some harnesses store the answer as a JSON string holding the object.
 	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte(`"`)) {
@@ -318,7 +319,9 @@ func parseAnswer(raw json.RawMessage) (Answer, error) {
 		}
 		a.FixtureType = ft
 	}
-	return Answer{Oracle: vs, FixtureType: a.FixtureType, FixturePath: a.FixturePath, Mutations: a.Mutations}, nil
+	// The policy pack is read back so a recorded policy-condition example
+	// (toExample writes it into the answer) is scored in that condition.
+	return Answer{Oracle: vs, FixtureType: a.FixtureType, FixturePath: a.FixturePath, Mutations: a.Mutations, PolicyPack: strings.TrimSpace(a.PolicyPack)}, nil
 }
 
 func readFixture(p string) ([]byte, error) {

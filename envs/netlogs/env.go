@@ -137,6 +137,7 @@ func parseRow(raw []byte, needQuestion bool) (env.Example, error) {
 	var r struct {
 		ID       json.RawMessage `json:"id"`
 		Question json.RawMessage `json:"question"`
+		Prompt   json.RawMessage `json:"prompt"`
 		Answer   json.RawMessage `json:"answer"`
 		Meta     json.RawMessage `json:"meta"`
 	}
@@ -180,10 +181,20 @@ func parseRow(raw []byte, needQuestion bool) (env.Example, error) {
 			ex.ID = h
 		}
 	}
-	if question != "" {
+	switch {
+	case question != "":
 		ex.Prompt = []env.Message{
 			{Role: env.RoleSystem, Content: SystemPrompt},
 			{Role: env.RoleUser, Content: question},
+		}
+	case bytes.HasPrefix(bytes.TrimSpace(r.Prompt), []byte("[")):
+		// A recorded example (results rows, env.Rehydrate) keeps the
+		// messages the model saw, a --system-prompt-file's included.
+		// Scoring needs only the answer, so a trainer's prompt in another
+		// shape is ignored as it always was, not refused.
+		var msgs []env.Message
+		if json.Unmarshal(r.Prompt, &msgs) == nil {
+			ex.Prompt = msgs
 		}
 	}
 	return ex, nil
@@ -201,10 +212,11 @@ func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, err
 // the judge when the reward source asks for one. A judge failure is an
 // error wrapping judgeutil.ErrJudge, never a zero verdict.
 func (e *Environment) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
-	answer, err := exampleAnswer(ex)
+	p, err := env.PayloadOf[payload](e, ex)
 	if err != nil {
 		return env.Score{}, err
 	}
+	answer := p.answer
 	text := r.FinalText()
 	s, ok := scoreParsed(ex, Parse(text), answer, rubric)
 	if !ok {
@@ -214,17 +226,6 @@ func (e *Environment) Score(ctx context.Context, ex env.Example, r *env.Rollout,
 	return e.rs.Apply(s, func() (float64, error) {
 		return judgeutil.Verdict(ctx, e.rs.Judge, judgeSystem, judgePrompt(ex.Prompt, answer, text))
 	})
-}
-
-func exampleAnswer(ex env.Example) (string, error) {
-	if p, ok := ex.Payload.(payload); ok {
-		return p.answer, nil
-	}
-	a, err := parseAnswer(ex.Answer)
-	if err != nil {
-		return "", fmt.Errorf("example %s: answer %w", ex.ID, err)
-	}
-	return a, nil
 }
 
 var _ env.ScoreCoster = (*Environment)(nil)

@@ -53,11 +53,11 @@ func (e *Environment) ShortcutRows(ds *env.Dataset) []ShortcutRow {
 	rows := make([]ShortcutRow, 0, len(ds.Examples))
 	for _, ex := range ds.Examples {
 		f := e.Fields(ex)
-		a, err := exampleAnswer(ex)
+		p, err := env.PayloadOf[payload](e, ex)
 		if f == nil || err != nil {
 			continue
 		}
-		rows = append(rows, ShortcutRow{Fields: f, Malicious: a == LabelMalicious})
+		rows = append(rows, ShortcutRow{Fields: f, Malicious: p.answer == LabelMalicious})
 	}
 	return rows
 }

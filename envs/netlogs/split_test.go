@@ -90,8 +90,7 @@ func TestSplitsReproducibleAndDisjoint(t *testing.T) {
 				if !strings.HasPrefix(ex.ID, tc.split+"-") || ex.Meta["split"] != tc.split {
 					t.Errorf("row %s (meta split %v) is not named by its split", ex.ID, ex.Meta["split"])
 				}
-				a, _ := exampleAnswer(ex)
-				labels[a]++
+				labels[ex.Payload.(payload).answer]++
 				claim(tc.split, ex)
 			}
 			if len(ds.Examples) != tc.rows || labels[LabelMalicious] != tc.rows/2 {

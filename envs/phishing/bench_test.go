@@ -45,7 +45,7 @@ func BenchmarkScoreCompletion(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := payloadOf(ex)
+	p := ex.Payload.(*payload)
 	out := `{"label":"Phishing","confidence":0.9,"evidence":[{"type":"url_shortener","value":"http://bit.ly/x7Yq"},{"type":"urgency","value":"within 24 hours"}]}`
 	for i := 0; i < b.N; i++ {
 		if _, err := scoreText(p, out, RubricDefault); err != nil {

@@ -142,8 +142,11 @@ func (e *Environment) Start(_ context.Context, ex env.Example) (env.Episode, err
 // reward source needs one. A judge failure is an error wrapping
 // judgeutil.ErrJudge, never a zero verdict.
 func (e *Environment) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
-	p := payloadOf(ex)
-	if p.gold == "" {
+	p, err := env.PayloadOf[*payload](e, ex)
+	if err != nil {
+		return env.Score{}, err
+	}
+	if p == nil || p.gold == "" {
 		return env.Score{}, fmt.Errorf("example %s: answer missing or not a label", ex.ID)
 	}
 	text := r.FinalText()

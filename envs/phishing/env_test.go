@@ -277,7 +277,7 @@ func FuzzParseOutput(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	p := payloadOf(ex)
+	p := ex.Payload.(*payload)
 	f.Fuzz(func(t *testing.T, s string) {
 		o := ParseOutput(s)
 		if len(o.Items) > MaxEvidence {

@@ -222,6 +222,15 @@ func parseRow(raw []byte, needEmail bool) (env.Example, error) {
 			refInd = []string{}
 		}
 		meta["phishing_indicators"] = refInd
+	} else if v, ok := meta["phishing_indicators"].([]any); ok {
+		// A recorded example keeps the reference's indicators in meta
+		// (set just above when its row was first read).
+		refInd = []string{}
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				refInd = append(refInd, s)
+			}
+		}
 	} else {
 		refInd = ReferenceIndicators(email)
 	}
@@ -306,32 +315,6 @@ func goldLabel(s string) (string, bool) {
 
 func truncate(s string, n int) string {
 	return clip.Bytes(s, n, clip.Ellipsis)
-}
-
-// payloadOf returns the example's payload, rebuilding it from the prompt
-// and answer for examples that crossed a process boundary.
-func payloadOf(ex env.Example) *payload {
-	if p, ok := ex.Payload.(*payload); ok {
-		return p
-	}
-	gold, err := parseAnswer(ex.Answer)
-	if err != nil {
-		gold = ""
-	}
-	email := EmailFromPrompt(ex.Prompt)
-	p := &payload{gold: gold, email: email}
-	if v, ok := ex.Meta["phishing_indicators"].([]any); ok {
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				p.refInd = append(p.refInd, s)
-			}
-		}
-	} else if v, ok := ex.Meta["phishing_indicators"].([]string); ok {
-		p.refInd = v
-	} else {
-		p.refInd = ReferenceIndicators(email)
-	}
-	return p
 }
 
 // The reference's indicator recipe (for the reference rubric only).

@@ -121,12 +121,12 @@ func (a *Attack) build(s *Scenario) env.Example {
 
 // Load reads scenarios and keeps the harmful ones.
 func (a *Attack) Load(ctx context.Context, path string) (*env.Dataset, error) {
-	return loadScenarios(ctx, path, "", a.build, func(s *Scenario) bool { return s.Kind == KindHarmful })
+	return a.loadScenarios(ctx, path, "", a.build, func(s *Scenario) bool { return s.Kind == KindHarmful })
 }
 
 // ParseExample reads one scenario row.
 func (a *Attack) ParseExample(row json.RawMessage) (env.Example, error) {
-	ex, err := parseExample(row, a.build)
+	ex, err := a.parseExample(row, a.build)
 	if err == nil && ex.Payload.(*Scenario).Kind != KindHarmful {
 		return env.Example{}, fmt.Errorf("row %s is a benign twin: E5 plays harmful scenarios only", ex.ID)
 	}
@@ -135,7 +135,7 @@ func (a *Attack) ParseExample(row json.RawMessage) (env.Example, error) {
 
 // Start opens an attack episode.
 func (a *Attack) Start(_ context.Context, ex env.Example) (env.Episode, error) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](a, ex)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (a *Attack) judgeTranscript(ctx context.Context, sc *Scenario, turns, repli
 
 // Score grades the attacker.
 func (a *Attack) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](a, ex)
 	if err != nil {
 		return env.Score{}, err
 	}
@@ -345,7 +345,7 @@ func lastOf(xs []string) string {
 
 // Redact replaces attacker turns and target replies the judge found unsafe.
 func (a *Attack) Redact(ctx context.Context, ex env.Example, ro *env.Rollout) ([]env.Message, []env.Message, bool) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](a, ex)
 	if err != nil || ro == nil {
 		return nil, nil, false
 	}

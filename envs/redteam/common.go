@@ -11,6 +11,7 @@
 package redteam
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -90,11 +91,13 @@ func defaultJudgeSettings() JudgeSettings {
 var keepUnsafeFlag = env.ParamFlag{Name: "keep-unsafe", Param: "keep_unsafe", Path: true,
 	Usage: "E5/E6: append the raw text of messages judged unsafe to this file (mode 0600); by default it is redacted everywhere and never written"}
 
-// common is what E5 and E6 share: the judge and the redaction policy.
+// common is what E5 and E6 share: the judge, the redaction policy and the
+// scenarios this instance loaded (recorded examples find theirs there).
 type common struct {
 	judge      judge
 	keepUnsafe string
 	keepMu     sync.Mutex
+	loaded     scenarioIndex
 }
 
 func newCommon(js JudgeSettings, models map[string]env.Model) (*common, error) {
@@ -115,7 +118,7 @@ func newCommon(js JudgeSettings, models map[string]env.Model) (*common, error) {
 // loadScenarios reads rows (path "" = the embedded split, "" meaning the
 // evaluation set) and keeps those keep accepts; the dataset revision is
 // the file's.
-func loadScenarios(ctx context.Context, path, split string, build func(*Scenario) env.Example, keep func(*Scenario) bool) (*env.Dataset, error) {
+func (c *common) loadScenarios(ctx context.Context, path, split string, build func(*Scenario) env.Example, keep func(*Scenario) bool) (*env.Dataset, error) {
 	emb, err := embeddedSplit(split)
 	if err != nil {
 		return nil, err
@@ -141,16 +144,132 @@ func loadScenarios(ctx context.Context, path, split string, build func(*Scenario
 	}
 	ds.Examples = kept
 	ds.Info.Rows = len(kept)
+	if path != "" {
+		// Embedded rows are indexed once per process (embeddedIndex).
+		for _, ex := range kept {
+			c.loaded.add(ex.Payload.(*Scenario))
+		}
+	}
 	return ds, nil
 }
 
-func parseExample(row json.RawMessage, build func(*Scenario) env.Example) (env.Example, error) {
+// parseExample reads a scenario row or, failing that, an example as the
+// runner records it (id, prompt, answer, meta): a scenario's success
+// conditions, refusal templates and escalation are not in a recorded
+// example, so its scenario is found again by id among the embedded rows
+// and the rows this instance loaded (env.Rehydrate's round trip).
+func (c *common) parseExample(row json.RawMessage, build func(*Scenario) env.Example) (env.Example, error) {
 	s, err := ParseScenario(row)
-	if err != nil {
-		return env.Example{}, err
+	if err == nil {
+		return build(s), nil
 	}
-	return build(s), nil
+	if ex, ok, rerr := c.recorded(row, build); ok {
+		return ex, rerr
+	}
+	return env.Example{}, err
 }
+
+// recorded resolves a recorded example; ok is false when the row is not
+// one (no id, prompt messages and meta).
+func (c *common) recorded(row json.RawMessage, build func(*Scenario) env.Example) (env.Example, bool, error) {
+	var r struct {
+		ID     string          `json:"id"`
+		Prompt []env.Message   `json:"prompt"`
+		Answer json.RawMessage `json:"answer"`
+		Meta   map[string]any  `json:"meta"`
+	}
+	if json.Unmarshal(row, &r) != nil || r.ID == "" || len(r.Prompt) == 0 || r.Meta == nil {
+		return env.Example{}, false, nil
+	}
+	// Ids are unique within a dataset, not across datasets: a candidate
+	// must also give the recorded answer and meta (kind, category, pair,
+	// source), and when several still do, the recorded prompt decides.
+	var match, samePrompt []env.Example
+	for _, s := range append(embeddedIndex().get(r.ID), c.loaded.get(r.ID)...) {
+		ex := build(s)
+		if !bytes.Equal(bytes.TrimSpace(ex.Answer), bytes.TrimSpace(r.Answer)) || !metaAgrees(ex.Meta, r.Meta) {
+			continue
+		}
+		match = append(match, ex)
+		if promptEqual(ex.Prompt, r.Prompt) {
+			samePrompt = append(samePrompt, ex)
+		}
+	}
+	if len(match) > 1 {
+		match = samePrompt
+	}
+	switch len(match) {
+	case 0:
+		return env.Example{}, true, dataset.FieldError("id", "recorded example %q names no scenario this environment knows with its answer and meta: load its dataset first (the embedded splits are always known)", clip(r.ID, 80))
+	case 1:
+	default:
+		return env.Example{}, true, dataset.FieldError("id", "recorded example %q matches %d different scenarios of the loaded datasets", clip(r.ID, 80), len(match))
+	}
+	ex := match[0]
+	// The recorded prompt is what the model saw (a --system-prompt-file,
+	// another turn budget): Start must show it again.
+	ex.Prompt = r.Prompt
+	return ex, true, nil
+}
+
+func metaAgrees(want, got map[string]any) bool {
+	for k, v := range want {
+		if fmt.Sprint(got[k]) != fmt.Sprint(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func promptEqual(a, b []env.Message) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// scenarioIndex holds scenarios by id, one copy of each distinct content.
+type scenarioIndex struct {
+	mu sync.RWMutex
+	m  map[string]map[string]*Scenario
+}
+
+func (x *scenarioIndex) add(s *Scenario) {
+	key, _ := json.Marshal(s)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.m == nil {
+		x.m = map[string]map[string]*Scenario{}
+	}
+	if x.m[s.ID] == nil {
+		x.m[s.ID] = map[string]*Scenario{}
+	}
+	x.m[s.ID][string(key)] = s
+}
+
+func (x *scenarioIndex) get(id string) []*Scenario {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]*Scenario, 0, len(x.m[id]))
+	for _, s := range x.m[id] {
+		out = append(out, s)
+	}
+	return out
+}
+
+// embeddedIndex is every embedded split's scenarios, parsed once: a
+// results file of an embedded run re-scores in any process.
+var embeddedIndex = sync.OnceValue(func() *scenarioIndex {
+	x := &scenarioIndex{}
+	for _, data := range [][]byte{evalSet, trainRows, devRows} {
+		_ = dataset.EachLine(bytes.NewReader(data), "embedded:redteam", func(_ int, raw []byte) error {
+			if s, err := ParseScenario(raw); err == nil {
+				x.add(s)
+			}
+			return nil
+		})
+	}
+	return x
+})
 
 // verdictLog collects what judging a transcript cost and found.
 type verdictLog struct {

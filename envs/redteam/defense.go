@@ -104,17 +104,17 @@ func (d *Defense) build(s *Scenario) env.Example {
 
 // Load reads scenarios, harmful rows and benign twins alike.
 func (d *Defense) Load(ctx context.Context, path string) (*env.Dataset, error) {
-	return loadScenarios(ctx, path, "", d.build, func(*Scenario) bool { return true })
+	return d.loadScenarios(ctx, path, "", d.build, func(*Scenario) bool { return true })
 }
 
 // ParseExample reads one scenario row.
 func (d *Defense) ParseExample(row json.RawMessage) (env.Example, error) {
-	return parseExample(row, d.build)
+	return d.parseExample(row, d.build)
 }
 
 // Start opens a defence episode.
 func (d *Defense) Start(_ context.Context, ex env.Example) (env.Episode, error) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](d, ex)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (d *Defense) judgeReplies(ctx context.Context, sc *Scenario, completion []e
 
 // Score grades the defender.
 func (d *Defense) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubric string) (env.Score, error) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](d, ex)
 	if err != nil {
 		return env.Score{}, err
 	}
@@ -343,7 +343,7 @@ func helpQuality(sc *Scenario, reply string) float64 {
 
 // Redact replaces defender replies the judge found unsafe.
 func (d *Defense) Redact(ctx context.Context, ex env.Example, ro *env.Rollout) ([]env.Message, []env.Message, bool) {
-	sc, err := payloadOf(ex)
+	sc, err := env.PayloadOf[*Scenario](d, ex)
 	if err != nil || ro == nil {
 		return nil, nil, false
 	}

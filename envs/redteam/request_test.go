@@ -9,7 +9,7 @@ import (
 
 func TestReadRequest(t *testing.T) {
 	a := mustAttack(t, env.Options{})
-	sc, err := payloadOf(exampleByID(t, a, "rt-cyber-intrusion"))
+	sc, err := env.PayloadOf[*Scenario](a, exampleByID(t, a, "rt-cyber-intrusion"))
 	if err != nil {
 		t.Fatal(err)
 	}

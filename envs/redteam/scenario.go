@@ -214,11 +214,3 @@ func (s *Scenario) meta() map[string]any {
 
 	return m
 }
-
-func payloadOf(ex env.Example) (*Scenario, error) {
-	s, ok := ex.Payload.(*Scenario)
-	if ok && s != nil {
-		return s, nil
-	}
-	return nil, fmt.Errorf("example %s carries no red-team scenario (parse it with this environment)", ex.ID)
-}

@@ -40,6 +40,8 @@ type row struct {
 	Bits   string            `json:"bits"`
 	Answer string            `json:"answer"`
 	Meta   map[string]string `json:"meta"`
+	// Prompt is a recorded example's (env.Rehydrate): it has no bits.
+	Prompt []env.Message `json:"prompt"`
 }
 
 // Info describes the task.
@@ -68,8 +70,11 @@ func (Env) ParseExample(raw json.RawMessage) (env.Example, error) {
 		meta[k] = v
 	}
 	ans, _ := json.Marshal(r.Answer)
-	return env.Example{ID: r.ID, Answer: ans, Meta: meta,
-		Prompt: env.NewSingleTurn("Answer yes or no.", "Does "+r.Bits+" hold an odd number of ones?").Messages}, nil
+	prompt := r.Prompt
+	if r.Bits != "" || len(prompt) == 0 {
+		prompt = env.NewSingleTurn("Answer yes or no.", "Does "+r.Bits+" hold an odd number of ones?").Messages
+	}
+	return env.Example{ID: r.ID, Answer: ans, Meta: meta, Prompt: prompt}, nil
 }
 
 // Start opens a single-turn episode.
