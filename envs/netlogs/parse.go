@@ -2,9 +2,11 @@ package netlogs
 
 import (
 	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/svbench/svbench/base/clip"
 	"github.com/svbench/svbench/extract"
 )
 
@@ -50,7 +52,18 @@ type Output struct {
 	StrictFormat bool
 	// HasRationale reports a non-empty string rationale.
 	HasRationale bool
+	// Labels counts the "label" keys in the whole completion, Hedged
+	// says they name more than one label. The reference reads the first
+	// object and nothing else; the default rubric does not let a second
+	// object ride along (see Parse).
+	Labels int
+	Hedged bool
 }
+
+// labelKey finds every "label": "…" pair in the raw text. Inside a JSON
+// string the quotes are escaped, so a rationale quoting a label does not
+// match.
+var labelKey = regexp.MustCompile(`"label"\s*:\s*"([^"\\]{0,64})"`)
 
 // Parse reads a completion. It never panics and never fails: malformed
 // output is a parse with no label. The object is read under Python's json
@@ -94,6 +107,24 @@ func Parse(text string) Output {
 	}
 	if r, ok := obj["rationale"].(string); ok && strings.TrimSpace(r) != "" {
 		out.HasRationale = true
+	}
+	// A completion holding a second answer object is not the one answer
+	// the prompt asks for: a policy trained against svbench drifted into
+	// appending objects with the other label, which the first-object rule
+	// paid in full. Two labels are no label (scored as unparsed, below an
+	// honest Abstain); a repeated one keeps its label but not the format
+	// credit. The reference fields keep the reference's first-object rule.
+	seen := map[string]bool{}
+	for _, m := range labelKey.FindAllStringSubmatch(clip.Bytes(text, MaxCompletion, ""), 16) {
+		out.Labels++
+		seen[strings.ToLower(strings.TrimSpace(m[1]))] = true
+	}
+	if out.Labels > 1 {
+		out.StrictFormat = false
+		if len(seen) > 1 {
+			out.Hedged = true
+			out.Label, out.Confidence, out.ConfidenceOK = "", 0, false
+		}
 	}
 	return out
 }

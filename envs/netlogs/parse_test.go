@@ -34,7 +34,13 @@ func TestParse(t *testing.T) {
 		{"label not a string", `{"label": 1, "confidence": 0.5}`, "", "", 0.5, false, false, 0.5, true},
 		{"think prefix with braces", `<think>{maybe}</think>{"label": "Malicious", "confidence": 0.9}`, "", "", 0, false, false, 0, false},
 		{"prose around", `Verdict: {"label": "Malicious", "confidence": 0.6} done`, "Malicious", "Malicious", 0.6, true, true, 0.6, true},
-		{"duplicate keys, last wins", `{"label": "Benign", "label": "Malicious", "confidence": 0.5}`, "Malicious", "Malicious", 0.5, true, true, 0.5, true},
+		// Two labels are a hedge: the reference reads the last key, the
+		// default rubric no label.
+		{"duplicate keys: reference takes the last, default none", `{"label": "Benign", "label": "Malicious", "confidence": 0.5}`, "Malicious", "", 0.5, true, false, 0, false},
+		{"second object with the other label", `{"label": "Malicious", "confidence": 0.9} {"label": "Benign", "confidence": 0.9}`, "Malicious", "", 0.9, true, false, 0, false},
+		{"second object trailing after the answer", "{\"label\": \"Benign\", \"confidence\": 0.7}\"}, \"label\": \"Malicious\", \"confidence\": 0.7}", "Benign", "", 0.7, true, false, 0, false},
+		{"repeated object, same label", "{\"label\": \"Malicious\", \"confidence\": 0.9}\n{\"label\": \"Malicious\", \"confidence\": 0.8}", "Malicious", "Malicious", 0.9, true, false, 0.9, true},
+		{"rationale quoting the other label", `{"label": "Benign", "confidence": 0.4, "rationale": "not \"label\": \"Malicious\""}`, "Benign", "Benign", 0.4, true, true, 0.4, true},
 		{"truncated", `{"label": "Malicious", "confi`, "", "", 0, false, false, 0, false},
 		{"empty", ``, "", "", 0, false, false, 0, false},
 		{"array: first balanced object", `[{"label": "Benign"}]`, "Benign", "Benign", 0, false, false, 0, false},
