@@ -82,7 +82,7 @@ func (f *modelFlags) judge(name string, concurrency int) (env.Model, error) {
 // envModels builds Options.Models: the judge, and every model the
 // environment's role flags (env.ParamFlag.Role: E5's --target-model, E6's
 // --attacker-model) recorded in params.
-func (f *modelFlags) envModels(envName string, params map[string]string, judgeModel string, concurrency int) (map[string]env.Model, error) {
+func (f *modelFlags) envModels(conf env.Configured, judgeModel string, concurrency int) (map[string]env.Model, error) {
 	out := map[string]env.Model{}
 	judge, err := f.judge(judgeModel, concurrency)
 	if err != nil {
@@ -91,13 +91,13 @@ func (f *modelFlags) envModels(envName string, params map[string]string, judgeMo
 	if judge != nil {
 		out[env.ModelJudge] = judge
 	}
-	if envName == "" {
-		return out, nil // newEnvOpts says --env is required
-	}
-	spec, err := env.Default.Lookup(envName)
+	// The name was resolved once, by configureEnv: this is the canonical
+	// id's own entry.
+	spec, err := env.Default.Lookup(conf.ID)
 	if err != nil {
 		return nil, usageError(err)
 	}
+	params := conf.Given
 	for _, fl := range spec.Flags {
 		if fl.Role == "" || params[fl.Param] == "" {
 			continue

@@ -239,7 +239,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	if err != nil {
 		return err
 	}
-	envModels, err := f.model.envModels(f.envName, params, f.judgeModel, f.concurrency)
+	envModels, err := f.model.envModels(conf, f.judgeModel, f.concurrency)
 	if err != nil {
 		return err
 	}
