@@ -242,13 +242,9 @@ func scoreWith(ctx context.Context, e env.Environment, res *artifact.Result, ro 
 // environment parses the row's id, answer, metadata and prompt, and keeps
 // the recorded prompt when its row format has no place for one.
 func example(e env.Environment, res *artifact.Result) (env.Example, error) {
-	raw, err := json.Marshal(map[string]any{"id": res.ExampleID, "answer": res.Answer, "meta": res.Meta, "prompt": res.Prompt})
+	ex, err := env.Rehydrate(e, env.Example{ID: res.ExampleID, Answer: res.Answer, Meta: res.Meta, Prompt: res.Prompt})
 	if err != nil {
-		return env.Example{}, err
-	}
-	ex, err := e.ParseExample(raw)
-	if err != nil {
-		return env.Example{}, fmt.Errorf("row %d does not parse as a %s example: %w", res.Index, e.Info().ID, err)
+		return env.Example{}, fmt.Errorf("row %d: %w", res.Index, err)
 	}
 	if len(ex.Prompt) == 0 {
 		ex.Prompt = res.Prompt
