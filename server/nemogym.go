@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
 )
 
 // NeMo Gym resources server (issue #30). NeMo Gym's agents (simple_agent
@@ -288,127 +289,6 @@ func (s *Server) handleNemoGymTool(w http.ResponseWriter, r *http.Request, tool 
 	_, _ = w.Write([]byte(text))
 }
 
-// responseItem is one item of a Responses API response's output, as NeMo
-// Gym writes them (NeMoGymResponseOutputItem).
-type responseItem struct {
-	Type      string          `json:"type"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	Summary   []responsePart  `json:"summary"`
-	Name      string          `json:"name"`
-	Arguments string          `json:"arguments"`
-	CallID    string          `json:"call_id"`
-	ID        string          `json:"id"`
-	Output    json.RawMessage `json:"output"`
-}
-
-type responsePart struct {
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	Refusal string `json:"refusal"`
-}
-
-// partsText reads content given as a string or a list of parts
-// (output_text, input_text, reasoning_text, summary_text, refusal).
-func partsText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []responsePart
-	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Text != "" {
-			b.WriteString(p.Text)
-		} else {
-			b.WriteString(p.Refusal)
-		}
-	}
-	return b.String()
-}
-
-func joinText(a, b string) string {
-	if a == "" || b == "" {
-		return a + b
-	}
-	return a + "\n" + b
-}
-
-// transcriptFromResponse rebuilds the completion from a response's output
-// items. The items between two tool outputs are one assistant message:
-// reasoning items its reasoning, message items its content, function
-// calls its tool calls; a function_call_output is a tool message. Item
-// types with no place in a transcript (hosted tool calls) are skipped and
-// counted.
-func transcriptFromResponse(output []responseItem) ([]env.Message, int) {
-	var msgs []env.Message
-	var cur *env.Message
-	names := map[string]string{}
-	flush := func() {
-		if cur != nil {
-			msgs = append(msgs, *cur)
-			cur = nil
-		}
-	}
-	open := func() *env.Message {
-		if cur == nil {
-			cur = &env.Message{Role: env.RoleAssistant}
-		}
-		return cur
-	}
-	skipped := 0
-	for _, it := range output {
-		switch it.Type {
-		case "reasoning":
-			var b strings.Builder
-			for _, p := range it.Summary {
-				b.WriteString(p.Text)
-			}
-			text := b.String()
-			if text == "" {
-				text = partsText(it.Content)
-			}
-			m := open()
-			m.Reasoning = joinText(m.Reasoning, text)
-		case "message", "":
-			switch it.Role {
-			case "", "assistant":
-				m := open()
-				m.Content = joinText(m.Content, partsText(it.Content))
-			case "user", "system", "developer":
-				flush()
-				role := env.RoleUser
-				if it.Role != "user" {
-					role = env.RoleSystem
-				}
-				msgs = append(msgs, env.Message{Role: role, Content: partsText(it.Content)})
-			default:
-				skipped++
-			}
-		case "function_call":
-			id := it.CallID
-			if id == "" {
-				id = it.ID
-			}
-			names[id] = it.Name
-			m := open()
-			m.ToolCalls = append(m.ToolCalls, env.ToolCall{ID: id, Name: it.Name, Arguments: it.Arguments})
-		case "function_call_output":
-			flush()
-			msgs = append(msgs, env.Message{Role: env.RoleTool, ToolCallID: it.CallID, Name: names[it.CallID], Content: partsText(it.Output)})
-		default:
-			skipped++
-		}
-	}
-	flush()
-	return msgs, skipped
-}
-
 // handleNemoGymVerify scores the response as /v1/score scores the same
 // transcript and answers NeMo Gym's verify response: the request as sent,
 // "reward", "reward_components" (BaseMultiRewardVerifyResponse) and each
@@ -431,7 +311,7 @@ func (s *Server) handleNemoGymVerify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var resp struct {
-		Output []responseItem `json:"output"`
+		Output []llm.ResponseItem `json:"output"`
 	}
 	if raw, ok := body["response"]; !ok {
 		writeError(w, r, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "response" missing: send the Responses API response of the rollout`))
@@ -442,7 +322,7 @@ func (s *Server) handleNemoGymVerify(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, aerr)
 		return
 	}
-	transcript, skipped := transcriptFromResponse(resp.Output)
+	transcript, skipped := llm.TranscriptFromResponse(resp.Output)
 	var st *envState
 	var score func() ScoreResult
 	switch {

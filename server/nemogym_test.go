@@ -12,6 +12,7 @@ import (
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/envs/configaudit"
+	"github.com/svbench/svbench/llm"
 )
 
 // ngPost sends a NeMo Gym call with the session cookie (if any) and
@@ -248,7 +249,7 @@ func TestNemoGymRoutesErrors(t *testing.T) {
 // TestNemoGymTranscript: output items between two tool outputs are one
 // assistant message.
 func TestNemoGymTranscript(t *testing.T) {
-	var items []responseItem
+	var items []llm.ResponseItem
 	raw := `[{"type":"reasoning","id":"r","summary":[{"type":"summary_text","text":"think"}]},
 	{"type":"message","role":"assistant","content":[{"type":"output_text","text":"checking","annotations":[]}]},
 	{"type":"function_call","call_id":"c1","name":"run_trivy","arguments":"{\"path\":\"main.tf\"}"},
@@ -258,7 +259,7 @@ func TestNemoGymTranscript(t *testing.T) {
 	if err := json.Unmarshal([]byte(raw), &items); err != nil {
 		t.Fatal(err)
 	}
-	got, skipped := transcriptFromResponse(items)
+	got, skipped := llm.TranscriptFromResponse(items)
 	want := []env.Message{
 		{Role: env.RoleAssistant, Content: "checking", Reasoning: "think", ToolCalls: []env.ToolCall{{ID: "c1", Name: "run_trivy", Arguments: `{"path":"main.tf"}`}}},
 		{Role: env.RoleTool, ToolCallID: "c1", Name: "run_trivy", Content: "[]"},
