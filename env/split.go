@@ -109,3 +109,19 @@ func SplitFromPath(path string) string {
 	}
 	return ""
 }
+
+// PromptText is the text split leakage is judged on: every prompt message
+// a model sees, role and content, in order. Two examples a model cannot
+// tell apart leak whatever their ids and labels say; the conformance
+// suite's check and every environment's split filter read this one
+// definition, so they never disagree on what counts as the same prompt.
+func PromptText(ex Example) string {
+	var b strings.Builder
+	for _, m := range ex.Prompt {
+		b.WriteString(string(m.Role))
+		b.WriteByte('\n')
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -3,26 +3,11 @@ package envtest
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/svbench/svbench/dataset/integrity"
 	"github.com/svbench/svbench/env"
 )
-
-// SplitText is the text leakage is judged on: every prompt message a model
-// sees, in order. Two examples a model cannot tell apart leak whatever
-// their ids and labels say.
-func SplitText(ex env.Example) string {
-	var b strings.Builder
-	for _, m := range ex.Prompt {
-		b.WriteString(string(m.Role))
-		b.WriteByte('\n')
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // Leak counts what one held-out split shares with another split.
 type Leak struct {
@@ -68,7 +53,7 @@ func SplitLeaks(t testing.TB, e env.Environment) ([]Leak, map[string]int) {
 		}
 		s := &set{ids: map[string]bool{}, exact: map[string]bool{}, near: map[string]bool{}}
 		for _, ex := range ds.Examples {
-			txt := SplitText(ex)
+			txt := env.PromptText(ex)
 			s.ids[ex.ID] = true
 			s.idList = append(s.idList, ex.ID)
 			s.exact[txt] = true

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/svbench/svbench/dataset"
@@ -99,7 +98,7 @@ func splitRows() (map[string][]Row, map[string]splitDrops, error) {
 	}
 	testExact, testKeys := map[string]bool{}, map[string]bool{}
 	for _, ex := range test.Examples {
-		k := promptKey(ex)
+		k := env.PromptText(ex)
 		testExact[k] = true
 		testKeys[integrity.Normalise(k)] = true
 	}
@@ -126,7 +125,7 @@ func splitRows() (map[string][]Row, map[string]splitDrops, error) {
 			// Normalise only merges texts (it never splits equal ones), so
 			// the normalised key alone catches exact copies too; exact ones
 			// are counted apart because they mean a seed collision.
-			pk := promptKey(ex)
+			pk := env.PromptText(ex)
 			k := integrity.Normalise(pk)
 			switch {
 			case testExact[pk]:
@@ -183,18 +182,4 @@ func encodeRows(rows []Row) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
-}
-
-// promptKey is the text leakage is judged on, built as
-// envtest.SplitText builds it so the filter here and the conformance
-// suite's check can never disagree on what counts as the same prompt.
-func promptKey(ex env.Example) string {
-	var b strings.Builder
-	for _, m := range ex.Prompt {
-		b.WriteString(string(m.Role))
-		b.WriteByte('\n')
-		b.WriteString(m.Content)
-		b.WriteByte('\n')
-	}
-	return b.String()
 }

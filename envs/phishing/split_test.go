@@ -112,7 +112,7 @@ func TestSplitsDisjointFromTest(t *testing.T) {
 				t.Errorf("id %s in %s and %s", ex.ID, s, split)
 			}
 			ids[ex.ID] = split
-			k := integrity.Normalise(promptKey(ex))
+			k := integrity.Normalise(env.PromptText(ex))
 			if s, ok := keys[k]; ok {
 				t.Errorf("%s row %s has the prompt of a %s row", split, ex.ID, s)
 			}
