@@ -296,7 +296,17 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 		fieldRows = append(fieldRows, fh.fields...)
 	}
 	rep.Shortcuts = FindShortcuts(fieldRows)
-	rep.Warnings = append(rep.Warnings, rep.Shortcuts.findings(strings.Join(paths, ","))...)
+	// The rule is fitted on every file together: name them by their base
+	// names, as the files table does, so the warning stays one readable row.
+	where := strings.Join(paths, ",")
+	if len(paths) > 1 {
+		names := make([]string, len(paths))
+		for i, p := range paths {
+			names[i] = filepath.Base(p)
+		}
+		where = strings.Join(names, ",")
+	}
+	rep.Warnings = append(rep.Warnings, rep.Shortcuts.findings(where)...)
 	// Label balance over everything.
 	labels := map[string]int{}
 	total := 0
