@@ -7,7 +7,7 @@ the rollout and runs ``Task.score(trace)``, whose rewards land on
 
 Offline tests always run. The live ones need a server serving e1, e2 and e6
 at SVBENCH_VERIFIERS_URL (and SVBENCH_TOKEN if it has one), as
-`go test ./server -run TestPythonVerifiersEnv` starts it:
+`go test ./server -run TestPythonSessionAdapters/test_verifiers_env` starts it:
 
     SVBENCH_VERIFIERS_URL=http://127.0.0.1:8080 python3 -m unittest -v test_verifiers_env
 
@@ -32,7 +32,7 @@ import svbench_verifiers
 from svbench import verifiers_env as ve
 
 URL = os.environ.get("SVBENCH_VERIFIERS_URL")
-live = unittest.skipUnless(URL, "SVBENCH_VERIFIERS_URL not set: run via go test ./server -run TestPythonVerifiersEnv")
+live = unittest.skipUnless(URL, "SVBENCH_VERIFIERS_URL not set: run via go test ./server -run TestPythonSessionAdapters/test_verifiers_env")
 
 
 # -- the parts of verifiers v1 the env touches (verifiers/v1/agent.py, trace.py) --------
