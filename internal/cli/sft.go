@@ -1,18 +1,21 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/base/atomicfile"
 	"github.com/svbench/svbench/dataset"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 	"github.com/svbench/svbench/sft"
 )
@@ -29,7 +32,7 @@ func newSFTExportCmd() *cobra.Command {
 		minReward            float64
 		bestOfK              int
 		solvedOnly, dropOver bool
-		evalSets             []string
+		evalSets, evalSplits []string
 	)
 	cmd := &cobra.Command{
 		Use:   "export RUN [RUN...]",
@@ -39,9 +42,11 @@ one conversation per kept rollout: {"messages": [...], "provenance": {run, model
 example, rollout, reward, components, solved, prompt hash}}. Rollouts that errored, fall
 below --min-reward, are unsolved (--solved-only) or have no answer are skipped; --best-of-k
 keeps the K highest-reward rollouts per prompt. Thinking text (reasoning_content) is not
-exported. Prompts that also occur in an evaluation set (--eval-set, a dataset JSONL of the
-same environment; compared lower-cased with spacing collapsed) are refused, or dropped with
---drop-overlap, so a model is never trained on its test.`,
+exported. Prompts that also occur in an evaluation set are refused, or dropped with
+--drop-overlap, so a model is never trained on its test: the environment's embedded test
+split always counts as one (--eval-split, default test; "none" turns the check off) and
+--eval-set adds dataset JSONL files of the same environment. Prompts are compared
+lower-cased with spacing collapsed.`,
 		Example: "  svbench sft export outputs/evals/config-verification--m/RUN --solved-only --best-of-k 1 --eval-set data/e2/test.jsonl --out sft.jsonl",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,24 +74,33 @@ same environment; compared lower-cased with spacing collapsed) are refused, or d
 			}
 			var st sft.Stats
 			rows := sft.Select(cands, sft.Options{MinReward: minReward, BestOfK: bestOfK, SolvedOnly: solvedOnly}, &st)
-			if len(evalSets) > 0 {
-				if envName == "" {
-					return usagef("--eval-set needs the environment to read it: pass --env")
-				}
-				keys, err := evalPromptKeys(envName, evalSets)
+			splits, err := sftEvalSplits(evalSplits)
+			if err != nil {
+				return err
+			}
+			if envName == "" && len(evalSets) > 0 {
+				return usagef("--eval-set needs the environment to read it: pass --env")
+			}
+			if envName == "" && len(splits) > 0 {
+				// Trainer rollouts without a manifest name no environment.
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: the runs name no environment, so their prompts were not checked against its embedded %s split; pass --env\n", strings.Join(splits, ", "))
+				splits = nil
+			}
+			if len(evalSets)+len(splits) > 0 {
+				keys, err := evalPromptKeys(cmd.Context(), envName, evalSets, splits)
 				if err != nil {
 					return err
 				}
 				kept, over := sft.Overlapping(rows, keys)
 				st.Overlap = len(over)
 				if len(over) > 0 && !dropOver {
-					return fmt.Errorf("%d exported conversations have prompts that occur in the evaluation set (first: %s, rollout %d, from %s); drop them with --drop-overlap or use other runs",
-						len(over), over[0].Provenance.ExampleID, over[0].Provenance.Rollout, over[0].Provenance.Source)
+					return fmt.Errorf("%d exported conversations have prompts that occur in the evaluation set (%s; first: %s, rollout %d, from %s); drop them with --drop-overlap, or export runs of the train split (svbench eval --split train)",
+						len(over), sftEvalSources(splits, evalSets), over[0].Provenance.ExampleID, over[0].Provenance.Rollout, over[0].Provenance.Source)
 				}
 				rows = kept
 				st.Kept = len(rows)
 			}
-			err := atomicfile.Write(out, func(w io.Writer) error {
+			err = atomicfile.Write(out, func(w io.Writer) error {
 				enc := json.NewEncoder(w)
 				for i := range rows {
 					if err := enc.Encode(&rows[i]); err != nil {
@@ -104,11 +118,12 @@ same environment; compared lower-cased with spacing collapsed) are refused, or d
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&out, "out", "", "output JSONL (required)")
-	fs.StringVar(&envName, "env", "", "environment of --eval-set rows (default: from the runs' metadata)")
+	fs.StringVar(&envName, "env", "", "environment of the runs and of --eval-set rows (default: from the runs' metadata)")
 	fs.Float64Var(&minReward, "min-reward", 0, "keep rollouts with at least this reward")
 	fs.IntVar(&bestOfK, "best-of-k", 0, "keep at most K rollouts per prompt, highest reward first (0 = all)")
 	fs.BoolVar(&solvedOnly, "solved-only", false, "keep only rollouts the environment judged solved")
 	fs.StringArrayVar(&evalSets, "eval-set", nil, "evaluation dataset JSONL whose prompts must not be exported (repeatable)")
+	fs.StringArrayVar(&evalSplits, "eval-split", []string{env.SplitTest}, "the environment's embedded split whose prompts must not be exported (repeatable; none: no split)")
 	fs.BoolVar(&dropOver, "drop-overlap", false, "drop conversations whose prompt is in an evaluation set instead of refusing")
 	return cmd
 }
@@ -160,13 +175,52 @@ func loadCandidates(path string) ([]sft.Candidate, error) {
 	return out, err
 }
 
-// evalPromptKeys reads evaluation datasets with the environment's parser.
-func evalPromptKeys(envName string, paths []string) (map[string]bool, error) {
+// sftEvalSplits checks --eval-split: split names, or none alone.
+func sftEvalSplits(xs []string) ([]string, error) {
+	var out []string
+	for _, x := range xs {
+		if x == "none" || x == "" {
+			if len(xs) > 1 {
+				return nil, usagef("--eval-split none turns the check off; it cannot be combined with %q", xs)
+			}
+			return nil, nil
+		}
+		if err := env.CheckSplit(x); err != nil {
+			return nil, usagef("--eval-split: %v", err)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func sftEvalSources(splits, files []string) string {
+	var xs []string
+	for _, s := range splits {
+		xs = append(xs, "embedded "+s+" split")
+	}
+	for _, f := range files {
+		xs = append(xs, filepath.Base(f))
+	}
+	return strings.Join(xs, ", ")
+}
+
+// evalPromptKeys reads evaluation datasets (files and the environment's
+// embedded splits) with the environment's parser.
+func evalPromptKeys(ctx context.Context, envName string, paths, splits []string) (map[string]bool, error) {
 	e, err := newEnv(envName, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	keys := map[string]bool{}
+	for _, s := range splits {
+		ds, err := env.LoadDataset(ctx, e, "", s)
+		if err != nil {
+			return nil, fmt.Errorf("--eval-split %s: %w", s, err)
+		}
+		for _, ex := range ds.Examples {
+			keys[sft.PromptKey(ex.Prompt)] = true
+		}
+	}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {

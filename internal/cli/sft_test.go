@@ -12,7 +12,26 @@ import (
 func TestSFTExport(t *testing.T) {
 	run := evalRun(t, "--env", "e2", "-m", "builtin:tool-autofix", "-n", "20", "-r", "2")
 	out := filepath.Join(t.TempDir(), "sft.jsonl")
-	code, _, stderr := runCLI(t, "sft", "export", run, "--solved-only", "--best-of-k", "1", "--out", out)
+	// The run played the embedded test split: exporting it for training is
+	// refused by default, and allowed only with the check turned off.
+	code, _, stderr := runCLI(t, "sft", "export", run, "--solved-only", "--out", out)
+	if code == 0 || !strings.Contains(stderr, "occur in the evaluation set (embedded test split") || !strings.Contains(stderr, "--split train") {
+		t.Fatalf("a run of the test split exported by default: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a refused export wrote its file")
+	}
+	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--drop-overlap", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "kept 0") {
+		t.Fatalf("--drop-overlap against the embedded test split: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "sft", "export", run, "--eval-split", "none", "--eval-split", "test", "--out", out); code != ExitUsage || !strings.Contains(stderr, "--eval-split none") {
+		t.Fatalf("none with a split: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "sft", "export", run, "--eval-split", "holdout", "--out", out); code != ExitUsage || !strings.Contains(stderr, "--eval-split") {
+		t.Fatalf("unknown split: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--best-of-k", "1", "--eval-split", "none", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -69,11 +88,11 @@ func TestSFTExport(t *testing.T) {
 	// The run's prompts come from the embedded mini set: exporting them
 	// against that set as an evaluation set is refused, or drops them all.
 	evalSet := filepath.Join("..", "..", "envs", "configaudit", "data", "mini.jsonl")
-	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--eval-set", evalSet, "--out", out)
+	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--eval-split", "none", "--eval-set", evalSet, "--out", out)
 	if code == 0 || !strings.Contains(stderr, "occur in the evaluation set") {
 		t.Fatalf("overlap not refused: exit %d: %s", code, stderr)
 	}
-	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--eval-set", evalSet, "--drop-overlap", "--out", out)
+	code, _, stderr = runCLI(t, "sft", "export", run, "--solved-only", "--eval-split", "none", "--eval-set", evalSet, "--drop-overlap", "--out", out)
 	if code != 0 || !strings.Contains(stderr, "kept 0") {
 		t.Fatalf("--drop-overlap: exit %d: %s", code, stderr)
 	}
