@@ -42,9 +42,10 @@ demo: deps-demo build
 	$(BIN) demo
 
 # svbench's first training run (train/README.md): a tiny transformer trained
-# from scratch on E1 with GRPO against `svbench serve` on CPU, every arm of the
-# research matrix with one seed (TRAIN_ARGS="--seeds 1,2,3" for the whole
-# matrix), then svbench report/study and train/RESULTS.md.
+# from scratch on E1's embedded train split with GRPO against `svbench serve` on
+# CPU, every arm of the research matrix with three seeds (about 10 minutes on
+# two cores; TRAIN_ARGS="--seeds 1" for one), then svbench report/study and
+# train/RESULTS.md.
 TRAIN_ARGS ?=
 train-demo: build
 	@scripts/deps.sh train

@@ -34,6 +34,30 @@ func trainCLI(t *testing.T, args ...string) string {
 	return out.String()
 }
 
+// TestSvtrainContract runs train/tests: the policy contract the GRPO loop
+// relies on (sampling's log-probabilities are the update's, checkpoints
+// reload, advantages). Its Hugging Face cases skip without transformers.
+func TestSvtrainContract(t *testing.T) {
+	if _, err := os.Stat(trainPython); err != nil {
+		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
+	}
+	if out, err := exec.Command(trainPython, "-c", "import torch").CombinedOutput(); err != nil {
+		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", trainPython, err, bytes.TrimSpace(out))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, trainPython, "-B", "-m", "unittest", "discover", "-s", filepath.Join("..", "..", "train", "tests"), "-v")
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("train/tests: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("test_sampled_logprobs_are_the_updates (test_policy.TinyPolicyTest")) {
+		t.Fatalf("the tiny policy's contract did not run:\n%s", out)
+	}
+	t.Logf("%s", bytes.TrimSpace(out))
+}
+
 // TestTrainSmoke runs svtrain (train/, Python and PyTorch) for two GRPO steps of two arms (executable
 // reward and the learned reward model) with a tiny model against an
 // in-process svbench server, then checks that the server scored the
@@ -105,7 +129,7 @@ func TestTrainSmoke(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, trainPython, "-B", filepath.Join("..", "..", "train", "run.py"), "matrix", "--server", ts.URL, "--data-dir", data, "--sft-data", sft,
 		"--out", out, "--arms", "grpo,rm", "--size", "test", "--sft-steps", "3", "--sft-batch", "8", "--steps", "2",
-		"--prompts", "3", "--group", "3", "--max-new", "8", "--test-limit", "10", "--rm-prompts", "20", "--threads", "1",
+		"--seeds", "1", "--prompts", "3", "--group", "3", "--max-new", "8", "--test-limit", "10", "--rm-prompts", "20", "--threads", "1",
 		"--no-report", "--results", results)
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	py, err := cmd.CombinedOutput()

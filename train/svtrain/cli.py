@@ -104,14 +104,14 @@ def find_run(root: str) -> str:
     return os.path.dirname(hits[-1])
 
 
-def prepare_data(a, out: str, timing: dict) -> str:
-    """train/dev/test files from `svbench data build e1`, unless --data-dir."""
-    t = time.time()
+def prepare_data(a, timing: dict) -> str | None:
+    """Your own train/dev/test files (--data-dir), combined into one file the
+    child server serves with each row's split; None: the environment's
+    embedded splits, which `svbench serve` loads without being told."""
     d = a.data_dir
     if not d:
-        d = os.path.join(out, "data")
-        if not os.path.exists(os.path.join(d, "train.jsonl")):
-            run([a.svbench, "data", "build", "e1", "--n", str(a.rows), "--seed", str(a.data_seed), "--out", d])
+        return None
+    t = time.time()
     combined = os.path.join(d, "e1-splits.jsonl")
     if not os.path.exists(combined):
         with open(combined, "w") as f:
@@ -124,46 +124,68 @@ def prepare_data(a, out: str, timing: dict) -> str:
     return d
 
 
-def baseline_sft(a, out: str, data_dir: str, timing: dict) -> tuple[str, str | None]:
+def baseline_sft(a, out: str, data_dir: str | None, timing: dict) -> tuple[str, str | None]:
     """Answers of a built-in baseline on the train split, exported by
-    `svbench sft export` (prompts of the test split refused); and the same
-    baseline's run on the test split, for comparison."""
+    `svbench sft export` (prompts of the test split dropped); and the same
+    baseline's run on the test split, for comparison. The splits are the
+    embedded ones unless --data-dir names files."""
     t = time.time()
     if a.sft_data:
         return a.sft_data, None
+
+    def split_args(split: str) -> list[str]:
+        if data_dir:
+            return ["--dataset", os.path.join(data_dir, split + ".jsonl")]
+        return ["--split", split]
+
     sft_path = os.path.join(out, "sft.jsonl")
     base = os.path.join(out, "baseline-train")
     if not os.path.exists(sft_path):
-        run([a.svbench, "eval", "e1", "-m", a.baseline, "--dataset", os.path.join(data_dir, "train.jsonl"), "--out", base])
-        run([a.svbench, "sft", "export", find_run(base), "--env", "e1", "--eval-set", os.path.join(data_dir, "test.jsonl"),
-             "--drop-overlap", "--out", sft_path])
+        run([a.svbench, "eval", "e1", "-m", a.baseline, *split_args(a.train_split or "train"), "--out", base])
+        held_out = ["--eval-set", os.path.join(data_dir, "test.jsonl")] if data_dir else []
+        run([a.svbench, "sft", "export", find_run(base), "--env", "e1", *held_out, "--drop-overlap", "--out", sft_path])
     test_base = os.path.join(out, "baseline-test")
     if not glob.glob(os.path.join(test_base, "evals", "*", "*", "results.jsonl")):
-        run([a.svbench, "eval", "e1", "-m", a.baseline, "--dataset", os.path.join(data_dir, "test.jsonl"), "--out", test_base])
+        run([a.svbench, "eval", "e1", "-m", a.baseline, *split_args(a.test_split or "test"), "--out", test_base])
     timing["baseline_and_sft_export"] = time.time() - t
     return sft_path, find_run(test_base)
 
 
 def make_policy(a, tok: Tokenizer | None, seed: int):
     if a.hf_model:
+        torch.manual_seed(seed)  # LoRA's initialisation
         return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
     return TinyPolicy.new(tok, a.size, seed)
 
 
 def load_policy(a, path: str):
     if a.hf_model:
-        p = HFPolicy(a.hf_model, lora_r=0, device=a.device)
-        try:
-            from peft import PeftModel
-
-            p.model = PeftModel.from_pretrained(p.model, path, is_trainable=True)
-            p.lora = True
-        except ImportError:
-            from transformers import AutoModelForCausalLM
-
-            p.model = AutoModelForCausalLM.from_pretrained(path).to(p.device)
-        return p
+        return HFPolicy.load(a.hf_model, path, device=a.device)
     return TinyPolicy.load(path)
+
+
+def device_name(a) -> str:
+    """Where the policy ran, for RESULTS.md: the tiny model always on CPU."""
+    dev = (a.device or ("cuda" if torch.cuda.is_available() else "cpu")) if a.hf_model else "cpu"
+    if dev.startswith("cuda") and torch.cuda.is_available():
+        return torch.cuda.get_device_name(torch.device(dev))
+    return "CPU"
+
+
+def hf_scratch(a, out: str, train: list[dict], sft_rows: list[dict]) -> str:
+    """--hf-model scratch[:SIZE]: a from-scratch Hugging Face model (svtrain.hfinit)
+    fitted to the served train split, for a machine with no weights."""
+    from svtrain import hfinit
+
+    size = a.hf_model.partition(":")[2] or "small"
+    if size not in hfinit.SIZES:
+        raise SystemExit("svtrain: --hf-model %s: size %r is not one of %s" % (a.hf_model, size, ", ".join(sorted(hfinit.SIZES))))
+    path = os.path.join(out, "hf-scratch-" + size)
+    if not os.path.exists(os.path.join(path, "config.json")):
+        texts = [m.get("content") or "" for e in train for m in e["prompt"] if isinstance(m.get("content"), str)]
+        texts += [r["messages"][-1].get("content") or "" for r in sft_rows]
+        log("svtrain: " + hfinit.build(path, texts, vocab=a.hf_vocab, size=size, seed=0))
+    return path
 
 
 def cmd_matrix(a) -> None:
@@ -174,7 +196,7 @@ def cmd_matrix(a) -> None:
     timing: dict = {}
     if not a.server and not (a.svbench and os.path.exists(a.svbench)):
         raise SystemExit("svtrain: --svbench %r not found (make build writes bin/svbench), or pass --server URL" % a.svbench)
-    data_dir = prepare_data(a, out, timing) if not (a.server and a.data_dir is None and a.sft_data) else None
+    data_dir = prepare_data(a, timing)
     sft_path, baseline_test = (a.sft_data, None) if a.sft_data else baseline_sft(a, out, data_dir, timing)
     server = Server(a.svbench, a.server, os.path.join(data_dir, "e1-splits.jsonl") if (data_dir and not a.server) else None, out)
     try:
@@ -187,6 +209,12 @@ def cmd_matrix(a) -> None:
             server.url, len(train), len(test), dataset.get("id"), dataset.get("revision"), executable.rubric_name, executable.weights))
         with open(sft_path) as f:
             sft_rows = [json.loads(l) for l in f if l.strip()]
+        if a.hf_model and a.hf_model.startswith("scratch"):
+            a.hf_model = hf_scratch(a, out, train, sft_rows)
+            if a.lora_r is None:
+                a.lora_r = 0  # adapters over random weights learn nothing a full update would not
+        if a.lora_r is None:
+            a.lora_r = 16
         tok = None
         if not a.hf_model:
             ptexts = [last_user_text(e["prompt"]) for e in train]
@@ -194,7 +222,7 @@ def cmd_matrix(a) -> None:
             tok.save(os.path.join(out, "tokenizer.json"))
         info = {"server": server.url, "dataset": dataset, "train_examples": len(train), "test_examples": len(test),
                 "sft_rows": len(sft_rows), "baseline": a.baseline, "args": vars(a), "arms": a.arms, "seeds": a.seeds,
-                "threads": a.threads, "torch": torch.__version__}
+                "threads": a.threads, "torch": torch.__version__, "device_name": device_name(a), "argv": a.argv}
         if baseline_test:
             bt = results.score_baseline(baseline_test, executable)
             with open(os.path.join(out, "baseline_test_eval.jsonl"), "w") as f:
@@ -288,9 +316,7 @@ def main(argv=None) -> None:
     m.add_argument("--out", default=os.path.join(REPO, "train", "out", "demo"))
     m.add_argument("--svbench", default=os.path.join(REPO, "bin", "svbench"), help="the svbench binary (make build)")
     m.add_argument("--server", help="use this running svbench server instead of starting one")
-    m.add_argument("--data-dir", help="train/dev/test JSONL (default: svbench data build e1 into OUT/data)")
-    m.add_argument("--rows", type=int, default=2000, help="rows svbench data build generates (70/15/15 split)")
-    m.add_argument("--data-seed", type=int, default=11)
+    m.add_argument("--data-dir", help="your own train.jsonl/dev.jsonl/test.jsonl (default: E1's embedded splits)")
     m.add_argument("--train-split", default="train", help="split the server hands out for training")
     m.add_argument("--test-split", default="test", help="split evaluated at the first and last step")
     m.add_argument("--train-limit", type=int, default=0)
@@ -299,7 +325,7 @@ def main(argv=None) -> None:
     m.add_argument("--baseline", default="builtin:features")
     m.add_argument("--keep-rationale", action="store_true", help="warm-start on the baseline's rationale too")
     m.add_argument("--rubric", default=None, help="rubric (default: the environment's default)")
-    m.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1])
+    m.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2, 3])
     m.add_argument("--arms", type=lambda s: s.split(","), default=list(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
     m.add_argument("--sft-steps", type=int, default=150)
@@ -317,8 +343,10 @@ def main(argv=None) -> None:
     m.add_argument("--micro-prompts", type=int, default=0)
     m.add_argument("--threads", type=int, default=1,
                    help="torch threads (1: on a shared 2-core machine OpenBLAS threads spin against other load; 2 wins only on idle cores)")
-    m.add_argument("--hf-model", help="train this Hugging Face causal LM instead of the tiny model (needs transformers)")
-    m.add_argument("--lora-r", type=int, default=16, help="LoRA rank with --hf-model (0: full fine-tuning; needs peft)")
+    m.add_argument("--hf-model", help="train this Hugging Face causal LM (hub id or directory) instead of the tiny model (needs transformers); "
+                   "scratch[:test|small|medium]: a Llama-architecture model and BPE tokenizer built from nothing on the train split")
+    m.add_argument("--hf-vocab", type=int, default=4096, help="BPE vocabulary of --hf-model scratch")
+    m.add_argument("--lora-r", type=int, default=None, help="LoRA rank with --hf-model (default 16, 0 for scratch models; 0: every weight; LoRA needs peft)")
     m.add_argument("--device", default=None)
     m.add_argument("--no-report", action="store_true", help="skip svbench report and study")
     m.add_argument("--results", help="write RESULTS.md here")
@@ -327,6 +355,7 @@ def main(argv=None) -> None:
     r.add_argument("--results", required=True)
     a = ap.parse_args(argv)
     if a.cmd == "matrix":
+        a.argv = list(argv if argv is not None else sys.argv[1:])
         cmd_matrix(a)
     else:
         results.write(os.path.abspath(a.out), a.results)

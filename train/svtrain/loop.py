@@ -220,11 +220,11 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
             for m0 in range(0, cfg.prompts, micro):
                 rows = list(range(m0 * cfg.group, min(cfg.prompts, m0 + micro) * cfg.group))
                 lp, mask = policy.logprobs(prompts[m0: m0 + micro], [toks[i] for i in rows], cfg.group, cfg.temperature)
-                old_t = torch.zeros_like(lp)
+                old_t = torch.zeros(lp.shape, dtype=lp.dtype)
                 for k, i in enumerate(rows):
                     old_t[k, : len(old[i])] = old[i]
-                ratio = torch.exp(lp - old_t)
-                a = flatA[rows].view(-1, 1)
+                ratio = torch.exp(lp - old_t.to(lp.device))
+                a = flatA[rows].view(-1, 1).to(lp.device)
                 surr = torch.minimum(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a)
                 loss = -(surr * mask).sum() / n_tok_all  # token-mean over the whole batch
                 loss.backward()

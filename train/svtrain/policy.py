@@ -107,13 +107,14 @@ SIZES = {
 class HFPolicy:
     """A Hugging Face causal LM, optionally with LoRA (peft). The prompt is
     the example's whole chat (system prompt included) through the model's
-    chat template."""
+    chat template. ``name`` is a hub id or a local directory (``svtrain
+    hf-init`` writes a from-scratch one)."""
 
     kind = "hf"
 
     def __init__(self, name: str, lora_r: int = 16, device: str | None = None, dtype: str = "auto"):
         try:
-            import transformers  # noqa: F401
+            import transformers
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as e:  # pragma: no cover - not installed here
             raise SystemExit("--hf-model needs transformers (pip install transformers; peft for LoRA): %s" % e)
@@ -123,7 +124,7 @@ class HFPolicy:
         if self.tok.pad_token_id is None:
             self.tok.pad_token = self.tok.eos_token
         torch_dtype = {"auto": "auto", "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
-        model = AutoModelForCausalLM.from_pretrained(name, torch_dtype=torch_dtype).to(self.device)
+        model = AutoModelForCausalLM.from_pretrained(name, **_dtype_kw(transformers.__version__, torch_dtype)).to(self.device)
         self.lora = False
         if lora_r > 0:
             try:
@@ -136,8 +137,25 @@ class HFPolicy:
         self.model = model
         self.eos_id = self.tok.eos_token_id
 
+    @classmethod
+    def load(cls, base: str, path: str, device: str | None = None) -> "HFPolicy":
+        """A checkpoint ``save`` wrote: LoRA adapters over ``base``, or the
+        whole model."""
+        if os.path.exists(os.path.join(path, "adapter_config.json")):
+            from peft import PeftModel
+
+            p = cls(base, lora_r=0, device=device)
+            p.model = PeftModel.from_pretrained(p.model, path, is_trainable=True)
+            p.lora = True
+            return p
+        p = cls(path, lora_r=0, device=device)
+        p.name = base
+        return p
+
     def describe(self) -> str:
-        return "%s%s" % (self.name, " + LoRA" if self.lora else "")
+        n = sum(p.numel() for p in self.model.parameters())
+        t = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        return "%s%s (%.2fM params, %.2fM trained)" % (os.path.basename(self.name.rstrip("/")) or self.name, " + LoRA" if self.lora else "", n / 1e6, t / 1e6)
 
     def save(self, path: str) -> None:
         self.model.save_pretrained(path)
@@ -145,7 +163,12 @@ class HFPolicy:
 
     def prompt_ids(self, messages: Messages) -> list[int]:
         msgs = [{"role": m["role"], "content": m.get("content") or ""} for m in messages]
-        return list(self.tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True))
+        ids = self.tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True, return_dict=False)
+        if hasattr(ids, "keys"):  # a BatchEncoding, whatever return_dict said
+            ids = ids["input_ids"]
+        if ids and isinstance(ids[0], list):
+            ids = ids[0]
+        return [int(i) for i in ids]
 
     def answer_ids(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False) + [self.eos_id]
@@ -166,31 +189,39 @@ class HFPolicy:
 
     @torch.no_grad()
     def sample(self, prompts, group, max_new, temperature=1.0, greedy=False, generator=None):
-        ids, att = self._left_pad(prompts)
-        out = self.model.generate(
-            input_ids=ids, attention_mask=att, max_new_tokens=max_new,
-            do_sample=not greedy, temperature=temperature if not greedy else None, top_p=1.0, top_k=0,
-            num_return_sequences=group, output_scores=True, output_logits=True, return_dict_in_generate=True,
-            pad_token_id=self.tok.pad_token_id,
-        )
-        gen = out.sequences[:, ids.shape[1]:]
-        # The raw logits over the temperature are the distribution the update
-        # scores (out.scores are already processed; older transformers have
-        # no out.logits, and then the processed scores are used as they are).
-        raw = getattr(out, "logits", None)
-        steps, div = (raw, temperature if not greedy else 1.0) if raw is not None else (out.scores, 1.0)
-        toks, lps = [], []
-        for i in range(gen.shape[0]):
-            t, lp = [], []
-            for j in range(gen.shape[1]):
-                tid = int(gen[i, j])
-                logp = F.log_softmax(steps[j][i].float() / div, dim=-1)
-                t.append(tid)
-                lp.append(float(logp[tid]))
-                if tid == self.eos_id:
-                    break
-            toks.append(t)
-            lps.append(lp)
+        """Sampling with the model's KV cache, by this loop rather than
+        ``generate``: the tokens are drawn from softmax(logits / temperature)
+        exactly, the distribution the update scores, with nothing from the
+        model's generation config (top-k, top-p, penalties; ``generate``
+        merges those into any config it is given) and the same positions as
+        the update's forward pass. Each prompt is repeated ``group`` times."""
+        rows = [p for p in prompts for _ in range(group)]
+        ids, att = self._left_pad(rows)
+        pos = (att.cumsum(-1) - 1).clamp(min=0)
+        out = self.model(input_ids=ids, attention_mask=att, position_ids=pos, use_cache=True)
+        past, last = out.past_key_values, out.logits[:, -1, :]
+        nxt_pos = att.sum(-1, keepdim=True)
+        N = len(rows)
+        done = torch.zeros(N, dtype=torch.bool, device=self.device)
+        toks: list[list[int]] = [[] for _ in range(N)]
+        lps: list[list[float]] = [[] for _ in range(N)]
+        gen = generator if (generator is not None and generator.device.type == torch.device(self.device).type) else None
+        for _ in range(max_new):
+            logp = F.log_softmax(last.float() / (1.0 if greedy else max(temperature, 1e-6)), dim=-1)
+            nxt = logp.argmax(-1) if greedy else torch.multinomial(logp.exp(), 1, generator=gen).squeeze(1)
+            chosen = logp.gather(1, nxt.view(-1, 1)).squeeze(1)
+            live, nl, cl = (~done).tolist(), nxt.tolist(), chosen.tolist()
+            for i in range(N):
+                if live[i]:
+                    toks[i].append(nl[i])
+                    lps[i].append(cl[i])
+            done |= nxt == self.eos_id
+            if bool(done.all()):
+                break
+            att = torch.cat([att, torch.ones((N, 1), dtype=att.dtype, device=self.device)], dim=1)
+            out = self.model(input_ids=nxt.view(-1, 1), attention_mask=att, position_ids=nxt_pos, past_key_values=past, use_cache=True)
+            past, last = out.past_key_values, out.logits[:, -1, :]
+            nxt_pos = nxt_pos + 1
         return toks, lps
 
     def logprobs(self, prompts, completions, group, temperature=1.0):
@@ -225,3 +256,12 @@ class HFPolicy:
 
     def eval(self):
         self.model.eval()
+
+
+def _dtype_kw(version: str, dtype) -> dict:
+    """transformers 4.56 renamed from_pretrained's torch_dtype to dtype."""
+    try:
+        major, minor = (int(x) for x in version.split(".")[:2])
+    except ValueError:
+        return {"dtype": dtype}
+    return {"dtype": dtype} if (major, minor) >= (4, 56) else {"torch_dtype": dtype}

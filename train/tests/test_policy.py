@@ -1,0 +1,202 @@
+"""The policy contract both backends keep, and the advantage estimators.
+
+What the loop relies on and a wrong implementation breaks silently: the
+log-probabilities recorded while sampling are the ones the update recomputes
+(else the PPO ratio is off before the first step: padding, positions or a
+sampling filter that differs), checkpoints reload to the same policy, and
+LoRA trains only its adapters. The Hugging Face cases run where transformers and
+tokenizers are installed (a GPU machine) and skip elsewhere.
+
+    /usr/bin/python3 -m unittest discover -s train/tests -v
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import tempfile
+import unittest
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from svtrain import loop  # noqa: E402
+from svtrain.policy import HFPolicy, TinyPolicy, last_user_text  # noqa: E402
+from svtrain.tokenizer import Tokenizer  # noqa: E402
+
+SYSTEM = "You label network flows. Answer JSON: label, confidence."
+FLOWS = [
+    "proto=tcp src_port=51234 dst_port=443 bytes=1200 packets=9 duration=0.4 flags=SA",
+    "proto=udp src_port=53 dst_port=40000 bytes=90 packets=1",
+    "proto=tcp src_port=4444 dst_port=22 bytes=88000 packets=400 duration=61.0 flags=S service=ssh conn_state=REJ",
+    "proto=icmp bytes=64 packets=1",
+]
+ANSWERS = ['{"label": "Benign", "confidence": 0.9}', '{"label": "Malicious", "confidence": 0.7}', '{"label": "Abstain", "confidence": 0.5}']
+CHATS = [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": f}] for f in FLOWS]
+
+HF_READY = all(importlib.util.find_spec(m) for m in ("transformers", "tokenizers"))
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Contract:
+    """Mixed into one TestCase per backend; make() returns a fresh policy."""
+
+    temperature = 0.8
+
+    def make(self):
+        raise NotImplementedError
+
+    def reload(self, policy, path):
+        raise NotImplementedError
+
+    def close(self, a, b, msg=""):
+        self.assertEqual(len(a), len(b), msg)
+        for x, y in zip(a, b):
+            self.assertAlmostEqual(x, y, delta=2e-3, msg=msg)
+
+    def test_sampled_logprobs_are_the_updates(self):
+        p = self.make()
+        p.eval()
+        prompts = [p.prompt_ids(c) for c in CHATS]  # different lengths: padding in both passes
+        self.assertGreater(len(set(map(len, prompts))), 1)
+        torch.manual_seed(3)
+        toks, lps = p.sample(prompts, 3, 10, temperature=self.temperature)
+        self.assertEqual(len(toks), len(prompts) * 3)
+        self.assertTrue(any(len(t) > 1 for t in toks), toks)
+        with torch.no_grad():
+            lp, mask = p.logprobs(prompts, toks, 3, self.temperature)
+        for i, t in enumerate(toks):
+            self.assertEqual(int(mask[i].sum()), len(t))
+            self.close(lp[i, : len(t)].tolist(), lps[i], "completion %d" % i)
+
+    def test_greedy_is_deterministic(self):
+        p = self.make()
+        p.eval()
+        prompts = [p.prompt_ids(c) for c in CHATS[:2]]
+        a, _ = p.sample(prompts, 1, 8, greedy=True)
+        torch.manual_seed(99)
+        b, _ = p.sample(prompts, 1, 8, greedy=True)
+        self.assertEqual(a, b)
+
+    def test_answers_round_trip(self):
+        p = self.make()
+        for text in ANSWERS:
+            ids = p.answer_ids(text)
+            self.assertEqual(p.decode(ids), text)
+
+    def test_checkpoint_reloads_the_same_policy(self):
+        p = self.make()
+        p.eval()
+        prompts = [p.prompt_ids(c) for c in CHATS[:2]]
+        comps = [p.answer_ids(a) for a in ANSWERS[:2]]
+        with torch.no_grad():
+            before, _ = p.logprobs(prompts, comps, 1)
+        with tempfile.TemporaryDirectory() as d:
+            q = self.reload(p, os.path.join(d, "ck"))
+            q.eval()
+            with torch.no_grad():
+                after, _ = q.logprobs(prompts, comps, 1)
+        self.close(before.flatten().tolist(), after.flatten().tolist())
+
+    def test_warm_start_raises_the_answers_probability(self):
+        p = self.make()
+        pairs = loop.sft_pairs(p, [{"messages": c + [{"role": "assistant", "content": a}]} for c, a in zip(CHATS, ANSWERS * 2)])
+        prompts, comps = [x[0] for x in pairs], [x[1] for x in pairs]
+
+        def mean_lp():
+            p.eval()
+            with torch.no_grad():
+                lp, m = p.logprobs(prompts, comps, 1)
+            return float((lp * m).sum() / m.sum())
+
+        before = mean_lp()
+        loop.sft(p, pairs, steps=8, batch=4, lr=3e-3, seed=1, log=lambda *_: None)
+        self.assertGreater(mean_lp(), before)
+
+
+class TinyPolicyTest(Contract, unittest.TestCase):
+    def make(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts + ANSWERS, min_count=1, prompts=texts)
+        return TinyPolicy.new(tok, "test", seed=0)
+
+    def reload(self, policy, path):
+        policy.save(path)
+        return TinyPolicy.load(path)
+
+
+@unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
+class HFPolicyTest(Contract, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        from svtrain import hfinit
+
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.base = os.path.join(cls.tmp.name, "scratch")
+        texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
+        hfinit.build(cls.base, texts, vocab=400, size="test", max_len=512)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def make(self, lora_r=0):
+        torch.manual_seed(0)
+        return HFPolicy(self.base, lora_r=lora_r, device=DEVICE, dtype="fp32")
+
+    def reload(self, policy, path):
+        policy.save(path)
+        return HFPolicy.load(self.base, path, device=DEVICE)
+
+    def test_chat_template_renders_the_whole_chat(self):
+        p = self.make()
+        text = p.tok.decode(p.prompt_ids(CHATS[0]))
+        self.assertIn(SYSTEM, text)
+        self.assertIn(FLOWS[0], text)
+        self.assertTrue(text.endswith("<|assistant|>"), text)
+
+    @unittest.skipUnless(importlib.util.find_spec("peft"), "peft is not installed")
+    def test_lora_trains_only_adapters_and_reloads(self):
+        p = self.make(lora_r=4)
+        self.assertTrue(p.lora)
+        trained = sum(x.numel() for x in p.parameters())
+        total = sum(x.numel() for x in p.model.parameters())
+        self.assertLess(trained, total / 2)
+        pairs = loop.sft_pairs(p, [{"messages": c + [{"role": "assistant", "content": a}]} for c, a in zip(CHATS, ANSWERS * 2)])
+        loop.sft(p, pairs, steps=3, batch=2, lr=1e-2, seed=1, log=lambda *_: None)
+        with tempfile.TemporaryDirectory() as d:
+            q = self.reload(p, os.path.join(d, "ck"))
+            self.assertTrue(q.lora)
+            self.assertTrue(os.path.exists(os.path.join(d, "ck", "adapter_config.json")))
+            p.eval()
+            q.eval()
+            prompts = [p.prompt_ids(CHATS[0])]
+            comps = [p.answer_ids(ANSWERS[0])]
+            with torch.no_grad():
+                a, _ = p.logprobs(prompts, comps, 1)
+                b, _ = q.logprobs(prompts, comps, 1)
+            self.close(a.flatten().tolist(), b.flatten().tolist())
+            self.assertGreater(sum(x.numel() for x in q.parameters()), 0, "reloaded adapters are frozen")
+
+
+class AdvantagesTest(unittest.TestCase):
+    def test_constant_groups_get_no_advantage(self):
+        r = torch.tensor([[1.0, 1.0, 1.0], [0.0, 1.0, 2.0]])
+        a = loop.advantages("grpo", r, None, None)
+        self.assertTrue(torch.equal(a[0], torch.zeros(3)))
+        self.assertAlmostEqual(float(a[1].mean()), 0.0, places=6)
+        self.assertGreater(float(a[1, 2]), 0)
+
+    def test_gdpo_normalises_each_component_before_weighting(self):
+        # accuracy separates the group, format does not: GDPO's advantage
+        # follows accuracy alone, whatever the weights' scale.
+        comps = {"accuracy": torch.tensor([[0.0, 1.0, 0.0, 1.0]]), "format": torch.tensor([[1.0, 1.0, 1.0, 1.0]])}
+        for w in ({"accuracy": 1.0, "format": 0.1}, {"accuracy": 5.0, "format": 3.0}):
+            a = loop.advantages("gdpo", comps["accuracy"] * w["accuracy"] + w["format"], comps, w)
+            self.assertTrue(torch.allclose(a, torch.tensor([[-1.0, 1.0, -1.0, 1.0]]), atol=1e-3), a)
+
+
+if __name__ == "__main__":
+    unittest.main()
