@@ -23,14 +23,14 @@ func (g *gen) credentialHarvest() (draft, string) {
 	case "easy":
 		d.fromName = b.display + g.tr(" Security", " Seguridad", " Sicherheit")
 		d.fromAddr = "security@" + look
-		d.auth = g.authBad(look)
+		d.auth = g.authAttacker(look)
 		if g.rng.IntN(2) == 0 {
 			link = pick(g.rng, []string{"http://bit.ly/", "https://tinyurl.com/", "http://cutt.ly/"}) + g.token(7)
 		}
 	case "medium":
 		d.fromName = b.display
 		d.fromAddr = "no-reply@" + pick(g.rng, []string{"mail-notify.net", "service-mailer.com", "notice-center.info"})
-		d.auth = g.authBad(domainOf(d.fromAddr))
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 	default: // hard: plausible sender, no brand in the name, auth passes on the attacker's domain
 		own := pick(g.rng, []string{"account-services.com", "client-portal.net", "secure-docs.co"})
 		d.fromName = g.tr("Account Services", "Servicio de clientes", "Kundenservice")
@@ -68,7 +68,7 @@ func (g *gen) invoiceBEC() (draft, string) {
 		d.fromName = f + " " + l
 		d.fromAddr = asciiName(f) + "@" + g.orgLookalike()
 		d.replyTo = asciiName(f) + "." + asciiName(l) + "@" + pick(g.rng, freemails)
-		d.auth = g.authBad(domainOf(d.fromAddr))
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 		d.attachments = []attachment{{inv + ".pdf.exe", "application/octet-stream", []byte("MZ\x90\x00\x03\x00\x00\x00fake-pe-header-for-svbench")}}
 	case "medium":
 		d.fromName = f + " " + l
@@ -97,12 +97,12 @@ func (g *gen) deliveryNotice() (draft, string) {
 	case "easy":
 		d.fromName = c.display
 		d.fromAddr = "noreply@" + look
-		d.auth = g.authBad(look)
+		d.auth = g.authAttacker(look)
 		link = "http://" + fmt.Sprintf("185.%d.%d.%d", 10+g.rng.IntN(200), g.rng.IntN(250), 1+g.rng.IntN(250)) + "/pay/" + track
 	case "medium":
 		d.fromName = c.display
 		d.fromAddr = "notification@" + pick(g.rng, []string{"parcel-info.net", "tracking-mail.com"})
-		d.auth = g.authBad(domainOf(d.fromAddr))
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 		link = pick(g.rng, []string{"https://bit.ly/", "https://rb.gy/", "https://t.ly/"}) + g.token(6)
 	default:
 		own := pick(g.rng, []string{"parcel-redelivery.com", "paket-zustellung.net", "envios-pendientes.com"})
@@ -137,11 +137,11 @@ func (g *gen) mfaFatigue() (draft, string) {
 	case "easy":
 		d.fromName = "Microsoft 365"
 		d.fromAddr = "mfa@" + look
-		d.auth = g.authBad(look)
+		d.auth = g.authAttacker(look)
 	case "medium":
 		d.fromName = g.tr("IT Helpdesk", "Soporte TI", "IT-Support")
 		d.fromAddr = "helpdesk@" + g.orgLookalike()
-		d.auth = g.authBad(domainOf(d.fromAddr))
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 		link = "https://" + domainOf(d.fromAddr) + "/mfa/verify"
 	default:
 		own := pick(g.rng, []string{"it-servicedesk.com", "auth-notify.net"})
@@ -171,14 +171,16 @@ func (g *gen) giftCard() (draft, string) {
 	case "easy", "medium":
 		d.fromName = role + " " + f + " " + l
 		d.fromAddr = asciiName(f) + "." + asciiName(l) + ".office@" + pick(g.rng, freemails)
+		d.auth = g.authFreemail(domainOf(d.fromAddr))
 		if diff == "medium" {
 			d.fromName = f + " " + l
 			d.fromAddr = asciiName(f) + "@" + g.orgLookalike()
-			d.auth = g.authBad(domainOf(d.fromAddr))
+			d.auth = g.authAttacker(domainOf(d.fromAddr))
 		}
 	default:
 		d.fromName = f + " " + l
 		d.fromAddr = asciiName(f) + asciiName(l) + "@" + pick(g.rng, freemails)
+		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	}
 	d.encoding = "8bit"
 	return d, diff
@@ -198,13 +200,15 @@ func (g *gen) payrollChange() (draft, string) {
 		d.fromName = f + " " + l
 		d.fromAddr = own + "@" + g.orgLookalike()
 		d.replyTo = own + "@" + pick(g.rng, freemails)
-		d.auth = g.authBad(domainOf(d.fromAddr))
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 	case "medium":
 		d.fromName = f + " " + l + g.tr(" (Payroll)", " (Nómina)", " (Lohnbuchhaltung)")
 		d.fromAddr = own + "@" + pick(g.rng, freemails)
+		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	default:
 		d.fromName = f + " " + l
 		d.fromAddr = own + "@" + pick(g.rng, freemails)
+		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	}
 	d.encoding = "quoted-printable"
 	return d, diff
@@ -231,6 +235,9 @@ func (g *gen) receipt() (draft, string) {
 	if g.rng.IntN(3) == 0 {
 		d.attachments = []attachment{{g.tr("receipt", "recibo", "Quittung") + "-" + order + ".pdf", "application/pdf", []byte("%PDF-1.4\n% svbench receipt\n")}}
 	}
+	if g.rng.IntN(3) == 0 {
+		g.viaESP(&d, -1)
+	}
 	return d, pick(g.rng, []string{"easy", "easy", "medium"})
 }
 
@@ -248,6 +255,9 @@ func (g *gen) passwordReset() (draft, string) {
 	d.text = body + "\n\n" + link
 	if g.rng.IntN(2) == 0 {
 		d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, g.tr("Reset password", "Restablecer contraseña", "Passwort zurücksetzen"))+"</p>")
+	}
+	if g.rng.IntN(4) == 0 {
+		g.viaESP(&d, -1)
 	}
 	return d, "medium"
 }
@@ -271,6 +281,11 @@ func (g *gen) newsletter() (draft, string) {
 		// Hard negative: click-tracking links and a bounce Return-Path on the ESP.
 		diff = "hard"
 		d.returnPath = "bounce-" + g.token(6) + "@mail" + fmt.Sprint(g.rng.IntN(200)) + ".mcsv.net"
+		if g.rng.IntN(2) == 0 {
+			// Mailchimp's own signature: the sender never set up
+			// aligned DKIM.
+			g.viaESP(&d, len(esps)-1)
+		}
 		for i := range links {
 			links[i] = "https://" + strings.Split(reg, ".")[0] + ".us" + fmt.Sprint(1+g.rng.IntN(20)) + ".list-manage.com/track/click?u=" + g.token(12)
 		}
@@ -288,12 +303,34 @@ func (g *gen) newsletter() (draft, string) {
 		`<img src="data:image/png;base64,`+strings.Repeat("iVBORw0KGgo", 40)+`">`)
 	d.text = text.String()
 	d.html = htmlPage(paras...)
+	switch g.rng.IntN(4) {
+	case 0:
+		g.viaList(&d, g.tr("tech-news", "noticias", "fachpresse"))
+	case 1:
+		if diff != "hard" {
+			g.viaESP(&d, -1)
+		}
+	}
 	return d, diff
 }
 
 func (g *gen) internalNotice(urgent bool) (draft, string) {
 	dept := pick(g.rng, []string{"it", "facilities", "hr", "security"})
-	d := draft{fromName: g.tr("IT Operations", "Operaciones TI", "IT-Betrieb"), fromAddr: dept + "@" + g.org, auth: g.authPass(g.org)}
+	d := draft{fromName: g.tr("IT Operations", "Operaciones TI", "IT-Betrieb"), fromAddr: dept + "@" + g.org}
+	// Mail that never leaves the organisation's servers is not checked by
+	// its inbound gateway: half the internal notices carry no results, a
+	// quarter arrive through a cloud tenant that stamps an aligned pass, a
+	// quarter through the all-staff list.
+	route := g.rng.IntN(4)
+	if route == 1 {
+		d.auth = g.authPass(g.org)
+	}
+	routed := func(diff string) (draft, string) {
+		if route == 2 {
+			g.viaList(&d, g.tr("all-staff", "todos", "alle"))
+		}
+		return d, diff
+	}
 	intranet := "https://intranet." + g.org
 	if !urgent {
 		d.subject = g.tr("Office closed on Friday", "Oficina cerrada el viernes", "Büro am Freitag geschlossen")
@@ -301,7 +338,7 @@ func (g *gen) internalNotice(urgent bool) (draft, string) {
 			"Hi all,\n\nA reminder that the office will be closed on Friday for maintenance. Please submit your timesheets by Thursday on "+intranet+"/timesheets.\n\nThanks,\nOperations",
 			"Hola a todos,\n\nos recordamos que la oficina estará cerrada el viernes por mantenimiento. Enviad las hojas de horas antes del jueves en "+intranet+"/horas.\n\nGracias,\nOperaciones",
 			"Hallo zusammen,\n\ndas Büro bleibt am Freitag wegen Wartung geschlossen. Bitte tragt eure Stunden bis Donnerstag unter "+intranet+"/zeiten ein.\n\nDanke\nBetrieb")
-		return d, "easy"
+		return routed("easy")
 	}
 	d.subject = g.tr("URGENT: mandatory security update tonight", "URGENTE: actualización de seguridad obligatoria esta noche", "DRINGEND: verpflichtendes Sicherheitsupdate heute Nacht")
 	login := intranet + "/login"
@@ -309,7 +346,7 @@ func (g *gen) internalNotice(urgent bool) (draft, string) {
 		"Hi all,\n\nThis is urgent: a critical VPN update will be installed tonight. Please restart your laptop immediately after 6 pm and sign in to the intranet with your usual company account to confirm the update: "+login+"\n\nDo not reply to this email; questions go to the service desk on extension 4400.\n\nIT Operations",
 		"Hola a todos,\n\nEs urgente: esta noche se instalará una actualización crítica de la VPN. Reiniciad el portátil inmediatamente después de las 18:00 y entrad en la intranet con vuestra cuenta habitual: "+login+"\n\nDudas a la extensión 4400.\n\nOperaciones TI",
 		"Hallo zusammen,\n\ndringend: Heute Nacht wird ein kritisches VPN-Update installiert. Bitte startet euren Laptop nach 18 Uhr sofort neu und meldet euch wie gewohnt im Intranet an: "+login+"\n\nFragen an den Servicedesk, Durchwahl 4400.\n\nIT-Betrieb")
-	return d, "hard"
+	return routed("hard")
 }
 
 func (g *gen) securityAlert() (draft, string) {

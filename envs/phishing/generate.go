@@ -26,7 +26,7 @@ const (
 )
 
 // GeneratorVersion is recorded in every generated row's meta.source.
-const GeneratorVersion = "e4-gen/1"
+const GeneratorVersion = "e4-gen/2"
 
 // slots alternate phishing and legitimate rows so any prefix is balanced.
 var slots = []string{
@@ -47,6 +47,9 @@ func Generate(seed uint64, n int) []Row {
 		g.lang = lang
 		g.org = orgs[lang]
 		d, diff := g.build(kind)
+		if kind != LegitInternalNotice && kind != LegitUrgentInternal {
+			d.auth = g.unstamped(d.auth)
+		}
 		d.date = time.Date(2025, 3, 3, 8, 0, 0, 0, time.UTC).Add(time.Duration(g.rng.IntN(60*24*90)) * time.Minute)
 		d.msgID = fmt.Sprintf("%08x.%04d@%s", g.rng.Uint32(), i, domainOf(d.fromAddr))
 		d.to = g.recipient()
@@ -210,16 +213,104 @@ func (g *gen) orgLookalike() string {
 
 var freemails = []string{"gmail.com", "outlook.com", "yahoo.com", "gmx.de", "hotmail.es", "proton.me"}
 
+// Authentication-Results. A verdict is evidence about a domain, not about
+// the label: attackers pass SPF, DKIM and DMARC for domains they register,
+// and legitimate mail arrives without results (internal relays), with a
+// DKIM signature broken by a mailing list, or signed by its ESP's domain.
+// The generator models each so that no verdict stands in for the label.
+
+// authPass is a pass aligned with domain, the From domain.
 func (g *gen) authPass(domain string) string {
 	return fmt.Sprintf("spf=pass smtp.mailfrom=%s;\r\n\tdkim=pass header.d=%s;\r\n\tdmarc=pass header.from=%s", domain, domain, domain)
 }
 
+// authBad is a spoofed or unauthenticated sender: the message does not
+// come from where its From says.
 func (g *gen) authBad(domain string) string {
 	return pick(g.rng, []string{
 		fmt.Sprintf("spf=fail smtp.mailfrom=%s;\r\n\tdkim=none;\r\n\tdmarc=fail header.from=%s", domain, domain),
 		fmt.Sprintf("spf=softfail smtp.mailfrom=%s;\r\n\tdkim=fail header.d=%s;\r\n\tdmarc=fail header.from=%s", domain, domain, domain),
 		fmt.Sprintf("spf=none smtp.mailfrom=%s;\r\n\tdkim=none;\r\n\tdmarc=none header.from=%s", domain, domain),
 	})
+}
+
+// authAttacker is mail from a domain the attacker registered (a look-alike
+// or a throwaway): most such domains publish SPF and sign with DKIM, a
+// young one often without a DMARC record; the rest send unauthenticated.
+func (g *gen) authAttacker(domain string) string {
+	switch g.rng.IntN(10) {
+	case 0, 1, 2, 3, 4:
+		return g.authPass(domain)
+	case 5, 6:
+		return fmt.Sprintf("spf=pass smtp.mailfrom=%s;\r\n\tdkim=pass header.d=%s;\r\n\tdmarc=none header.from=%s", domain, domain, domain)
+	}
+	return g.authBad(domain)
+}
+
+// authFreemail is a free-mail account's message: the provider signs it,
+// so it passes for gmail.com whoever holds the account.
+func (g *gen) authFreemail(domain string) string { return g.authPass(domain) }
+
+// esps are bulk senders whose own DKIM signature and bounce domain a
+// customer's mail carries when the customer has not set up aligned
+// signing: the mail passes, but for the ESP's domain.
+var esps = []struct{ dkim, bounce string }{
+	{"sendgrid.net", "bounces.sendgrid.net"},
+	{"mailgun.org", "mg.mailgun.org"},
+	{"sparkpostmail.com", "bounce.sparkpostmail.com"},
+	{"mcsv.net", "mail%d.mcsv.net"},
+}
+
+// viaESP sends d through an ESP without aligned signing: SPF and DKIM pass
+// for the ESP, DMARC has nothing aligned to pass on, and the Return-Path
+// is the ESP bounce address SPF checked. esp < 0 picks one.
+func (g *gen) viaESP(d *draft, esp int) {
+	if esp < 0 {
+		esp = g.rng.IntN(len(esps))
+	}
+	e := esps[esp]
+	bounce := e.bounce
+	if strings.Contains(bounce, "%d") {
+		bounce = fmt.Sprintf(bounce, g.rng.IntN(200))
+	}
+	d.returnPath = "bounce-" + g.token(6) + "@" + bounce
+	d.auth = fmt.Sprintf("spf=pass smtp.mailfrom=%s;\r\n\tdkim=pass header.d=%s;\r\n\tdmarc=none header.from=%s", d.returnPath, e.dkim, domainOf(d.fromAddr))
+}
+
+// viaList redistributes d through the recipient organisation's list
+// server: the footer it appends breaks the author's DKIM body hash, SPF
+// passes for the list's envelope domain (the organisation's), and DMARC
+// passes only when the author is the organisation itself. Call it after
+// the body is written.
+func (g *gen) viaList(d *draft, list string) {
+	from := domainOf(d.fromAddr)
+	dmarc := "fail"
+	if from == g.org {
+		dmarc = "pass"
+	}
+	d.auth = fmt.Sprintf("spf=pass smtp.mailfrom=%s-bounces@lists.%s;\r\n\tdkim=fail (body hash did not verify) header.d=%s;\r\n\tdmarc=%s header.from=%s", list, g.org, from, dmarc, from)
+	d.listID = "<" + list + ".lists." + g.org + ">"
+	// The list's envelope replaces an ESP bounce address of the earlier
+	// hop; the generator leaves the list's own Return-Path out.
+	d.returnPath = ""
+	footer := g.tr("You receive this message through the "+list+" list.",
+		"Recibe este mensaje a través de la lista "+list+".",
+		"Sie erhalten diese Nachricht über die Liste "+list+".")
+	if d.text != "" {
+		d.text += "\n\n-- \n" + footer
+	}
+	if d.html != "" {
+		d.html = strings.Replace(d.html, "\n</body>", "\n<p>"+footer+"</p>\n</body>", 1)
+	}
+}
+
+// unstamped drops the header for a share of external mail: gateways that
+// filter before the mailbox server often leave no Authentication-Results.
+func (g *gen) unstamped(auth string) string {
+	if g.rng.IntN(10) == 0 {
+		return ""
+	}
+	return auth
 }
 
 func (g *gen) token(n int) string {

@@ -27,6 +27,7 @@ type draft struct {
 	charset            string // utf-8 or iso-8859-1
 	encoding           string // quoted-printable, base64, 8bit
 	mailer             string
+	listID             string // List-Id of a mailing list that relayed it
 }
 
 type attachment struct {
@@ -54,6 +55,9 @@ func (d draft) render() string {
 	h("Message-ID", "<"+d.msgID+">")
 	if d.mailer != "" {
 		h("X-Mailer", d.mailer)
+	}
+	if d.listID != "" {
+		h("List-Id", d.listID)
 	}
 	h("MIME-Version", "1.0")
 	body := d.body()

@@ -67,8 +67,8 @@ func TestTrainSplitReproducible(t *testing.T) {
 }
 
 const (
-	trainRevision = "sha256:b7d253055d43f2f7"
-	devRevision   = "sha256:5551136373882482"
+	trainRevision = "sha256:d0ce1fa66044ff12"
+	devRevision   = "sha256:38f5dd1d7b635064"
 )
 
 func mustSplit(t *testing.T, split string) []Row {

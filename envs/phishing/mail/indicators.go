@@ -54,8 +54,17 @@ type Indicator struct {
 
 // Signals are facts that speak for legitimacy, used by the baseline.
 type Signals struct {
-	AuthPass     bool // SPF, DKIM and DMARC all pass
-	AuthPresent  bool
+	AuthPass    bool // SPF, DKIM and DMARC all pass, for whatever domains
+	AuthPresent bool
+	// AuthAligned: a verdict passes for the From domain itself (relaxed
+	// alignment): DMARC pass, or an SPF or DKIM pass whose domain has the
+	// From domain's registrable domain. An ESP's own signature (d=
+	// sendgrid.net on a brand's From) is a pass, but not for the sender.
+	AuthAligned bool
+	// AuthTrusted is AuthAligned for a From domain that is neither a
+	// look-alike nor free mail: attackers pass authentication for domains
+	// they register, so only a pass for a sender worth trusting counts.
+	AuthTrusted  bool
 	LinksAligned bool // every link stays on the sender's (or its brand's) domains
 	Links        int
 	Attachments  int
@@ -362,6 +371,8 @@ func (x *extractor) signals() Signals {
 	s := Signals{Links: len(m.Links), Attachments: len(m.Attachments)}
 	s.AuthPresent = m.Auth.SPF != "" || m.Auth.DKIM != "" || m.Auth.DMARC != ""
 	s.AuthPass = m.Auth.SPF == "pass" && m.Auth.DKIM == "pass" && m.Auth.DMARC == "pass"
+	s.AuthAligned = m.HasFrom && authAligned(m.Auth, m.From.Domain)
+	s.AuthTrusted = s.AuthAligned && !x.senderSuspect
 	if len(m.Links) > 0 && m.HasFrom && !x.senderSuspect {
 		s.LinksAligned = true
 		for _, l := range m.Links {
@@ -372,4 +383,25 @@ func (x *extractor) signals() Signals {
 		}
 	}
 	return s
+}
+
+// authAligned reports whether a passing verdict speaks for from. DMARC
+// passes only on alignment, so its pass counts unless it names another
+// header.from, and its fail overrides SPF or DKIM passes from another hop;
+// SPF and DKIM count only for a domain that is shown.
+func authAligned(a AuthResults, from string) bool {
+	reg := Registrable(from)
+	if reg == "" || a.DMARC == "fail" {
+		return false
+	}
+	aligned := func(method, verdict string) bool {
+		d, ok := a.Domains[method]
+		return verdict == "pass" && ok && Registrable(d) == reg
+	}
+	if a.DMARC == "pass" {
+		if _, named := a.Domains["dmarc"]; !named || aligned("dmarc", a.DMARC) {
+			return true
+		}
+	}
+	return aligned("dkim", a.DKIM) || aligned("spf", a.SPF)
 }

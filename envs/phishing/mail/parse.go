@@ -97,6 +97,11 @@ type AuthResults struct {
 	DMARC string `json:"dmarc,omitempty"`
 	// Spans are the "method=result" texts as written, for evidence.
 	Spans map[string]string `json:"-"`
+	// Domains are the domains the kept verdicts speak for, lower case:
+	// dkim header.d (or header.i's domain), spf smtp.mailfrom's domain,
+	// dmarc header.from. A pass says only that this domain sent the mail,
+	// so whether it is the From domain decides what the pass is worth.
+	Domains map[string]string `json:"-"`
 }
 
 // Message is the parsed view of one email.
@@ -271,36 +276,56 @@ func lenientAddress(v string) Address {
 func parseAuthResults(values []string) AuthResults {
 	var ar AuthResults
 	for _, v := range values {
-		for _, field := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == ' ' || r == '\t' || r == '\r' || r == '\n' }) {
-			k, val, ok := strings.Cut(field, "=")
-			if !ok {
-				continue
-			}
-			k = strings.ToLower(k)
-			val = strings.ToLower(strings.Trim(val, "()"))
-			var dst *string
-			switch k {
-			case "spf":
-				dst = &ar.SPF
-			case "dkim":
-				dst = &ar.DKIM
-			case "dmarc":
-				dst = &ar.DMARC
-			default:
-				continue
-			}
-			// A failing verdict wins over a passing one from another hop.
-			if *dst == "" || (*dst == "pass" && val != "pass") {
-				*dst = val
-				if ar.Spans == nil {
-					ar.Spans = map[string]string{}
+		for _, clause := range strings.Split(v, ";") {
+			// kept is the method whose verdict this clause set; its
+			// properties (header.d=…) follow the verdict in the clause.
+			kept := ""
+			for _, field := range strings.Fields(clause) {
+				k, val, ok := strings.Cut(field, "=")
+				if !ok {
+					continue
 				}
-				ar.Spans[k] = field
+				k = strings.ToLower(k)
+				val = strings.ToLower(strings.Trim(val, "()"))
+				if kept != "" && (k == authProperty[kept] || kept == "dkim" && k == "header.i") {
+					if d := strings.Trim(val[strings.LastIndexByte(val, '@')+1:], "<>\"'"); d != "" {
+						if _, set := ar.Domains[kept]; !set || k == authProperty[kept] {
+							ar.Domains[kept] = d
+						}
+					}
+					continue
+				}
+				var dst *string
+				switch k {
+				case "spf":
+					dst = &ar.SPF
+				case "dkim":
+					dst = &ar.DKIM
+				case "dmarc":
+					dst = &ar.DMARC
+				default:
+					continue
+				}
+				// A failing verdict wins over a passing one from another hop.
+				if *dst == "" || (*dst == "pass" && val != "pass") {
+					*dst = val
+					if ar.Spans == nil {
+						ar.Spans = map[string]string{}
+						ar.Domains = map[string]string{}
+					}
+					ar.Spans[k] = field
+					delete(ar.Domains, k)
+					kept = k
+				}
 			}
 		}
 	}
 	return ar
 }
+
+// authProperty is the property naming the domain each method's verdict is
+// for (RFC 8601 ptype.property).
+var authProperty = map[string]string{"dkim": "header.d", "spf": "smtp.mailfrom", "dmarc": "header.from"}
 
 func (p *parser) walk(h textproto.MIMEHeader, body io.Reader, depth int) {
 	p.m.Parts++
