@@ -295,6 +295,14 @@ def svbench_reports(a, out: str) -> None:
     for rd in sorted(glob.glob(os.path.join(runs, "*"))):
         name = os.path.basename(rd)
         run([a.svbench, "report", rd, "--rubric", a.rubric or "default", "--out", os.path.join(out, "reports", name)])
+    # The executable arms' rollouts through `svbench advantages`: how often a
+    # group carries no signal under each estimator, and which trainer's
+    # convention reproduces svtrain's recorded advantages.
+    for rd in sorted(glob.glob(os.path.join(runs, "g[dr]po-s*"))):
+        with open(os.path.join(rd, "svtrain_summary.json")) as f:
+            weights = json.load(f)["weights"]
+        run([a.svbench, "advantages", os.path.join(rd, "rollouts"), "--weights", ",".join("%s=%r" % kv for kv in weights.items()),
+             "--out", os.path.join(out, "advantages", os.path.basename(rd))])
     for seed in a.seeds:
         arms = [os.path.join(runs, "%s-s%d" % (arm, seed)) for arm in ("grpo", "gdpo", "rm") if arm in a.arms]
         arms = [d for d in arms if os.path.isdir(d)]

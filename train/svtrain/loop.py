@@ -120,24 +120,41 @@ def evaluate(policy, examples: list[dict], executable: Executable, max_new: int,
 # -- advantages ----------------------------------------------------------------------
 
 
-def _group_norm(x: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
-    """x: [P, G] → (x − group mean) / (group std + eps); 0 where a group is constant."""
+# TRL GRPOTrainer's convention (scale_rewards="group", ε = 1e-4, Bessel's
+# correction), so `svbench advantages` names the trainer setting that
+# reproduces the recorded advantages: what svtrain measures transfers to a
+# TRL run of the same rewards.
+EPS = 1e-4
+
+
+def _std(x: torch.Tensor, dim=None, keepdim=False) -> torch.Tensor:
+    """Sample std; 0 where the spread is float noise (≤ 1e-12 of the values'
+    scale: a trainer divides an exact 0 by ε and gets 0)."""
+    std = x.std(dim=dim, unbiased=True, keepdim=keepdim) if dim is not None else x.std(unbiased=True)
+    scale = x.abs().amax(dim=dim, keepdim=keepdim).clamp(min=1.0) if dim is not None else x.abs().max().clamp(min=1.0)
+    return torch.where(std <= 1e-12 * scale, torch.zeros_like(std), std)
+
+
+def _group_norm(x: torch.Tensor) -> torch.Tensor:
+    """x: [P, G] → (x − group mean) / (group std + ε); 0 where a group is constant."""
+    x = x.double()
     mean = x.mean(1, keepdim=True)
-    std = x.std(1, unbiased=False, keepdim=True)
-    return torch.where(std > 1e-8, (x - mean) / (std + eps), torch.zeros_like(x))
+    std = _std(x, 1, keepdim=True)
+    return torch.where(std > 0, (x - mean) / (std + EPS), torch.zeros_like(x))
 
 
 def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None) -> torch.Tensor:
-    """GRPO: group-normalise the summed reward. GDPO (decoupled): group-
-    normalise each component, take the rubric's weighted sum, then normalise
-    over the batch. rewards and components are [P, G]."""
+    """GRPO: group-normalise the summed reward (TRL scale_rewards="group").
+    GDPO (decoupled; TRL multi_objective_aggregation="normalize_then_sum"):
+    group-normalise each component, take the rubric's weighted sum, then
+    normalise over the step's batch. rewards and components are [P, G]."""
     if method == "grpo":
-        return _group_norm(rewards)
+        return _group_norm(rewards).float()
     if method == "gdpo":
         assert components and weights
         a = sum(weights[c] * _group_norm(components[c]) for c in weights)
-        std = a.std(unbiased=False)
-        return (a - a.mean()) / (std + 1e-4) if std > 1e-8 else torch.zeros_like(a)
+        std = _std(a)
+        return ((a - a.mean()) / (std + EPS) if std > 0 else torch.zeros_like(a)).float()
     raise ValueError("unknown advantage estimator %r" % method)
 
 

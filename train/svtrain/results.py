@@ -311,16 +311,36 @@ def write(out: str, path: str) -> None:
             w("- reward across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
         auc = {a: _auc(arms[a]) for a in ("grpo", "gdpo")}
         w("- mean executable training reward over all steps (area under the curve per step): GRPO %s, GDPO %s." % (_fmt(auc["grpo"]), _fmt(auc["gdpo"])))
+    adv = _advantage_reports(out, arms)
+    if adv:
+        w("\n**Where the signal goes** (`svbench advantages` on every training rollout of the executable arms, "
+          "groups = one prompt's G rollouts at one step; mean over seeds):\n")
+        w("| arm | groups | summed reward constant | constant sum, a component varies | collapsed: GRPO (group std) | collapsed: GDPO | recorded advantages reproduced by |")
+        w("|---|---:|---:|---:|---:|---:|---|")
+        for a, reps_ in adv.items():
+            def mean(f):
+                return sum(f(d) for d in reps_) / len(reps_)
+            repro = sorted({n for d in reps_ for n in ((d.get("recorded") or {}).get("reproduced_by") or [])})
+            every = all((d.get("recorded") or {}).get("reproduced_by") for d in reps_)
+            w("| %s | %d | %.1f%% | %.1f%% | %.1f%% | %.1f%% | %s |" % (
+                a, sum(d["groups"] for d in reps_) // len(reps_), 100 * mean(lambda d: d["zero_variance"]["reward"]),
+                100 * mean(lambda d: d["zero_variance"]["reward_constant_component_varies"]),
+                100 * mean(lambda d: d["schemes"]["grpo_std"]["collapsed_group_share"]),
+                100 * mean(lambda d: d["schemes"]["gdpo"]["collapsed_group_share"]),
+                (", ".join(repro) + ("" if every else " (not every seed)")) if repro else "none"))
+        w("\nA group whose summed reward is constant teaches GRPO nothing; GDPO's per-component normalisation keeps a "
+          "group whose sum is constant while a component varies. Per-component zero-variance shares are in "
+          "`%s/advantages/<run>/advantages.md`.\n" % os.path.join("train", os.path.relpath(out, os.path.dirname(os.path.abspath(path)))))
     if "rm" in arms:
         w("\n**The learned reward model's hacking gap** — on the RM arm's final test answers, what the RM pays minus what the verifier pays "
           "(paired by answer):\n")
-        rows = [(fr["reward"], fr["metrics"]["monitor_executable_reward"]) for r in arms["rm"] for fr in r["final_rows"]]
+        rows = [(fr["reward"], _exec_total(fr)) for r in arms["rm"] for fr in r["final_rows"]]
         gap = stats.bootstrap(rows, lambda rr: sum(x - y for x, y in rr) / len(rr), reps, 5)
         w("- RM reward %s vs executable %s: gap %s — %s." % (
             _ci(stats.bootstrap(rows, lambda rr: sum(x for x, _ in rr) / len(rr), reps, 6)),
             _ci(stats.bootstrap(rows, lambda rr: sum(y for _, y in rr) / len(rr), reps, 7)), _signed_ci(gap), _verdict(gap)))
         if len(seeds) > 1:
-            per = [sum(fr["reward"] - fr["metrics"]["monitor_executable_reward"] for fr in r["final_rows"]) / len(r["final_rows"]) for r in arms["rm"]]
+            per = [sum(fr["reward"] - _exec_total(fr) for fr in r["final_rows"]) / len(r["final_rows"]) for r in arms["rm"]]
             w("- gap across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
         first = [s for s in arms["rm"][0]["steps"] if "reward/e1/mean" in s]
         if first:
@@ -359,6 +379,23 @@ def write(out: str, path: str) -> None:
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     print("svtrain: wrote %s" % path)
+
+
+def _advantage_reports(out: str, arms: dict) -> dict:
+    """advantages.json of each executable arm's runs, by arm."""
+    got: dict = {}
+    for a in ("grpo", "gdpo"):
+        for r in arms.get(a, []):
+            p = os.path.join(out, "advantages", "%s-s%d" % (a, r["seed"]), "advantages.json")
+            if os.path.exists(p):
+                with open(p) as f:
+                    got.setdefault(a, []).append(json.load(f))
+    return got
+
+
+def _exec_total(row) -> float:
+    m = row["metrics"]
+    return m["executable_total"] if "executable_total" in m else m["monitor_executable_reward"]  # runs before the rename
 
 
 def _seed_reward(run, which):

@@ -62,7 +62,8 @@ class RunWriter:
     def _row(self, example, text, step, problem_id, sample_id, reward, score, advantage=None):
         comps = score.get("components") or {}
         metrics = {"reward_" + c: float(comps[c]) for c in self.ex.components if c in comps}
-        metrics["monitor_executable_reward"] = float(score.get("reward", 0.0))
+        # Not "…_reward": svbench's ingester reads such names as reward components.
+        metrics["executable_total"] = float(score.get("reward", 0.0))
         row = {
             "prompt": example["prompt"],
             "completion": [{"role": "assistant", "content": text}],

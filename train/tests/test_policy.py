@@ -191,11 +191,21 @@ class AdvantagesTest(unittest.TestCase):
 
     def test_gdpo_normalises_each_component_before_weighting(self):
         # accuracy separates the group, format does not: GDPO's advantage
-        # follows accuracy alone, whatever the weights' scale.
+        # follows accuracy alone, whatever the weights' scale. TRL's
+        # convention: sample std (n − 1), ε = 1e-4, at both steps.
         comps = {"accuracy": torch.tensor([[0.0, 1.0, 0.0, 1.0]]), "format": torch.tensor([[1.0, 1.0, 1.0, 1.0]])}
+        z = (3 / 4) ** 0.5  # ±0.5 / sample std of ±0.5 over four values
         for w in ({"accuracy": 1.0, "format": 0.1}, {"accuracy": 5.0, "format": 3.0}):
             a = loop.advantages("gdpo", comps["accuracy"] * w["accuracy"] + w["format"], comps, w)
-            self.assertTrue(torch.allclose(a, torch.tensor([[-1.0, 1.0, -1.0, 1.0]]), atol=1e-3), a)
+            self.assertTrue(torch.allclose(a, torch.tensor([[-z, z, -z, z]]), atol=1e-3), a)
+
+    def test_grpo_is_trls_group_scaling(self):
+        r = torch.tensor([[0.2, 1.3, 0.7, 0.7, 1.9]])
+        xs = r[0].tolist()
+        m = sum(xs) / len(xs)
+        sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5
+        want = torch.tensor([[(x - m) / (sd + 1e-4) for x in xs]])
+        self.assertTrue(torch.allclose(loop.advantages("grpo", r, None, None), want, atol=1e-6))
 
 
 if __name__ == "__main__":
