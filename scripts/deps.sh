@@ -8,7 +8,8 @@
 #                          openssl and ca-certificates (E3's TLS tasks),
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
-#                          tests), git and make
+#                          tests), git and make, and the train set below (the
+#                          svtrain smoke test and policy contract run in CI)
 #   scripts/deps.sh train  what `make train-demo` runs (train/, svtrain): Debian's
 #                          python3-torch for /usr/bin/python3 and
 #                          libopenblas0-pthread (without it torch falls back to
@@ -20,9 +21,12 @@ set -euo pipefail
 
 what="${1:-demo}"
 need=()
-if [ "$what" = train ]; then
+train_deps() {
   { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; } || need+=(python3-torch)
   dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q 'ok installed' || need+=(libopenblas0-pthread)
+}
+if [ "$what" = train ]; then
+  train_deps
 else
   command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
   command -v python3 >/dev/null 2>&1 || need+=(python3)
@@ -39,6 +43,7 @@ else
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v git >/dev/null 2>&1 || need+=(git)
     command -v make >/dev/null 2>&1 || need+=(make)
+    train_deps
   fi
 fi
 [ ${#need[@]} -eq 0 ] && exit 0
