@@ -287,6 +287,28 @@ def write(out: str, path: str) -> None:
             seed_part = "across seeds %s — %s; pooled rows " % (_t_text(per), _verdict(_t_tuple(per)))
         w("- `%s`: %s%s — %s.%s" % (a, seed_part, _signed_ci(dd), _verdict(dd),
                                     (" Other test metrics whose pooled Δ interval excludes 0: " + "; ".join(moved[a]) + ".") if moved.get(a) else ""))
+    w("\n**On the training rollouts** (sampled at temperature %g; the executable verifier's reward, mean of the first five "
+      "steps against the last five, per seed):\n" % cfg["temperature"])
+    for a, rs in arms.items():
+        per, acc, abst = [], [], []
+        for r in rs:
+            st = [x for x in r["steps"] if "monitor/e1/executable_reward" in x]
+            if len(st) < 10:
+                continue
+
+            def ends(key):
+                xs = [x.get(key, float("nan")) for x in st]
+                return sum(xs[:5]) / 5, sum(xs[-5:]) / 5
+            b, e = ends("monitor/e1/executable_reward")
+            per.append(e - b)
+            acc.append(ends("monitor/e1/solved"))
+            abst.append(ends("monitor/e1/abstain_rate"))
+        if not per:
+            continue
+        trend = (" across seeds %s — %s" % (_t_text(per), _verdict(_t_tuple(per)))) if len(per) > 1 else ""
+        w("- `%s`: Δ %s%s; accuracy %.2f → %.2f, abstain rate %.2f → %.2f (means over seeds)." % (
+            a, ", ".join("%+.3f" % x for x in per), trend, sum(x for x, _ in acc) / len(acc), sum(y for _, y in acc) / len(acc),
+            sum(x for x, _ in abst) / len(abst), sum(y for _, y in abst) / len(abst)))
     w("\n**What the final policies write** (most frequent greedy answers to the test split, first seed):\n")
     for a, rs in arms.items():
         counts: dict[str, int] = {}
