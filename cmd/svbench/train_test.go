@@ -36,7 +36,9 @@ func trainCLI(t *testing.T, args ...string) string {
 
 // TestSvtrainContract runs train/tests: the policy contract the GRPO loop
 // relies on (sampling's log-probabilities are the update's, checkpoints
-// reload, advantages). Its Hugging Face cases skip without transformers.
+// reload, advantages) and resumption (a run killed mid-step and resumed
+// equals the uninterrupted run row for row). Its Hugging Face cases skip
+// without transformers.
 func TestSvtrainContract(t *testing.T) {
 	if _, err := os.Stat(trainPython); err != nil {
 		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
@@ -52,8 +54,10 @@ func TestSvtrainContract(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train/tests: %v\n%s", err, out)
 	}
-	if !bytes.Contains(out, []byte("test_sampled_logprobs_are_the_updates (test_policy.TinyPolicyTest")) {
-		t.Fatalf("the tiny policy's contract did not run:\n%s", out)
+	for _, want := range []string{"test_sampled_logprobs_are_the_updates (test_policy.TinyPolicyTest", "test_killed_mid_step_resumes_to_the_same_run (test_resume.ResumeTest"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Fatalf("%s did not run:\n%s", want, out)
+		}
 	}
 	t.Logf("%s", bytes.TrimSpace(out))
 }

@@ -29,6 +29,10 @@ from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: 
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
 from svtrain.tokenizer import Tokenizer  # noqa: E402
 
+# The exit status of a matrix stopped by --stop-after-steps (EX_TEMPFAIL):
+# not finished, not failed; the same command continues it.
+EXIT_STOPPED = 75
+
 ARMS = {
     # name: (reward source, advantage estimator)
     "grpo": ("executable", "grpo"),
@@ -271,9 +275,14 @@ def cmd_matrix(a) -> None:
                 reward, adv = ARMS[arm]
                 cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
-                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, seed=seed, env="e1")
-                loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log)
+                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, seed=seed, env="e1",
+                                      checkpoint_every=a.checkpoint_every)
+                done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
+                                 stop_after=a.stop_after_steps)
                 timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
+                if done is None:
+                    log("svtrain: stopped with a checkpoint in %s; the same command resumes (exit %d)" % (rd, EXIT_STOPPED))
+                    return EXIT_STOPPED
         info["score_calls"] = executable.calls
     finally:
         server.close()
@@ -349,6 +358,10 @@ def main(argv=None) -> None:
     m.add_argument("--clip", type=float, default=0.2)
     m.add_argument("--ppo-epochs", type=int, default=1)
     m.add_argument("--micro-prompts", type=int, default=0)
+    m.add_argument("--checkpoint-every", type=int, default=10,
+                   help="GRPO steps between resumable checkpoints (RUN/checkpoint.pt; 0: none); rerunning the same command resumes a killed arm")
+    m.add_argument("--stop-after-steps", type=int, default=0,
+                   help="stop after this many GRPO steps of the arm in progress, with a checkpoint (time-sliced jobs); rerun to continue")
     m.add_argument("--threads", type=int, default=1,
                    help="torch threads (1: on a shared 2-core machine OpenBLAS threads spin against other load; 2 wins only on idle cores)")
     m.add_argument("--hf-model", help="train this Hugging Face causal LM (hub id or directory) instead of the tiny model (needs transformers); "
@@ -364,6 +377,7 @@ def main(argv=None) -> None:
     a = ap.parse_args(argv)
     if a.cmd == "matrix":
         a.argv = list(argv if argv is not None else sys.argv[1:])
-        cmd_matrix(a)
+        if cmd_matrix(a) == EXIT_STOPPED:
+            sys.exit(EXIT_STOPPED)
     else:
         results.write(os.path.abspath(a.out), a.results)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -175,14 +176,42 @@ class GRPOConfig:
     clip: float = 0.2
     ppo_epochs: int = 1
     micro_prompts: int = 0  # prompts per backward pass (0 = all)
+    checkpoint_every: int = 10  # steps between resumable checkpoints (0 = none)
     seed: int = 1
     env: str = "e1"
     model: str = ""
     notes: list[str] = field(default_factory=list)
 
 
+CHECKPOINT = "checkpoint.pt"
+
+# What a checkpoint must agree on with the run it resumes: everything that
+# shapes the trajectory (checkpoint_every only says when to save).
+_RESUME_KEYS = ("arm", "reward", "adv", "steps", "prompts", "group", "max_new", "temperature", "lr", "clip",
+                "ppo_epochs", "micro_prompts", "seed", "env")
+
+
+def _trainable_state(policy) -> dict:
+    """The weights the update changes (all of them, or LoRA's adapters)."""
+    return {n: p.detach().cpu().clone() for n, p in policy.model.named_parameters() if p.requires_grad}
+
+
+def _save_checkpoint(path: str, state: dict) -> None:
+    tmp = path + ".tmp"
+    torch.save(state, tmp)
+    os.replace(tmp, path)  # a kill mid-save leaves the previous checkpoint
+
+
 def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executable: Executable, run_dir: str,
-         dataset: dict, rm: LearnedRM | None = None, env_info: dict | None = None, log=print) -> dict:
+         dataset: dict, rm: LearnedRM | None = None, env_info: dict | None = None, log=print,
+         stop_after: int = 0) -> dict | None:
+    """The GRPO loop. Every cfg.checkpoint_every steps it saves what the
+    next step needs (trainable weights, optimiser, every random stream, the
+    prompt order, the run files' state) to RUN/checkpoint.pt; started again
+    on the same run directory and configuration it continues from there, and
+    on CPU the result is the uninterrupted run's to the byte. stop_after > 0
+    stops after that many steps of this call with a checkpoint written
+    (time-sliced jobs) and returns None."""
     rng = random.Random(cfg.seed * 1000 + 1)
     gen = torch.Generator().manual_seed(cfg.seed * 1000 + 2)
     torch.manual_seed(cfg.seed)
@@ -190,7 +219,24 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
     if cfg.reward == "learned_rm" and rm is None:
         raise ValueError("reward learned_rm needs a reward model")
     opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
-    writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe())
+    ck_path = os.path.join(run_dir, CHECKPOINT)
+    ck = None
+    if os.path.exists(ck_path):
+        ck = torch.load(ck_path, weights_only=False)
+        want = {k: getattr(cfg, k) for k in _RESUME_KEYS}
+        if ck["cfg"] != want:
+            diff = sorted(k for k in want if ck["cfg"].get(k) != want[k])
+            raise SystemExit("svtrain: %s was written by a run with other settings (%s); remove it or the run directory to start over" % (ck_path, ", ".join(diff)))
+    writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe(),
+                                resume=ck["writer"] if ck else None)
+    try:
+        return _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after)
+    except BaseException:
+        writer.suspend()  # what was flushed stays; the last checkpoint resumes
+        raise
+
+
+def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after):
     weights = executable.weights
     comp_names = executable.components
 
@@ -201,12 +247,45 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
             return rm.score_texts(prompts_text, texts)
         return coin(len(texts))
 
-    log("svtrain: %s: %s, reward %s, advantages %s, %d steps × %d prompts × G=%d" % (cfg.arm, policy.describe(), cfg.reward, cfg.adv, cfg.steps, cfg.prompts, cfg.group))
-    ev0 = evaluate(policy, test, executable, cfg.max_new)
-    writer.eval_records("before", 0, ev0)
     order: list[int] = []
-    t_start = time.time()
-    for step in range(cfg.steps):
+    start, elapsed = 0, 0.0
+    if ck:
+        missing, unexpected = policy.model.load_state_dict(ck["weights"], strict=False)
+        if unexpected or any(n in ck["weights"] for n in missing):
+            raise SystemExit("svtrain: %s does not fit this policy (unexpected %s)" % (ck_path, unexpected[:3]))
+        opt.load_state_dict(ck["optimizer"])
+        rng.setstate(ck["rng"])
+        gen.set_state(ck["generator"])
+        torch.set_rng_state(ck["torch_rng"])
+        if ck.get("cuda_rng") is not None and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(ck["cuda_rng"])
+        if coin is not None:
+            coin.rng.setstate(ck["coin"])
+        order, start, elapsed = ck["order"], ck["step"], ck["elapsed"]
+        log("svtrain: %s: resuming at step %d/%d from %s" % (cfg.arm, start + 1, cfg.steps, ck_path))
+    else:
+        log("svtrain: %s: %s, reward %s, advantages %s, %d steps × %d prompts × G=%d" % (cfg.arm, policy.describe(), cfg.reward, cfg.adv, cfg.steps, cfg.prompts, cfg.group))
+        ev0 = evaluate(policy, test, executable, cfg.max_new)
+        writer.eval_records("before", 0, ev0)
+    t_start = time.time() - elapsed
+
+    def checkpoint(next_step: int) -> None:
+        _save_checkpoint(ck_path, {
+            "cfg": {k: getattr(cfg, k) for k in _RESUME_KEYS}, "step": next_step, "elapsed": time.time() - t_start,
+            "weights": _trainable_state(policy), "optimizer": opt.state_dict(), "rng": rng.getstate(),
+            "generator": gen.get_state(), "torch_rng": torch.get_rng_state(),
+            "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None,
+            "coin": coin.rng.getstate() if coin is not None else None, "order": list(order), "writer": writer.state(),
+        })
+
+    ran = 0
+    for step in range(start, cfg.steps):
+        if stop_after and ran >= stop_after:
+            checkpoint(step)
+            writer.suspend()
+            log("svtrain: %s: stopped after step %d/%d; run again to resume" % (cfg.arm, step, cfg.steps))
+            return None
+        ran += 1
         t0 = time.time()
         if len(order) < cfg.prompts:
             order += rng.sample(range(len(train)), len(train))
@@ -276,8 +355,12 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
             log("svtrain: %s step %d/%d reward %.3f exec %.3f acc %.2f fmt %.2f len %.1f (%.1fs: sample %.1f score %.2f update %.1f)" % (
                 cfg.arm, step + 1, cfg.steps, sum(r) / len(r), sum(m["executable"]) / len(r), m["solved"], m["format_valid"],
                 sum(lens) / len(lens), t3 - t0, t1 - t0, t2 - t1, t3 - t2))
+        if cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps:
+            checkpoint(step + 1)
     ev1 = evaluate(policy, test, executable, cfg.max_new)
     final_rewards = trained_on([last_user_text(test[e["index"]]["prompt"]) for e in ev1], [e["completion"] for e in ev1], [e["score"] for e in ev1])
     writer.eval_records("after", cfg.steps, ev1, final_rewards, test)
     summary = writer.finish(time.time() - t_start)
+    if os.path.exists(ck_path):
+        os.remove(ck_path)  # the summary marks the run finished
     return summary

@@ -42,7 +42,11 @@ def _mean(xs):
 
 
 class RunWriter:
-    def __init__(self, run_dir, cfg, executable, dataset: dict, env_info: dict, model_desc: str):
+    """resume: a ``state()`` from a checkpoint; the rollouts file is cut back
+    to where that checkpoint was taken, so steps run after it and lost to a
+    kill are not recorded twice."""
+
+    def __init__(self, run_dir, cfg, executable, dataset: dict, env_info: dict, model_desc: str, resume: dict | None = None):
         self.dir = run_dir
         self.cfg = cfg
         self.ex = executable
@@ -53,9 +57,28 @@ class RunWriter:
         self.steps: dict[int, dict] = {}
         self.run_id = "svtrain-%s-s%d-%s" % (cfg.arm, cfg.seed, datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
         os.makedirs(os.path.join(run_dir, "rollouts"), exist_ok=True)
-        self.rollouts = open(os.path.join(run_dir, "rollouts", "results.jsonl"), "w")
+        path = os.path.join(run_dir, "rollouts", "results.jsonl")
         self.evals: dict[str, list] = {}
         self.timing: list[dict] = []
+        if resume is None:
+            self.rollouts = open(path, "w")
+            return
+        self.run_id = resume["run_id"]
+        self.steps = {int(k): v for k, v in resume["steps"].items()}
+        self.timing = list(resume["timing"])
+        self.evals = dict(resume["evals"])
+        self.rollouts = open(path, "r+")
+        self.rollouts.truncate(resume["rollouts_bytes"])
+        self.rollouts.seek(resume["rollouts_bytes"])
+
+    def state(self) -> dict:
+        self.rollouts.flush()
+        return {"run_id": self.run_id, "steps": self.steps, "timing": self.timing, "evals": self.evals,
+                "rollouts_bytes": self.rollouts.tell()}
+
+    def suspend(self) -> None:
+        if not self.rollouts.closed:
+            self.rollouts.close()
 
     # rows ---------------------------------------------------------------
 

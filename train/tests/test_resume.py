@@ -1,0 +1,134 @@
+"""A killed GRPO run resumes to the uninterrupted run's result.
+
+The verifier here is a local rule (the loop's scoring goes over HTTP in the
+smoke test); what is under test is the loop's state: weights, optimiser,
+every random stream, the prompt order and the run files. On CPU the
+resumed run must equal the uninterrupted one row for row.
+
+    /usr/bin/python3 -m unittest discover -s train/tests -v
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from svtrain import loop  # noqa: E402
+from svtrain.policy import TinyPolicy  # noqa: E402
+from svtrain.tokenizer import Tokenizer  # noqa: E402
+
+from test_policy import ANSWERS, CHATS  # noqa: E402
+
+
+class Crash(Exception):
+    pass
+
+
+class LocalVerifier:
+    """Pays a gold label named in the answer, and well-formed JSON; raises on
+    call crash_at (the process dying mid-step)."""
+
+    rubric_name = "local"
+    components = ["accuracy", "format"]
+    weights = {"accuracy": 1.0, "format": 0.1}
+
+    def __init__(self, crash_at: int = 0):
+        self.calls = 0
+        self.crash_at = crash_at
+
+    def score(self, texts, golds):
+        self.calls += 1
+        if self.calls == self.crash_at:
+            raise Crash()
+        out = []
+        for t, g in zip(texts, golds):
+            try:
+                ok = isinstance(json.loads(t), dict)
+            except ValueError:
+                ok = False
+            acc = 1.0 if g in t else 0.0
+            out.append({"reward": acc + 0.1 * ok, "components": {"accuracy": acc, "format": float(ok)}, "parsed": {}})
+        return out
+
+
+def examples(n, prefix):
+    labels = ["Benign", "Malicious"]
+    return [{"example_id": "%s%d" % (prefix, i), "prompt": CHATS[i % len(CHATS)], "answer": labels[i % 2]} for i in range(n)]
+
+
+def policy():
+    texts = [c[-1]["content"] for c in CHATS]
+    return TinyPolicy.new(Tokenizer.fit(texts + ANSWERS, min_count=1, prompts=texts), "test", seed=0)
+
+
+def read_rows(path, drop=("run_id",)):
+    with open(path) as f:
+        return [{k: v for k, v in json.loads(l).items() if k not in drop} for l in f]
+
+
+def read_metrics(run):
+    with open(os.path.join(run, "metrics_raw.json")) as f:
+        return [{k: v for k, v in m.items() if not k.startswith("time/")} for m in json.load(f)["metrics"]]
+
+
+class ResumeTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.train, self.test = examples(10, "t"), examples(4, "x")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_arm(self, name, arm="grpo", crash_at=0, stop_after=0):
+        reward, adv = {"grpo": ("executable", "grpo"), "gdpo": ("executable", "gdpo"), "random": ("random", "grpo")}[arm]
+        cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=5, prompts=2, group=3, max_new=6, seed=3, checkpoint_every=2)
+        d = os.path.join(self.tmp.name, name)
+        return d, loop.grpo(policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after)
+
+    def assertSameRun(self, a, b):
+        self.assertEqual(read_rows(os.path.join(a, "rollouts", "results.jsonl")), read_rows(os.path.join(b, "rollouts", "results.jsonl")))
+        self.assertEqual(read_metrics(a), read_metrics(b))
+        self.assertEqual(read_rows(os.path.join(a, "results.jsonl")), read_rows(os.path.join(b, "results.jsonl")))
+        self.assertFalse(os.path.exists(os.path.join(b, loop.CHECKPOINT)), "a finished run keeps its checkpoint")
+
+    def test_killed_mid_step_resumes_to_the_same_run(self):
+        for arm in ("grpo", "gdpo", "random"):
+            with self.subTest(arm=arm):
+                whole, _ = self.run_arm(arm + "-whole", arm)
+                # Calls: 1 before-evaluation, then one per step: the 5th is step
+                # 4 of 5, after the checkpoint at step 2 and step 3's rows.
+                with self.assertRaises(Crash):
+                    self.run_arm(arm + "-killed", arm, crash_at=5)
+                killed = os.path.join(self.tmp.name, arm + "-killed")
+                with open(os.path.join(killed, "rollouts", "results.jsonl")) as f:
+                    self.assertEqual(len(f.readlines()), 3 * 2 * 3, "steps 1-3 were written before the kill")
+                _, summary = self.run_arm(arm + "-killed", arm)
+                self.assertIsNotNone(summary)
+                self.assertSameRun(whole, killed)
+
+    def test_stop_after_steps_then_resume(self):
+        whole, _ = self.run_arm("whole")
+        d, out = self.run_arm("sliced", stop_after=3)
+        self.assertIsNone(out)
+        self.assertTrue(os.path.exists(os.path.join(d, loop.CHECKPOINT)))
+        d, out = self.run_arm("sliced", stop_after=1)
+        self.assertIsNone(out)
+        _, out = self.run_arm("sliced")
+        self.assertIsNotNone(out)
+        self.assertSameRun(whole, d)
+
+    def test_other_settings_are_refused(self):
+        d, _ = self.run_arm("x", stop_after=2)
+        cfg = loop.GRPOConfig(arm="grpo", steps=5, prompts=2, group=3, max_new=6, seed=3, lr=1e-3)
+        with self.assertRaises(SystemExit) as e:
+            loop.grpo(policy(), cfg, self.train, self.test, LocalVerifier(), d, {}, log=lambda *_: None)
+        self.assertIn("lr", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
