@@ -22,7 +22,7 @@ from svtrain import loop  # noqa: E402
 from svtrain.policy import TinyPolicy  # noqa: E402
 from svtrain.tokenizer import Tokenizer  # noqa: E402
 
-from test_policy import ANSWERS, CHATS  # noqa: E402
+from test_policy import ANSWERS, CHATS, DEVICE, HF_READY  # noqa: E402
 
 
 class Crash(Exception):
@@ -77,6 +77,9 @@ def read_metrics(run):
 
 
 class ResumeTest(unittest.TestCase):
+    def policy(self):
+        return policy()
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.train, self.test = examples(10, "t"), examples(4, "x")
@@ -88,7 +91,7 @@ class ResumeTest(unittest.TestCase):
         reward, adv = {"grpo": ("executable", "grpo"), "gdpo": ("executable", "gdpo"), "random": ("random", "grpo")}[arm]
         cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=5, prompts=2, group=3, max_new=6, seed=3, checkpoint_every=2)
         d = os.path.join(self.tmp.name, name)
-        return d, loop.grpo(policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after)
+        return d, loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after)
 
     def assertSameRun(self, a, b):
         self.assertEqual(read_rows(os.path.join(a, "rollouts", "results.jsonl")), read_rows(os.path.join(b, "rollouts", "results.jsonl")))
@@ -126,8 +129,35 @@ class ResumeTest(unittest.TestCase):
         d, _ = self.run_arm("x", stop_after=2)
         cfg = loop.GRPOConfig(arm="grpo", steps=5, prompts=2, group=3, max_new=6, seed=3, lr=1e-3)
         with self.assertRaises(SystemExit) as e:
-            loop.grpo(policy(), cfg, self.train, self.test, LocalVerifier(), d, {}, log=lambda *_: None)
+            loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(), d, {}, log=lambda *_: None)
         self.assertIn("lr", str(e.exception))
+
+
+@unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
+class HFResumeTest(ResumeTest):
+    """The same on a from-scratch Hugging Face model, on the GPU where there
+    is one (CUDA's random stream is in the checkpoint too)."""
+
+    @classmethod
+    def setUpClass(cls):
+        from svtrain import hfinit
+
+        cls.hf_tmp = tempfile.TemporaryDirectory()
+        cls.base = os.path.join(cls.hf_tmp.name, "scratch")
+        texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
+        hfinit.build(cls.base, texts, vocab=400, size="test", max_len=512)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.hf_tmp.cleanup()
+
+    def policy(self):
+        import torch
+
+        from svtrain.policy import HFPolicy
+
+        torch.manual_seed(0)
+        return HFPolicy(self.base, lora_r=0, device=DEVICE, dtype="fp32")
 
 
 if __name__ == "__main__":
