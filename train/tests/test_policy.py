@@ -40,6 +40,16 @@ HF_READY = all(importlib.util.find_spec(m) for m in ("transformers", "tokenizers
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def build_scratch(parent: str) -> str:
+    """A from-scratch Hugging Face model fitted to the test chats, under parent."""
+    from svtrain import hfinit
+
+    path = os.path.join(parent, "scratch")
+    texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
+    hfinit.build(path, texts, vocab=400, size="test", max_len=512)
+    return path
+
+
 class Contract:
     """Mixed into one TestCase per backend; make() returns a fresh policy."""
 
@@ -131,12 +141,8 @@ class TinyPolicyTest(Contract, unittest.TestCase):
 class HFPolicyTest(Contract, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        from svtrain import hfinit
-
         cls.tmp = tempfile.TemporaryDirectory()
-        cls.base = os.path.join(cls.tmp.name, "scratch")
-        texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
-        hfinit.build(cls.base, texts, vocab=400, size="test", max_len=512)
+        cls.base = build_scratch(cls.tmp.name)
 
     @classmethod
     def tearDownClass(cls):

@@ -22,7 +22,7 @@ from svtrain import loop  # noqa: E402
 from svtrain.policy import TinyPolicy  # noqa: E402
 from svtrain.tokenizer import Tokenizer  # noqa: E402
 
-from test_policy import ANSWERS, CHATS, DEVICE, HF_READY  # noqa: E402
+from test_policy import ANSWERS, CHATS, DEVICE, HF_READY, build_scratch  # noqa: E402
 
 
 class Crash(Exception):
@@ -140,12 +140,8 @@ class HFResumeTest(ResumeTest):
 
     @classmethod
     def setUpClass(cls):
-        from svtrain import hfinit
-
         cls.hf_tmp = tempfile.TemporaryDirectory()
-        cls.base = os.path.join(cls.hf_tmp.name, "scratch")
-        texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
-        hfinit.build(cls.base, texts, vocab=400, size="test", max_len=512)
+        cls.base = build_scratch(cls.hf_tmp.name)
 
     @classmethod
     def tearDownClass(cls):
