@@ -40,14 +40,26 @@ HF_READY = all(importlib.util.find_spec(m) for m in ("transformers", "tokenizers
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def build_scratch(parent: str) -> str:
-    """A from-scratch Hugging Face model fitted to the test chats, under parent."""
-    from svtrain import hfinit
+class ScratchHF:
+    """Mixed into the Hugging Face test cases: one from-scratch model fitted
+    to the test chats per class, and fresh policies over it."""
 
-    path = os.path.join(parent, "scratch")
-    texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
-    hfinit.build(path, texts, vocab=400, size="test", max_len=512)
-    return path
+    @classmethod
+    def setUpClass(cls):
+        from svtrain import hfinit
+
+        cls.scratch_tmp = tempfile.TemporaryDirectory()
+        cls.base = os.path.join(cls.scratch_tmp.name, "scratch")
+        texts = [m["content"] for c in CHATS for m in c] * 5 + ANSWERS * 5
+        hfinit.build(cls.base, texts, vocab=400, size="test", max_len=512)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.scratch_tmp.cleanup()
+
+    def hf_policy(self, lora_r=0):
+        torch.manual_seed(0)
+        return HFPolicy(self.base, lora_r=lora_r, device=DEVICE, dtype="fp32")
 
 
 class Contract:
@@ -138,19 +150,9 @@ class TinyPolicyTest(Contract, unittest.TestCase):
 
 
 @unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
-class HFPolicyTest(Contract, unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.base = build_scratch(cls.tmp.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
+class HFPolicyTest(ScratchHF, Contract, unittest.TestCase):
     def make(self, lora_r=0):
-        torch.manual_seed(0)
-        return HFPolicy(self.base, lora_r=lora_r, device=DEVICE, dtype="fp32")
+        return self.hf_policy(lora_r)
 
     def reload(self, policy, path):
         policy.save(path)

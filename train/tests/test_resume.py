@@ -22,7 +22,7 @@ from svtrain import loop  # noqa: E402
 from svtrain.policy import TinyPolicy  # noqa: E402
 from svtrain.tokenizer import Tokenizer  # noqa: E402
 
-from test_policy import ANSWERS, CHATS, DEVICE, HF_READY, build_scratch  # noqa: E402
+from test_policy import ANSWERS, CHATS, HF_READY, ScratchHF  # noqa: E402
 
 
 class Crash(Exception):
@@ -134,26 +134,12 @@ class ResumeTest(unittest.TestCase):
 
 
 @unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
-class HFResumeTest(ResumeTest):
+class HFResumeTest(ScratchHF, ResumeTest):
     """The same on a from-scratch Hugging Face model, on the GPU where there
     is one (CUDA's random stream is in the checkpoint too)."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.hf_tmp = tempfile.TemporaryDirectory()
-        cls.base = build_scratch(cls.hf_tmp.name)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.hf_tmp.cleanup()
-
     def policy(self):
-        import torch
-
-        from svtrain.policy import HFPolicy
-
-        torch.manual_seed(0)
-        return HFPolicy(self.base, lora_r=0, device=DEVICE, dtype="fp32")
+        return self.hf_policy()
 
 
 if __name__ == "__main__":
