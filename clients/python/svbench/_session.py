@@ -12,7 +12,7 @@ import re
 import threading
 from typing import Any, Optional
 
-from svbench.client import Client, SvbenchError
+from svbench.client import Client, SvbenchError, checked_result, finite
 
 __all__ = [
     "Episode",
@@ -144,10 +144,12 @@ def score_logs(keys: list[str], score: Optional[dict[str, Any]], turns: int, fai
     svbench_error (failed, or a score with an error), svbench_solved and
     svbench_turns."""
     logs = {k: 0.0 for k in keys}
+    if score:
+        score = checked_result(score)
     err = failed or bool(score and score.get("error"))
     if score and not err:
         for k, v in (score.get("components") or {}).items():
-            logs[k] = float(v)
+            logs[k] = finite(v)
     logs["svbench_error"] = 1.0 if err else 0.0
     logs["svbench_solved"] = 1.0 if (score and not err and score.get("solved")) else 0.0
     logs["svbench_turns"] = float(turns)
@@ -155,10 +157,15 @@ def score_logs(keys: list[str], score: Optional[dict[str, Any]], turns: int, fai
 
 
 def reward_of(score: Optional[dict[str, Any]]) -> Optional[float]:
-    """The score's total, None when there is none or scoring failed."""
-    if not score or score.get("error") or score.get("reward") is None:
+    """The score's total; None when there is none, scoring failed, or the
+    reward or a component is not a finite number (the adapters' failed
+    episode)."""
+    if not score:
         return None
-    return float(score["reward"])
+    score = checked_result(score)
+    if score.get("error"):
+        return None
+    return finite(score["reward"])
 
 
 class Episode:

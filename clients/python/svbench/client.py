@@ -7,15 +7,22 @@ the protocol.
 """
 
 import json
+import math
+import numbers
 import os
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
 
-__all__ = ["Client", "SvbenchError", "make_item", "rubric_info", "all_components"]
+__all__ = ["Client", "SvbenchError", "make_item", "rubric_info", "all_components", "finite"]
 
 DEFAULT_URL = "http://127.0.0.1:8080"
+
+# Generous: a full /v1/score batch of long completions with their parsed
+# fields is a few MiB. The cap is there so that a broken or hostile server
+# cannot make a trainer process hold hundreds of MiB in one read.
+DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
 
 
 class SvbenchError(Exception):
@@ -29,18 +36,123 @@ class SvbenchError(Exception):
         self.request_id = request_id
 
 
+class _NonFinite:
+    """What a NaN, Infinity or -Infinity literal in an answer parses to.
+
+    JSON has no such literals (Go's encoder cannot write them), yet Python's
+    json module accepts them by default, as floats that poison every sum
+    they enter. This stand-in is not a number: reward checks see a failed
+    item, and anything else that asks for its float value gets a clear
+    error instead of a NaN."""
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal):
+        self.literal = literal
+
+    def __float__(self):
+        raise SvbenchError("non_finite_number", "the server sent %s where a finite number was expected" % self.literal)
+
+    def __repr__(self):
+        return "<non-finite %s>" % self.literal
+
+
+def _loads(raw):
+    return json.loads(raw.decode("utf-8"), parse_constant=_NonFinite)
+
+
+def finite(v):
+    """v as a float when it is a finite JSON number, else None.
+
+    Strings are not numbers here even when float() would read them
+    ("Infinity", "nan", "1.5"): the protocol sends numbers, so a string is
+    a broken answer. Neither are booleans, although Python counts them as
+    ints. numbers.Real rather than float lets numpy scalars through (a
+    trainer may hand back what it stored in an array)."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:  # an integer beyond float range
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _describe(v):
+    if isinstance(v, (_NonFinite, bool, int, float)) or v is None:
+        return repr(v)
+    return "%s %.40r" % (type(v).__name__, v)
+
+
+def _result_problem(result):
+    """Why one score result cannot be used as a reward, or None."""
+    if not isinstance(result, dict):
+        return "a result is %s, not an object" % _describe(result)
+    if "reward" not in result:
+        return "the result has no reward"
+    if finite(result["reward"]) is None:
+        return "reward %s is not a finite number" % _describe(result["reward"])
+    comps = result.get("components")
+    if comps is None:
+        return None
+    if not isinstance(comps, dict):
+        return "components are %s, not an object" % _describe(comps)
+    for k, v in comps.items():
+        if finite(v) is None:
+            return "component %s = %s is not a finite number" % (k, _describe(v))
+    return None
+
+
+def checked_result(result):
+    """One /v1/score result (or a session's score) as a trainer may use it.
+
+    A result the server already failed keeps its error (a bare string is
+    made {code, message}). A result whose reward or any component is not a
+    finite number, or is missing, becomes a failed item like the server's
+    own: reward 0.0, no components, error code invalid_result. The adapters
+    then give their trainer the value they give any failed item."""
+    err = result.get("error") if isinstance(result, dict) else None
+    if err:
+        if not isinstance(err, dict):
+            err = {"code": "score_failed", "message": str(err)}
+        if _result_problem(result) is not None:  # nothing NaN rides along on a failed item
+            result = dict(result, reward=0.0, components={})
+        return dict(result, error=err)
+    problem = _result_problem(result)
+    if problem is None:
+        return result
+    base = result if isinstance(result, dict) else {}
+    return dict(base, reward=0.0, components={},
+                error={"code": "invalid_result", "message": "svbench client: " + problem})
+
+
+def _check_count(what, got, sent):
+    if got != sent:
+        raise SvbenchError(
+            "result_count_mismatch",
+            "the server answered %d %s for %d item%s; the batch cannot be matched to its items"
+            % (got, what, sent, "" if sent == 1 else "s"))
+
+
 class Client:
     """Talks to one svbench server.
 
     url and token default to $SVBENCH_URL and $SVBENCH_TOKEN. Large score
-    batches are split into requests of at most batch_size items.
+    batches are split into requests of at most batch_size items. An answer
+    longer than max_response_bytes (default $SVBENCH_MAX_RESPONSE_BYTES or
+    64 MiB) fails with response_too_large.
     """
 
-    def __init__(self, url=None, token=None, timeout=60.0, batch_size=256):
+    def __init__(self, url=None, token=None, timeout=60.0, batch_size=256, max_response_bytes=None):
         self.url = (url or os.environ.get("SVBENCH_URL") or DEFAULT_URL).rstrip("/")
         self.token = token if token is not None else os.environ.get("SVBENCH_TOKEN") or None
         self.timeout = timeout
         self.batch_size = max(1, int(batch_size))
+        if max_response_bytes is None:
+            max_response_bytes = int(os.environ.get("SVBENCH_MAX_RESPONSE_BYTES") or DEFAULT_MAX_RESPONSE_BYTES)
+        if int(max_response_bytes) < 1:
+            raise ValueError("max_response_bytes must be positive, not %r" % (max_response_bytes,))
+        self.max_response_bytes = int(max_response_bytes)
 
     # -- transport ---------------------------------------------------------
 
@@ -58,20 +170,48 @@ class Client:
         req = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return json.loads(resp.read().decode("utf-8"))
+                raw = self._read(resp, method, path)
+                try:
+                    return _loads(raw)
+                except ValueError as e:
+                    raise SvbenchError("invalid_response", "%s %s: the answer is not JSON: %s" % (method, path, e),
+                                       status=resp.status) from None
         except urllib.error.HTTPError as e:
-            raw = e.read()
             try:
-                payload = json.loads(raw.decode("utf-8"))
+                raw = self._read(e, method, path)
+            except SvbenchError:  # an error page too large to read: its status is what matters
+                raw = b""
+            try:
+                payload = _loads(raw)
                 err = payload.get("error") or {}
                 raise SvbenchError(
                     err.get("code", "http_%d" % e.code),
-                    err.get("message", raw[:200].decode("utf-8", "replace")),
+                    str(err.get("message", raw[:200].decode("utf-8", "replace")))[:1000],
                     status=e.code,
                     request_id=payload.get("request_id"),
                 ) from None
             except (ValueError, AttributeError):
                 raise SvbenchError("http_%d" % e.code, raw[:200].decode("utf-8", "replace"), status=e.code) from None
+
+    def _read(self, resp, method, path):
+        """The body, refused past max_response_bytes: on an announced length
+        before reading anything, otherwise after one byte more than allowed
+        (a close-delimited or chunked body has no length to check)."""
+        limit = self.max_response_bytes
+
+        def too_large(size):
+            resp.close()
+            return SvbenchError("response_too_large", "%s %s: the answer is %s, over the client's limit of %s "
+                                "(Client(max_response_bytes=...) or SVBENCH_MAX_RESPONSE_BYTES)"
+                                % (method, path, size, _size(limit)))
+
+        announced = resp.headers.get("Content-Length") if resp.headers is not None else None
+        if announced and announced.strip().isdigit() and int(announced) > limit:
+            raise too_large(_size(int(announced)))
+        raw = resp.read(limit + 1)
+        if len(raw) > limit:
+            raise too_large("more than %s" % _size(limit))
+        return raw
 
     # -- API -----------------------------------------------------------------
 
@@ -108,11 +248,22 @@ class Client:
 
         Returns one result per item, in order: {"reward", "components",
         "parsed", "error"}. Items fail independently.
+        A result whose reward or a component is not a finite number (NaN,
+        Infinity, a string, a boolean) or is missing comes back as a failed
+        item (error code invalid_result, reward 0.0). A batch answered with
+        more or fewer results than items raises result_count_mismatch:
+        which result belongs to which item is then unknown.
         """
         items = list(items)
         out = []
         for i in range(0, len(items), self.batch_size):
-            out.extend(self._request("POST", "/v1/score", {"items": items[i : i + self.batch_size]})["results"])
+            chunk = items[i : i + self.batch_size]
+            answer = self._request("POST", "/v1/score", {"items": chunk})
+            results = answer.get("results") if isinstance(answer, dict) else None
+            if not isinstance(results, list):
+                raise SvbenchError("invalid_response", "/v1/score answered without a results list")
+            _check_count("results", len(results), len(chunk))
+            out.extend(checked_result(r) for r in results)
         return out
 
     def get_reward(self, query, prompts, labels, env=None, labels_as=None):
@@ -120,9 +271,16 @@ class Client:
 
         labels_as declares what the labels are: None or "id" (example ids or
         label objects), "answer" (plain gold answers) or "answer_json".
+
+        A sample whose reward or score is not a finite number becomes a
+        failed one, as the server writes its own: reward and score 0.0,
+        every extra_logs entry 0.0 but svbench_error 1.0, and its errors
+        entry says why. A list of another length than the queries raises
+        result_count_mismatch.
         """
         q = {k: v for k, v in (("env", env), ("labels", labels_as)) if v} or None
-        return self._request("POST", "/get_reward", {"query": query, "prompts": prompts, "labels": labels}, query=q)
+        answer = self._request("POST", "/get_reward", {"query": query, "prompts": prompts, "labels": labels}, query=q)
+        return _checked_get_reward(answer, len(query))
 
     def sessions_create(self, env, example_id=None, example=None, answer=None, rubric=None, max_turns=None):
         """Start a server-held episode: {"session_id", "prompt", "tools", "max_turns", ...}."""
@@ -134,11 +292,13 @@ class Client:
         return self._request("POST", "/v1/sessions", body)
 
     def sessions_step(self, session_id, message):
-        """One assistant message -> {"turn", "observations", "done", "score"?}."""
-        return self._request("POST", "/v1/sessions/%s/step" % urllib.parse.quote(session_id, safe=""), {"message": message})
+        """One assistant message -> {"turn", "observations", "done", "score"?}.
+        A score whose reward is not a finite number is a failed one (see score())."""
+        return _with_checked_score(self._request(
+            "POST", "/v1/sessions/%s/step" % urllib.parse.quote(session_id, safe=""), {"message": message}))
 
     def sessions_get(self, session_id):
-        return self._request("GET", "/v1/sessions/%s" % urllib.parse.quote(session_id, safe=""))
+        return _with_checked_score(self._request("GET", "/v1/sessions/%s" % urllib.parse.quote(session_id, safe="")))
 
     def sessions_delete(self, session_id):
         return self._request("DELETE", "/v1/sessions/%s" % urllib.parse.quote(session_id, safe=""))
@@ -150,7 +310,65 @@ class Client:
                      ("api_key_env", api_key_env), ("max_turns", max_turns), ("rubric", rubric)):
             if v is not None:
                 body[k] = v
-        return self._request("POST", "/v1/rollout", body)
+        return _with_checked_score(self._request("POST", "/v1/rollout", body))
+
+
+def _size(n):
+    if n >= 1 << 20 and n % (1 << 20) == 0:
+        return "%d MiB" % (n >> 20)
+    return "%d bytes" % n
+
+
+def _with_checked_score(answer):
+    if isinstance(answer, dict) and answer.get("score") is not None:
+        answer = dict(answer, score=checked_result(answer["score"]))
+    return answer
+
+
+def _checked_get_reward(answer, n):
+    """/get_reward's answer with its lengths checked and every sample whose
+    reward or score is not finite turned into a failed sample."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("rewards"), list):
+        raise SvbenchError("invalid_response", "/get_reward answered without a rewards list")
+    rewards = answer["rewards"]
+    scores = answer.get("scores", rewards)
+    logs = answer.get("extra_logs") or {}
+    errors = answer.get("errors")
+    if not isinstance(scores, list) or not isinstance(logs, dict) or not all(isinstance(v, list) for v in logs.values()) \
+            or not (errors is None or isinstance(errors, list)):
+        raise SvbenchError("invalid_response", "/get_reward answered scores, extra_logs or errors that are not lists")
+    _check_count("rewards", len(rewards), n)
+    _check_count("scores", len(scores), n)
+    for k, v in logs.items():
+        _check_count("%s logs" % k, len(v), n)
+    if errors is not None:
+        _check_count("errors", len(errors), n)
+    out_r, out_s, out_e = [], [], []
+    out_logs = {k: [] for k in logs}
+    for i in range(n):
+        problem = None
+        for what, v in (("reward", rewards[i]), ("score", scores[i])):
+            if problem is None and finite(v) is None:
+                problem = "%s %s is not a finite number" % (what, _describe(v))
+        for k in logs:
+            if problem is None and finite(logs[k][i]) is None:
+                problem = "extra_logs %s = %s is not a finite number" % (k, _describe(logs[k][i]))
+        if problem is None:
+            out_r.append(finite(rewards[i]))
+            out_s.append(finite(scores[i]))
+            for k in logs:
+                out_logs[k].append(finite(logs[k][i]))
+            out_e.append(errors[i] if errors is not None else "")
+            continue
+        out_r.append(0.0)
+        out_s.append(0.0)
+        for k in logs:
+            out_logs[k].append(1.0 if k == "svbench_error" else 0.0)
+        out_e.append("invalid_result: svbench client: " + problem)
+    out = dict(answer, rewards=out_r, scores=out_s, extra_logs=out_logs)
+    if errors is not None or any(out_e):
+        out["errors"] = out_e
+    return out
 
 
 # -- helpers shared by the reward hooks ----------------------------------------
@@ -183,6 +401,8 @@ def make_item(env, completion, answer=None, example_id=None, example=None, rubri
 
 
 def _value(result, component, strict):
+    # Checked again here: a result may come from a client other than ours.
+    result = checked_result(result)
     err = result.get("error")
     if err:
         if strict:
@@ -190,8 +410,8 @@ def _value(result, component, strict):
         warnings.warn("svbench: item failed, reward 0: %s: %s" % (err.get("code"), err.get("message")))
         return 0.0
     if component:
-        return float(result.get("components", {}).get(component, 0.0))
-    return float(result["reward"])
+        return finite((result.get("components") or {}).get(component, 0.0))
+    return finite(result["reward"])
 
 
 def _column(kwargs, name, i):

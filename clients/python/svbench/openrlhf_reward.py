@@ -13,6 +13,9 @@ This file forwards the call to the server's ``/get_reward`` (the same
 protocol as pointing ``--reward.remote_url`` at the server), so the prompt
 is cut from the query, labels are read and every item carries the same
 extra_logs keys (failed items: reward 0, svbench_error 1) exactly as there.
+A reward, score or log value that is not a finite number (NaN, Infinity, a
+string, null) makes the sample such a failed one (svbench.Client.get_reward);
+an answer with more or fewer values than samples raises.
 What it adds: the token travels as an Authorization header from
 ``SVBENCH_TOKEN`` instead of in a URL that OpenRLHF prints and logs.
 

@@ -23,6 +23,9 @@ per component.
   component functions gives exactly the rubric total).
 * ``trl_reward(env)``: the older synchronous total (failed items 0.0 with a
   warning, or raise with strict=True).
+
+A reward or component that is not a finite number (NaN, Infinity, a
+string) or is missing makes the item a failed one (svbench.Client.score).
 """
 
 import asyncio
@@ -30,7 +33,7 @@ import collections
 import json
 import threading
 
-from svbench.client import Client, _column, _value, make_item, rubric_info
+from svbench.client import Client, _check_count, _column, _value, checked_result, finite, make_item, rubric_info
 
 __all__ = ["trl_reward", "trl_reward_funcs", "trl_reward_weights"]
 
@@ -67,7 +70,9 @@ def trl_reward(env, client=None, rubric=None, component=None, strict=False):
 
     def reward(prompts, completions, **kwargs):
         items = _items(env, completions, kwargs, rubric)
-        return [_value(r, component, strict) for r in client.score(items)]
+        results = client.score(items)
+        _check_count("results", len(results), len(items))
+        return [_value(r, component, strict) for r in results]
 
     reward.__name__ = _fn_name(env, component or "reward")
     return reward
@@ -126,9 +131,11 @@ def trl_reward_funcs(env, client=None, components=True, rubric=None):
     it (rubric_info), in its order, each returning the component's unweighted
     value; pair with ``trl_reward_weights(env)``. components=False: one
     function returning the rubric total. A failed item (unknown example, a
-    verifier error, a timeout) is None, which TRL leaves out rather than
-    reading as a zero reward; so is an optional component the item lacks. A
-    failed request (server unreachable) raises: that is not one item's fault.
+    verifier error, a timeout, a reward or component that is not a finite
+    number or is missing) is None, which TRL leaves out rather than reading
+    as a zero reward; so is an optional component the item lacks. A failed
+    request (server unreachable, a results list of another length than the
+    batch) raises: that is not one item's fault.
     """
     client = client or Client()
     if components:
@@ -139,16 +146,19 @@ def trl_reward_funcs(env, client=None, components=True, rubric=None):
 
     def make(component):
         async def reward(prompts=None, completions=None, **kwargs):
-            results = await shared.score(_items(env, completions or [], kwargs, rubric))
+            items = _items(env, completions or [], kwargs, rubric)
+            results = await shared.score(items)
+            # Checked again: the client may be another than svbench.Client.
+            _check_count("results", len(results), len(items))
             out = []
-            for r in results:
+            for r in map(checked_result, results):
                 if r.get("error"):
                     out.append(None)
                 elif component is None:
-                    out.append(float(r["reward"]))
+                    out.append(finite(r["reward"]))
                 else:
                     v = (r.get("components") or {}).get(component)
-                    out.append(None if v is None else float(v))
+                    out.append(None if v is None else finite(v))
             return out
 
         reward.__name__ = reward.__qualname__ = _fn_name(env, component or "reward")

@@ -29,7 +29,8 @@ after the prompt) and ``environments`` (one instance per completion).
   assistant message as the session's last step, and return the session's
   score (``/v1/score`` of the transcript) or, with ``components=True``,
   one function per rubric component (pair with ``trl_reward_weights``).
-  None where an episode failed or did not finish.
+  None where an episode failed or did not finish, or its score's reward or
+  a component is not a finite number.
 * ``trl_env_dataset("e2")``: rows ``{"prompt", "example_id", "env"}`` from
   the examples endpoint, for ``train_dataset``.
 
@@ -51,7 +52,7 @@ import warnings
 from typing import Any, Callable, Optional
 
 from svbench._session import Episode, observation_text, reward_of, task_from
-from svbench.client import Client, SvbenchError, _env_matches, rubric_info
+from svbench.client import Client, SvbenchError, _env_matches, finite, rubric_info
 
 __all__ = ["SvbenchToolEnv", "trl_env_dataset", "trl_env_reward_funcs", "trl_environment"]
 
@@ -275,10 +276,10 @@ def trl_env_reward_funcs(env: str, client: Optional[Client] = None, components: 
                 if s is None:
                     out.append(None)
                 elif component is None:
-                    out.append(float(s["reward"]))
+                    out.append(finite(s["reward"]))
                 else:
                     v = (s.get("components") or {}).get(component)
-                    out.append(None if v is None else float(v))
+                    out.append(None if v is None else finite(v))
             return out
 
         reward.__name__ = reward.__qualname__ = "svbench_%s_%s" % (safe, component or "session_reward")

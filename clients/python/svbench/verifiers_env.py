@@ -69,7 +69,7 @@ from collections.abc import Mapping
 from typing import Any, Generic, Iterator, Optional, TypeVar
 
 from svbench._session import Episode, parse_hermes_tool_calls, split_reasoning, strip_end_markers
-from svbench.client import Client, SvbenchError, rubric_info
+from svbench.client import Client, SvbenchError, checked_result, rubric_info
 
 __all__ = [
     "HAVE_VERIFIERS",
@@ -403,6 +403,9 @@ class SvbenchTask(vf.Task[SvbenchData, vf.State, SvbenchTaskConfig]):
                 item["rubric"] = self.config.rubric
             score = (await asyncio.to_thread(_client(self.config).score, [item]))[0]
             trace.info["svbench"] = dict(info, transcript=transcript, score=score)
+        # A reward or component that is not a finite number fails the
+        # rollout like a verifier error, rather than entering trace.reward.
+        score = checked_result(score)
         if score.get("error"):
             err = score["error"]
             raise SvbenchError(err.get("code") or "score_failed", err.get("message") or str(err))

@@ -26,8 +26,10 @@ item carries the same keys: every component any served environment declares
 (0.0 where an item lacks it) and svbench_error. A failed item returns score
 0.0, components 0.0 and svbench_error 1.0 instead of raising, because verl
 does not catch exceptions from compute_score: one bad item would kill the
-whole batch (and the run). A failed request (server unreachable) still
-raises.
+whole batch (and the run). An item whose reward or a component is not a
+finite number (NaN, Infinity, a string) or is missing is such a failed item.
+A failed request (server unreachable, a results list of another length than
+the items) still raises.
 
 Load it by path without installing (verl imports the file on its own, so it
 finds the svbench package next to it or installed):
@@ -41,10 +43,10 @@ import os
 import sys
 
 try:
-    from svbench.client import all_components, default_client, make_item
+    from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
 except ImportError:  # loaded by file path without the package installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from svbench.client import all_components, default_client, make_item
+    from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
 
 __all__ = ["compute_score", "compute_score_async", "score_items"]
 
@@ -67,16 +69,18 @@ def score_items(items, client=None):
     """Score /v1/score items and shape each result as verl expects."""
     client = client or default_client()
     keys = all_components(client)
+    results = client.score(items)
+    _check_count("results", len(results), len(items))
     out = []
-    for r in client.score(items):
+    for r in map(checked_result, results):
         d = {"score": 0.0}
         d.update((k, 0.0) for k in keys)
         if r.get("error"):
             d["svbench_error"] = 1.0
         else:
-            d["score"] = float(r["reward"])
+            d["score"] = finite(r["reward"])
             for k, v in (r.get("components") or {}).items():
-                d[k] = float(v)
+                d[k] = finite(v)
             d["svbench_error"] = 0.0
         out.append(d)
     return out

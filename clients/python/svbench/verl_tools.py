@@ -53,11 +53,11 @@ from typing import Any, Optional
 
 try:
     from svbench._session import Episode, observation_text, reward_of, task_from
-    from svbench.client import Client, SvbenchError, _env_matches
+    from svbench.client import Client, SvbenchError, _env_matches, finite
 except ImportError:  # loaded by file path without the package installed
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from svbench._session import Episode, observation_text, reward_of, task_from
-    from svbench.client import Client, SvbenchError, _env_matches
+    from svbench.client import Client, SvbenchError, _env_matches, finite
 
 try:
     from verl.interactions.base import BaseInteraction
@@ -254,11 +254,12 @@ def compute_score(data_source: Any = None, solution_str: Any = None, ground_trut
                   extra_info: Any = None, **kwargs: Any) -> dict[str, float]:
     """verl's reward for a trajectory played through SvbenchInteraction: the
     session's score, which the interaction gave as the last turn score.
-    ``{"score", "svbench_error"}``; an unfinished episode scores 0 with
-    svbench_error 1."""
+    ``{"score", "svbench_error"}``; an unfinished episode, or a last turn
+    score that is not a finite number, scores 0 with svbench_error 1."""
     turn_scores = (extra_info or {}).get("turn_scores") if isinstance(extra_info, dict) else None
-    if turn_scores is not None and len(turn_scores) > 0 and turn_scores[-1] is not None:
-        return {"score": float(turn_scores[-1]), "svbench_error": 0.0}
+    last = finite(turn_scores[-1]) if turn_scores is not None and len(turn_scores) > 0 else None
+    if last is not None:
+        return {"score": last, "svbench_error": 0.0}
     return {"score": 0.0, "svbench_error": 1.0}
 
 
