@@ -144,11 +144,27 @@ def _group_norm(x: torch.Tensor) -> torch.Tensor:
     return torch.where(std > 0, (x - mean) / (std + EPS), torch.zeros_like(x))
 
 
+def _require_finite(name: str, x: torch.Tensor) -> None:
+    bad = ~torch.isfinite(x)
+    if bool(bad.any()):
+        where = [tuple(i) for i in bad.nonzero().tolist()[:5]]
+        raise ValueError("svtrain: %s is not finite at [prompt, completion] %s (%d of %d values): one NaN or "
+                         "Infinity makes its whole group's advantages NaN; refusing to train on it"
+                         % (name, where, int(bad.sum()), x.numel()))
+
+
 def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None) -> torch.Tensor:
     """GRPO: group-normalise the summed reward (TRL scale_rewards="group").
     GDPO (decoupled; TRL multi_objective_aggregation="normalize_then_sum"):
     group-normalise each component, take the rubric's weighted sum, then
-    normalise over the step's batch. rewards and components are [P, G]."""
+    normalise over the step's batch. rewards and components are [P, G].
+    A value that is not finite raises ValueError: the executable verifier's
+    bad items are already failed ones (Executable.score), so what is left
+    is a broken reward source (a diverged reward model), which must stop
+    the run rather than steer it."""
+    _require_finite("reward", rewards)
+    for c, t in (components or {}).items():
+        _require_finite("component %s" % c, t)
     if method == "grpo":
         return _group_norm(rewards).float()
     if method == "gdpo":

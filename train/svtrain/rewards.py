@@ -42,13 +42,22 @@ class Executable:
 
     def score(self, completions: list[str], answers: list[Any]) -> list[dict]:
         from svbench import make_item
+        from svbench.client import _check_count, checked_result
 
         items = [make_item(self.env, c, answer=a, rubric=self.rubric) for c, a in zip(completions, answers)]
         self.calls += 1
+        results = self.client.score(items)
+        # Checked here as well as in svbench.Client: the client is whatever
+        # the caller passed, and one NaN reward turns its whole group's
+        # advantages into NaN; one result too many shifts every reward
+        # after it onto the wrong completion.
+        _check_count("results", len(results), len(items))
         out = []
-        for r in self.client.score(items):
+        for r in map(checked_result, results):
             if r.get("error"):
-                # A failed item scores 0 with empty components; it is counted.
+                # A failed item (the server's error, or a reward or component
+                # that is not a finite number) scores 0 with empty
+                # components; it is counted in score_errors.
                 out.append({"reward": 0.0, "components": {}, "parsed": {}, "solved": False, "error": r["error"]})
             else:
                 out.append(r)
