@@ -72,7 +72,9 @@ func BuildSplits(opts GenerateOptions) (map[string][]any, *dataset.Card, error) 
 		Notes: []string{
 			"Splits are 70/15/15, stratified by scenario and label.",
 			"Rows follow the reference format {id, question, answer, meta}; answer is Malicious or Benign.",
-			"meta.lookalike marks benign traffic built to resemble attacks (nightly backups, health-check pollers, IT scanners) and low-and-slow attacks.",
+			"meta.activity names the traffic shape; the label turns on it and two context facts read together (E1's site baseline).",
+			"meta.ambiguous marks rows whose record does not show what decides them (a missing counter or fact, an hour or cadence between its values); the default rubric pays abstentions only there.",
+			"meta.lookalike marks disguised attacks: drawn in a benign context, so the record reads benign.",
 		},
 	}
 	out := map[string][]any{}

@@ -18,14 +18,17 @@ func dataCommands() []env.DataCommand {
 	return []env.DataCommand{{
 		Kind:  env.DataBuild,
 		Short: "Generate the E1 network-log dataset (synthetic Zeek conn flows) as train/dev/test splits with a card",
-		Long: `Generates labelled network flows from benign service models and attack playbooks
-(port scans, brute force, C2 beacons, floods, exfiltration, IoT botnet scans), half of them
-malicious, then writes train.jsonl/dev.jsonl/test.jsonl (70/15/15, stratified by scenario and
-label, deduplicated by flow hash), card.json and README.md to --out.
+		Long: `Generates labelled network flows, half of them malicious: five activities (large uploads,
+check-ins on a timer, repeated failed logins, fan-out to web hosts, port sweeps), each benign
+in one context and malicious in another by the site baseline E1's system prompt states (the
+asset's role, the hour, the peer and the cadence, two of them read together). Writes
+train.jsonl/dev.jsonl/test.jsonl (70/15/15, stratified by scenario and label, deduplicated by
+flow hash), card.json and README.md to --out. meta.ambiguous marks rows whose record does not
+show what decides them; the default rubric pays abstentions only there.
 
-Difficulty: easy (complete records, clear-cut activity), medium (some missing fields, some
-benign look-alikes), hard (many missing fields, backups that look like exfiltration, pollers
-that look like beacons, the IT scanner, low-and-slow attacks), or mixed (each row drawn at random).`,
+Difficulty: easy (complete records, clear-cut counters), medium (some missing fields, some
+hours and cadences between their values, a few attacks disguised in a benign context), hard
+(more of each, smaller counters), or mixed (each row drawn at random).`,
 		Example: "  svbench data build e1 --n 10000 --seed 7 --difficulty hard --out data/e1-hard",
 		Flags: func(f *pflag.FlagSet) env.DataRunner {
 			n := f.Int("n", 5000, "rows to generate (half malicious)")

@@ -11,13 +11,15 @@ import (
 // GeneratorVersion is recorded in every synthetic row's meta; bump it when
 // the generator's output for a given seed changes.
 //
-// synth-2 (issue #23) draws direction, address class and connection state
-// for both classes from overlapping distributions (benign inbound services,
-// benign failed and one-way connections, attacks that complete their
-// handshakes) and derives the Zeek history from the connection state, so
-// no single field or pair of fields gives the label away; synth-1 had
-// every inbound flow and every public source malicious.
-const GeneratorVersion = "synth-3"
+// synth-4 (issue #41) labels a flow by its activity and two context facts
+// read together (site.go): every activity occurs as benign and as malicious
+// traffic drawn from the same distributions, so no field and no pair of
+// fields decides a row, and a row whose record does not show what decides it
+// is marked meta.ambiguous. synth-3 (issue #33) recorded every field by the
+// same sensor rules for both classes; synth-2 (issue #23) drew direction,
+// address class and connection state from overlapping distributions; in
+// synth-1 every inbound flow and every public source was malicious.
+const GeneratorVersion = "synth-4"
 
 // Difficulty levels. "mixed" draws each row's level uniformly.
 const (
@@ -35,55 +37,131 @@ type GenerateOptions struct {
 	Render     string // "rich" (default) or "reference"
 }
 
-// scenario is one traffic pattern: a benign service or an attack playbook.
-type scenario struct {
-	name      string
+// An activity is a traffic shape that is normal in one context and not in
+// another. Its four cells — the values of its two facts — are two benign and
+// two malicious scenarios in a parity: changing either fact alone flips the
+// label, so neither fact, nor either fact beside anything the activity's
+// shape shows, says more than the other does. The shape is drawn the same
+// way in all four cells.
+type activity struct {
+	name  string
+	facts [2]fact
+	// cells[v0][v1] is the scenario the facts' values v0, v1 make.
+	cells [2][2]scene
+	// peerIsSource says which end factPeer places: the source (logins
+	// arriving at an internal asset) or the destination.
+	peerIsSource bool
+	// shape draws the traffic; the facts are applied after it.
+	shape func(g *gen) Flow
+	// shows reports whether a record shows the counters that identify the
+	// activity; without them a reader cannot tell which rule applies.
+	shows func(rec record) bool
+}
+
+// scene is one scenario of an activity: a cell of its parity.
+type scene struct {
+	scenario  string
 	malicious bool
 	family    string // attack family; "none" for benign traffic
-	// lookalike marks benign traffic built to resemble an attack (or an
-	// attack built to resemble normal traffic); weighted up as difficulty rises.
-	lookalike bool
-	gen       func(g *gen) Flow
 }
 
-// weight of a scenario at a difficulty level (0 easy, 1 medium, 2 hard).
-func (s scenario) weight(level int) float64 {
-	if s.lookalike {
-		return [3]float64{0, 0.6, 2.0}[level]
-	}
-	return 1
+var activities = []activity{
+	{
+		// Servers upload in the batch window (backups), people in working
+		// hours (cloud sync); the other two are exfiltration.
+		name: "bulk_upload", facts: [2]fact{factRole, factTime},
+		cells: [2][2]scene{
+			roleServer:   {timeWorking: {"server_exfiltration", true, "exfiltration"}, timeBatch: {"nightly_backup", false, "none"}},
+			roleEndpoint: {timeWorking: {"cloud_sync", false, "none"}, timeBatch: {"after_hours_exfiltration", true, "exfiltration"}},
+		},
+		shape: shapeBulk,
+		shows: func(rec record) bool {
+			b, ok := rec.num("orig_bytes")
+			o, okOut := rec.num("bytes_out_to_dst")
+			return ok && b >= bulkBytes || okOut && o >= bulkBytes
+		},
+	},
+	{
+		// Servers' agents report to vendor services on the internet;
+		// people's management agents check in with servers inside. A
+		// person's machine on a timer to the internet is a C2 beacon, a
+		// server on a timer to an internal host a relay.
+		name: "timer_checkin", facts: [2]fact{factRole, factPeer},
+		cells: [2][2]scene{
+			roleServer:   {peerInternal: {"internal_relay_beacon", true, "command_and_control"}, peerInternet: {"vendor_telemetry", false, "none"}},
+			roleEndpoint: {peerInternal: {"management_agent", false, "none"}, peerInternet: {"c2_beacon", true, "command_and_control"}},
+		},
+		shape: shapeCheckin,
+		shows: func(rec record) bool {
+			_, f := rec.num("failed_auth")
+			_, p := rec.num("distinct_dst_ports")
+			return f && p && readFact(rec, factCadence) == cadenceRegular
+		},
+	},
+	{
+		// Scheduled jobs with stale passwords fail on a timer in the batch
+		// window; staff mistype irregularly in working hours. Regular
+		// failures by day are a script guessing, irregular ones at night a
+		// person guessing.
+		name: "failed_logins", facts: [2]fact{factTime, factCadence},
+		cells: [2][2]scene{
+			timeWorking: {cadenceIrregular: {"staff_typos", false, "none"}, cadenceRegular: {"scripted_bruteforce", true, "brute_force"}},
+			timeBatch:   {cadenceIrregular: {"night_password_guessing", true, "brute_force"}, cadenceRegular: {"stale_credential_job", false, "none"}},
+		},
+		shape: shapeLogins,
+		shows: func(rec record) bool {
+			n, ok := rec.num("failed_auth")
+			return ok && n >= minFailedLogins
+		},
+	},
+	{
+		// Staff browse many internet sites in working hours; the inventory
+		// job sweeps internal web servers in the batch window. Internet
+		// fan-out at night is a bot, internal fan-out by day reconnaissance.
+		name: "web_fanout", facts: [2]fact{factTime, factPeer},
+		cells: [2][2]scene{
+			timeWorking: {peerInternal: {"internal_web_recon", true, "reconnaissance"}, peerInternet: {"web_browsing", false, "none"}},
+			timeBatch:   {peerInternal: {"inventory_sweep", false, "none"}, peerInternet: {"after_hours_bot", true, "botnet"}},
+		},
+		shape: shapeFanout,
+		shows: func(rec record) bool {
+			n, ok := rec.num("distinct_dst_hosts")
+			return ok && n >= minFanoutHosts
+		},
+	},
+	{
+		// The vulnerability scanner (a server) sweeps at a machine-regular
+		// pace; engineers sweep by hand from their machines. A server
+		// sweeping irregularly, or a person's machine on a timer, is a scan.
+		name: "port_sweep", facts: [2]fact{factRole, factCadence},
+		cells: [2][2]scene{
+			roleServer:   {cadenceIrregular: {"server_port_scan", true, "reconnaissance"}, cadenceRegular: {"scheduled_vuln_scan", false, "none"}},
+			roleEndpoint: {cadenceIrregular: {"engineer_port_check", false, "none"}, cadenceRegular: {"malware_port_scan", true, "reconnaissance"}},
+		},
+		shape: shapeSweep,
+		shows: func(rec record) bool {
+			n, ok := rec.num("distinct_dst_ports")
+			return ok && n >= minSweepPorts
+		},
+	},
 }
 
-var scenarios = []scenario{
-	{name: "web_browsing", family: "none", gen: genWeb},
-	{name: "dns_lookup", family: "none", gen: genDNS},
-	{name: "ntp_sync", family: "none", gen: genNTP},
-	{name: "software_update", family: "none", gen: genUpdate},
-	{name: "video_streaming", family: "none", gen: genStreaming},
-	{name: "ssh_admin", family: "none", gen: genSSHAdmin},
-	{name: "iot_telemetry", family: "none", gen: genTelemetry},
-	{name: "mail", family: "none", gen: genMail},
-	{name: "nightly_backup", family: "none", lookalike: true, gen: genBackup},
-	{name: "health_check_poller", family: "none", lookalike: true, gen: genHealthCheck},
-	{name: "it_vulnerability_scan", family: "none", lookalike: true, gen: genITScan},
-	{name: "public_web_server", family: "none", gen: genPublicWeb},
-	{name: "inbound_mail", family: "none", gen: genInboundMail},
-	{name: "remote_access", family: "none", gen: genRemoteAccess},
-	{name: "failed_connection", family: "none", gen: genFailedConn},
-	{name: "udp_one_way", family: "none", gen: genOneWayUDP},
+// The counters that identify an activity, and the most any other activity
+// shows (noise stays below them).
+const (
+	minFailedLogins = 2
+	minFanoutHosts  = 6
+	minSweepPorts   = 10
+)
 
-	{name: "port_scan", malicious: true, family: "reconnaissance", gen: genPortScan},
-	{name: "slow_port_scan", malicious: true, family: "reconnaissance", lookalike: true, gen: genSlowScan},
-	{name: "ssh_bruteforce", malicious: true, family: "brute_force", gen: genSSHBrute},
-	{name: "telnet_bruteforce", malicious: true, family: "brute_force", gen: genTelnetBrute},
-	{name: "c2_beacon", malicious: true, family: "command_and_control", gen: genBeacon},
-	{name: "syn_flood", malicious: true, family: "denial_of_service", gen: genFlood},
-	{name: "exfiltration", malicious: true, family: "exfiltration", gen: genExfil},
-	{name: "low_and_slow_exfiltration", malicious: true, family: "exfiltration", lookalike: true, gen: genSlowExfil},
-	{name: "iot_botnet_scan", malicious: true, family: "botnet", gen: genMirai},
-	{name: "credential_stuffing", malicious: true, family: "brute_force", gen: genCredStuffing},
-	{name: "lateral_movement", malicious: true, family: "lateral_movement", gen: genLateral},
-}
+// Per-level rates: how often a time or cadence fact is drawn between its
+// two values (the record then shows neither), and how often an attack
+// takes on the context of its activity's normal traffic (an exfiltration
+// timed into the backup window): the gold label knows it, the record does not.
+var (
+	shoulderRate = [3]float64{0.02, 0.06, 0.12}
+	disguiseRate = [3]float64{0, 0.06, 0.15}
+)
 
 // gen carries the random source and the row's difficulty.
 type gen struct {
@@ -93,7 +171,11 @@ type gen struct {
 
 // Generate produces N labelled flows, half malicious (the odd one benign),
 // deterministically for a seed: the same options give byte-identical rows
-// on every machine.
+// on every machine. Each row's meta says its activity and scenario, and
+// meta.ambiguous is true when the question does not show what decides it:
+// the activity's counters or one of its two facts is missing or between
+// its values (every row of the reference rendering, which shows no hour,
+// peer or cadence). The default rubric pays an abstention only there.
 func Generate(opts GenerateOptions) ([]Row, error) {
 	if opts.N <= 0 {
 		return nil, fmt.Errorf("generate: N must be positive, got %d", opts.N)
@@ -109,14 +191,6 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 		return nil, fmt.Errorf("generate: unknown rendering %q (want rich or reference)", opts.Render)
 	}
 	r := rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x5eed_e1f1_0000_0001))
-	var benign, malicious []scenario
-	for _, s := range scenarios {
-		if s.malicious {
-			malicious = append(malicious, s)
-		} else {
-			benign = append(benign, s)
-		}
-	}
 	labels := make([]bool, opts.N)
 	for i := range opts.N / 2 {
 		labels[i] = true
@@ -127,17 +201,13 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 	seen := make(map[string]bool, opts.N)
 	for _, mal := range labels {
 		level := levels[r.IntN(len(levels))]
-		pool := benign
-		if mal {
-			pool = malicious
-		}
 		g := &gen{r: r, level: level}
 		for attempt := 0; ; attempt++ {
-			s := pick(r, pool, level)
-			f := s.gen(g)
-			g.record(&f)
-			degrade(g, &f)
-			h := f.Hash()
+			d, err := g.draw(mal)
+			if err != nil {
+				return nil, err
+			}
+			h := d.flow.Hash()
 			if seen[h] {
 				if attempt > 100 {
 					return nil, fmt.Errorf("generate: cannot find a fresh flow after %d attempts", attempt)
@@ -145,7 +215,7 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 				continue
 			}
 			seen[h] = true
-			q, _ := Render(f, opts.Render)
+			q, _ := Render(d.flow, opts.Render)
 			answer := LabelBenign
 			if mal {
 				answer = LabelMalicious
@@ -156,11 +226,13 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 				Answer:   answer,
 				Meta: map[string]any{
 					"source":            "svbench-synth",
-					"scenario":          s.name,
-					"attack_family":     s.family,
+					"activity":          d.activity.name,
+					"scenario":          d.cell.scenario,
+					"attack_family":     d.cell.family,
 					"hash":              h,
 					"difficulty":        levelNames[level],
-					"lookalike":         s.lookalike,
+					"lookalike":         d.disguised,
+					"ambiguous":         d.ambiguous || opts.Render == "reference",
 					"generator_version": GeneratorVersion,
 				},
 			})
@@ -168,6 +240,118 @@ func Generate(opts GenerateOptions) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+// drawn is one generated flow and what the generator knows about it.
+type drawn struct {
+	flow     Flow
+	activity activity
+	cell     scene
+	// disguised: an attack drawn in the context of its activity's normal
+	// traffic, so its record reads benign.
+	disguised bool
+	// ambiguous: the rich record does not show what decides the row.
+	ambiguous bool
+}
+
+// draw makes one flow of the given class: an activity, a cell of that
+// class (a disguised attack takes a benign cell's context), the shape,
+// the facts, the sensor pass and the sensor losses; then it reads the
+// record back as a reader would to mark whether it decides the row. A fact
+// that reads back other than it was drawn is a generator bug, refused.
+func (g *gen) draw(mal bool) (drawn, error) {
+	a := activities[g.r.IntN(len(activities))]
+	var mine [][2]int // the cells of this class
+	for v0 := range 2 {
+		for v1 := range 2 {
+			if a.cells[v0][v1].malicious == mal {
+				mine = append(mine, [2]int{v0, v1})
+			}
+		}
+	}
+	vals := mine[g.r.IntN(len(mine))]
+	d := drawn{activity: a, cell: a.cells[vals[0]][vals[1]]}
+	if mal && g.chance(disguiseRate[g.level]) {
+		// Flip one fact: the attack shows a benign cell's context.
+		i := g.r.IntN(2)
+		vals[i] = 1 - vals[i]
+		d.disguised = true
+		d.cell.scenario = "disguised_" + d.cell.scenario
+	}
+	f := a.shape(g)
+	for i, fc := range a.facts {
+		shoulder := (fc == factTime || fc == factCadence) && g.chance(shoulderRate[g.level])
+		g.apply(a, &f, fc, vals[i], shoulder)
+	}
+	g.record(&f)
+	degrade(g, &f)
+	d.flow = f
+
+	rec := parseRecord(RenderRich(f))
+	decided := a.shows(rec)
+	for i, fc := range a.facts {
+		v := readFact(rec, fc)
+		if v == undecided {
+			decided = false
+		} else if v != vals[i] {
+			return drawn{}, fmt.Errorf("generate: %s: %s drawn as %d reads back as %d", a.name, factNames[fc], vals[i], v)
+		}
+	}
+	d.ambiguous = !decided
+	return d, nil
+}
+
+// apply sets what a fact's value shows in the record; shoulder draws a
+// value between the two (an hour outside both windows, a cadence neither
+// regular nor irregular).
+func (g *gen) apply(a activity, f *Flow, fc fact, v int, shoulder bool) {
+	switch fc {
+	case factRole:
+		f.DeviceType = oneOf(g, [2][]string{roleServer: serverDevices, roleEndpoint: endpointDevices}[v]...)
+	case factTime:
+		switch {
+		case shoulder && g.chance(0.3):
+			f.Timestamp = g.at(batchLastHour+1, workingFirstHour)
+		case shoulder:
+			f.Timestamp = g.at(workingLastHour+1, 24)
+		case v == timeBatch:
+			f.Timestamp = g.at(batchFirstHour, batchLastHour+1)
+		default:
+			f.Timestamp = g.at(workingFirstHour, workingLastHour+1)
+		}
+	case factPeer:
+		ip, dir := g.internalIP(), "internal"
+		if v == peerInternet {
+			ip, dir = g.externalIP(), "outbound"
+			if a.peerIsSource {
+				dir = "inbound"
+			}
+		}
+		if a.peerIsSource {
+			f.SrcIP = ip
+		} else {
+			f.DstIP = ip
+		}
+		f.Direction = dir
+	case factCadence:
+		w := f.Window
+		var cv float64
+		switch {
+		case shoulder:
+			cv = g.uniform(0.2, 0.5)
+		case v == cadenceRegular:
+			cv = g.regularCV()
+		default:
+			cv = byLevel(g, g.uniform(0.9, 2.2), g.uniform(0.7, 1.8), g.uniform(0.62, 1.2))
+		}
+		w.IntervalMean = F64(g.round(300/float64(*w.Conns)*g.uniform(0.9, 1.1), 1))
+		w.IntervalCV = F64(g.round(cv, 2))
+	}
+}
+
+// regularCV is a timer's coefficient of variation: tighter at easier levels.
+func (g *gen) regularCV() float64 {
+	return byLevel(g, g.uniform(0, 0.06), g.uniform(0.02, 0.11), g.uniform(0.04, regularCV))
 }
 
 var levelNames = [3]string{DifficultyEasy, DifficultyMedium, DifficultyHard}
@@ -186,27 +370,14 @@ func levelsFor(d string) ([]int, error) {
 	return nil, fmt.Errorf("generate: unknown difficulty %q (want easy, medium, hard or mixed)", d)
 }
 
-func pick(r *rand.Rand, pool []scenario, level int) scenario {
-	total := 0.0
-	for _, s := range pool {
-		total += s.weight(level)
-	}
-	x := r.Float64() * total
-	for _, s := range pool {
-		x -= s.weight(level)
-		if x < 0 {
-			return s
-		}
-	}
-	return pool[len(pool)-1]
-}
-
 // degrade removes what real sensors lose: Zeek leaves bytes and duration
 // unset for connections without payload or still open at rotation, asset
 // inventories are incomplete, and window counters come from collectors that
-// keep different aggregates. Harder levels lose more.
+// keep different aggregates. Harder levels lose more; the losses are the
+// same for both classes, and a loss of what decides a row makes it
+// ambiguous.
 func degrade(g *gen, f *Flow) {
-	drop := [3]float64{0, 0.15, 0.35}[g.level]
+	drop := [3]float64{0, 0.08, 0.16}[g.level]
 	if drop == 0 {
 		return
 	}
@@ -223,7 +394,7 @@ func degrade(g *gen, f *Flow) {
 	if r.Float64() < drop {
 		f.Service = ""
 	}
-	if r.Float64() < drop*1.5 {
+	if r.Float64() < drop/2 {
 		f.DeviceType = ""
 	}
 	if r.Float64() < drop/2 {
@@ -232,18 +403,18 @@ func degrade(g *gen, f *Flow) {
 	if f.Window == nil {
 		return
 	}
-	if r.Float64() < drop*1.2 {
+	if r.Float64() < drop/2 {
 		f.Window = nil
 		return
 	}
 	w := f.Window
 	for _, p := range []**int{&w.Conns, &w.DistinctDstPorts, &w.DistinctDstHosts, &w.FailedAuth} {
-		if r.Float64() < drop {
+		if r.Float64() < drop/2 {
 			*p = nil
 		}
 	}
 	for _, p := range []**float64{&w.RejectedRatio, &w.IntervalMean, &w.IntervalCV} {
-		if r.Float64() < drop {
+		if r.Float64() < drop/2 {
 			*p = nil
 		}
 	}
@@ -290,8 +461,6 @@ func (g *gen) at(fromHour, toHour int) time.Time {
 
 func (g *gen) anyTime() time.Time { return g.at(0, 24) }
 
-func (g *gen) businessHours() time.Time { return g.at(7, 19) }
-
 func (g *gen) internalIP() string {
 	switch g.r.IntN(3) {
 	case 0:
@@ -314,10 +483,6 @@ func (g *gen) externalIP() string {
 }
 
 func (g *gen) ephemeral() int { return g.intIn(32768, 60999) }
-
-func (g *gen) resolver() string {
-	return oneOf(g, "10.0.0.53", "192.168.1.1", "8.8.8.8", "1.1.1.1", "9.9.9.9", "10.1.0.2")
-}
 
 // pkts estimates a packet count from a byte count and a typical segment size.
 func (g *gen) pkts(bytes *int64, seg float64) *int64 {
@@ -359,330 +524,109 @@ func (g *gen) window(conns, ports, hosts, failed int, rejected, meanGap, cv floa
 	return w
 }
 
-// --- benign traffic -----------------------------------------------------
+// --- activity shapes ----------------------------------------------------
+//
+// A shape draws everything its activity's facts do not set, the same way
+// in all four cells: the facts are applied afterwards (gen.apply). What
+// an activity does not read is drawn from one distribution for both
+// classes: the asset of a login target or a fan-out source, the hour of a
+// check-in or a sweep, the peer of an upload or a sweep.
 
-func genWeb(g *gen) Flow {
-	port := oneOf(g, 443, 443, 443, 80)
-	svc := map[int]string{443: "ssl", 80: "http"}[port]
-	orig, resp := g.bytesIn(400, 8_000), g.bytesIn(1_500, 3_000_000)
-	f := g.tcpFlow(Flow{
-		Timestamp: g.businessHours(), DeviceType: oneOf(g, "workstation", "laptop", "smartphone"), Direction: "outbound",
-		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(0.05, 120), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "S1"), History: oneOf(g, "ShADadFf", "ShADadfF", "ShADadR", "ShADad"),
-	}, orig, resp)
-	conns := g.intIn(15, 220)
-	f.Window = g.window(conns, g.intIn(1, 3), g.intIn(4, 60), 0, g.uniform(0, 0.06), 300/float64(conns), g.uniform(0.9, 2.6), *orig*int64(g.intIn(1, 6)))
-	return f
-}
-
-func genDNS(g *gen) Flow {
-	orig, resp := I64(int64(g.intIn(28, 90))), I64(int64(g.intIn(44, 420)))
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server", "printer", "camera"), Direction: "outbound",
-		Proto: "udp", Service: "dns", SrcIP: g.internalIP(), SrcPort: g.intIn(1024, 65535), DstIP: g.resolver(), DstPort: 53,
-		Duration: F64(g.round(g.logUniform(0.0003, 0.25), 6)), OrigBytes: orig, RespBytes: resp,
-		OrigPkts: I64(1), RespPkts: I64(1), ConnState: "SF", History: "Dd",
-	}
-	if f.DstIP == "10.0.0.53" || f.DstIP == "192.168.1.1" || f.DstIP == "10.1.0.2" {
-		f.Direction = "internal"
-	}
-	conns := g.intIn(5, 260)
-	f.Window = g.window(conns, 1, g.intIn(1, 2), 0, g.uniform(0, 0.03), 300/float64(conns), g.uniform(0.8, 3), int64(conns)*int64(g.intIn(30, 80)))
-	return f
-}
-
-func genNTP(g *gen) Flow {
-	gap := oneOf(g, 64.0, 128, 256, 512, 1024)
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "server", "camera", "router", "workstation", "thermostat"), Direction: "outbound",
-		Proto: "udp", Service: "ntp", SrcIP: g.internalIP(), SrcPort: oneOf(g, 123, g.ephemeral()), DstIP: g.externalIP(), DstPort: 123,
-		Duration: F64(g.round(g.uniform(0.005, 0.09), 6)), OrigBytes: I64(48), RespBytes: I64(48), OrigPkts: I64(1), RespPkts: I64(1),
-		ConnState: "SF", History: "Dd",
-	}
-	conns := max(int(300/gap), 1) + g.intIn(0, 1)
-	f.Window = g.window(conns, 1, g.intIn(1, 4), 0, 0, gap, g.uniform(0.0, 0.05), int64(48*conns))
-	return f
-}
-
-func genUpdate(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server"), Direction: "outbound",
-		Proto: "tcp", Service: oneOf(g, "ssl", "http"), SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: 443,
-		Duration: F64(g.round(g.logUniform(8, 1800), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(2_000, 90_000), g.bytesIn(5e6, 2.5e9))
-	if f.Service == "http" {
-		f.DstPort = 80
-	}
-	f.Window = g.window(g.intIn(2, 30), g.intIn(1, 2), g.intIn(1, 6), 0, 0, 0, 0, *f.OrigBytes)
-	return f
-}
-
-func genStreaming(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.at(16, 24), DeviceType: oneOf(g, "smart-tv", "laptop", "smartphone", "streaming-stick"), Direction: "outbound",
-		Proto: oneOf(g, "tcp", "tcp", "udp"), Service: "ssl", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: 443,
-		Duration: F64(g.round(g.logUniform(60, 7200), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(50_000, 4e6), g.bytesIn(5e7, 4e9))
-	if f.Proto == "udp" { // QUIC
-		f.Service, f.History = "quic", "Dd"
-	}
-	f.Window = g.window(g.intIn(3, 40), g.intIn(1, 2), g.intIn(1, 8), 0, 0, 0, 0, *f.OrigBytes)
-	return f
-}
-
-func genSSHAdmin(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.businessHours(), DeviceType: oneOf(g, "admin-workstation", "laptop", "jump-host"), Direction: "internal",
-		Proto: "tcp", Service: "ssh", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: 22,
-		Duration: F64(g.round(g.logUniform(20, 14_400), 6)), ConnState: "SF", History: "ShAdDaFf",
-	}, g.bytesIn(3_000, 2e6), g.bytesIn(4_000, 2e7))
-	f.Window = g.window(g.intIn(1, 8), g.intIn(1, 3), g.intIn(1, 4), byLevel(g, 0, g.intIn(0, 1), g.intIn(0, 3)), 0, 0, 0, *f.OrigBytes)
-	return f
-}
-
-func genTelemetry(g *gen) Flow {
-	port := oneOf(g, 8883, 443, 1883, 5683)
-	proto, svc := "tcp", "ssl"
-	switch port {
-	case 1883:
-		svc = "mqtt"
-	case 5683:
-		proto, svc = "udp", "coap"
-	}
-	gap := oneOf(g, 10.0, 15, 30, 60)
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "thermostat", "camera", "smart-plug", "sensor-hub"), Direction: "outbound",
-		Proto: proto, Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
-		Duration: F64(g.round(g.uniform(0.05, 2), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(120, 2_500), g.bytesIn(60, 900))
-	if proto == "udp" {
-		f.History = "Dd"
-	}
-	conns := int(300 / gap)
-	f.Window = g.window(conns, 1, 1, 0, 0, gap, g.uniform(0.01, 0.12), *f.OrigBytes*int64(conns))
-	return f
-}
-
-func genMail(g *gen) Flow {
-	port := oneOf(g, 25, 587, 993, 465)
-	svc := map[int]string{25: "smtp", 587: "smtp", 993: "ssl", 465: "ssl"}[port]
-	dev := "workstation"
-	if port == 25 {
-		dev = "mail-server"
-	}
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: dev, Direction: "outbound",
-		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(0.3, 40), 6)), ConnState: "SF", History: "ShAdDaFf",
-	}, g.bytesIn(800, 12e6), g.bytesIn(400, 30_000))
-	f.Window = g.window(g.intIn(1, 60), g.intIn(1, 2), g.intIn(1, 25), 0, g.uniform(0, 0.05), 0, 0, *f.OrigBytes)
-	return f
-}
-
-// genBackup is large nightly uploads: the benign twin of exfiltration.
-func genBackup(g *gen) Flow {
-	port := oneOf(g, 443, 22, 873, 445)
-	svc := map[int]string{443: "ssl", 22: "ssh", 873: "", 445: "smb"}[port]
+// shapeBulk is a large upload from an internal asset, to the internet or
+// to another site inside the network.
+func shapeBulk(g *gen) Flow {
+	port := oneOf(g, 443, 443, 22, 21, 445)
 	dst, dir := g.externalIP(), "outbound"
-	if port == 445 || g.chance(0.3) {
+	if g.chance(0.3) {
 		dst, dir = g.internalIP(), "internal"
 	}
 	f := g.tcpFlow(Flow{
-		Timestamp: g.at(0, 5), DeviceType: oneOf(g, "nas", "server", "database-server", "backup-appliance"), Direction: dir,
-		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: dst, DstPort: port,
-		Duration: F64(g.round(g.logUniform(300, 14_000), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(byLevel(g, 5e8, 1e8, 2e7), 6e10), g.bytesIn(20_000, 5e6))
-	f.Window = g.window(g.intIn(1, 4), 1, 1, 0, 0, 0, 0, *f.OrigBytes)
+		Direction: dir, Proto: "tcp", Service: map[int]string{443: "ssl", 22: "ssh", 21: "ftp", 445: "smb"}[port],
+		SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: dst, DstPort: port,
+		Duration: F64(g.round(g.logUniform(60, 14_000), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "S1", "RSTO"),
+	}, g.bytesIn(byLevel(g, 2e8, 5e7, 1.2e7), 4e10), g.bytesIn(20_000, 5e6))
+	conns := g.intIn(1, 5)
+	f.Window = g.window(conns, 1, 1, g.noiseFails(), g.uniform(0, 0.1), 0, 0, *f.OrigBytes*int64(conns))
 	return f
 }
 
-// genHealthCheck is a monitoring poller: machine-regular like a beacon.
-func genHealthCheck(g *gen) Flow {
-	port := oneOf(g, 80, 443, 9100, 8080, 161)
-	proto, svc := "tcp", map[int]string{80: "http", 443: "ssl", 9100: "http", 8080: "http", 161: "snmp"}[port]
-	if port == 161 {
-		proto = "udp"
-	}
-	gap := oneOf(g, 10.0, 15, 30, 60)
-	hosts := byLevel(g, g.intIn(20, 200), g.intIn(5, 80), g.intIn(1, 8))
+// shapeCheckin is small requests on a timer from an internal asset.
+func shapeCheckin(g *gen) Flow {
+	port := oneOf(g, 443, 443, 8443, 8883, 80)
+	gap := oneOf(g, 10.0, 15, 30, 60, 120)
 	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "monitoring-server", "server", "load-balancer"), Direction: "internal",
-		Proto: proto, Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
-		Duration: F64(g.round(g.uniform(0.002, 0.3), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(70, 600), g.bytesIn(150, 9_000))
-	if proto == "udp" {
-		f.History = "Dd"
-	}
-	if g.level == 2 && g.chance(0.5) { // an external uptime monitor looks even more like C2
-		f.DstIP, f.Direction, f.DstPort, f.Service = g.externalIP(), "outbound", 443, "ssl"
-	}
-	conns := int(300/gap) * hosts
-	f.Window = g.window(conns, g.intIn(1, 3), hosts, 0, g.uniform(0, 0.08), gap, g.uniform(0.0, 0.08), *f.OrigBytes*int64(300/gap))
+		Timestamp: g.anyTime(), Proto: "tcp", Service: map[int]string{443: "ssl", 8443: "ssl", 8883: "mqtt", 80: "http"}[port],
+		SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstPort: port,
+		Duration: F64(g.round(g.uniform(0.05, 2), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO"),
+	}, g.bytesIn(150, 2_500), g.bytesIn(60, byLevel(g, 2_000.0, 8_000, 30_000)))
+	conns := max(int(300/gap), 2)
+	f.Window = g.window(conns, 1, 1, g.noiseFails(), 0, gap*g.uniform(0.97, 1.03), g.regularCV(), *f.OrigBytes*int64(conns))
 	return f
 }
 
-// genITScan is the security team's own scanner: a port scan by any measure.
-func genITScan(g *gen) Flow {
-	f := Flow{
-		Timestamp: g.at(byLevel(g, 1, 0, 0), byLevel(g, 4, 24, 24)), DeviceType: byLevel(g, "vuln-scanner", oneOf(g, "vuln-scanner", "server"), "server"), Direction: "internal",
-		Proto: "tcp", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 22, 23, 445, 3389, 5900, 8443, g.intIn(1, 65535)),
-		ConnState: oneOf(g, "REJ", "S0", "SF", "RSTO"), History: oneOf(g, "Sr", "S", "ShADadR", "ShR"),
-	}
-	if f.ConnState == "SF" || f.ConnState == "RSTO" {
-		f = g.tcpFlow(f, g.bytesIn(40, 2_000), g.bytesIn(40, 4_000))
-		f.Duration = F64(g.round(g.uniform(0.01, 3), 6))
-	} else {
-		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts = I64(0), I64(0), I64(int64(g.intIn(1, 2))), I64(int64(g.intIn(0, 1)))
-	}
-	ports := g.intIn(100, 2_000)
-	f.Window = g.window(ports+g.intIn(0, 200), ports, g.intIn(1, 64), g.intIn(0, 3), g.uniform(0.55, 0.95), 0.2, g.uniform(0.1, 0.6), int64(ports*60))
-	return f
-}
-
-// --- attacks --------------------------------------------------------------
-
-func genPortScan(g *gen) Flow {
+// shapeLogins is repeated failed logins at an internal asset, from the
+// internet or from inside.
+func shapeLogins(g *gen) Flow {
+	port := oneOf(g, 22, 22, 3389, 443, 445, 21, 23)
 	src, dir := g.externalIP(), "inbound"
 	if g.chance(0.4) {
 		src, dir = g.internalIP(), "internal"
 	}
+	f := g.tcpFlow(Flow{
+		DeviceType: oneOf(g, "server", "jump-host", "vpn-gateway", "nas", "camera", "router", "switch", "printer", "domain-controller"), Direction: dir,
+		Proto: "tcp", Service: map[int]string{22: "ssh", 3389: "rdp", 443: "ssl", 445: "smb", 21: "ftp", 23: "telnet"}[port],
+		SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
+		Duration: F64(g.round(g.uniform(0.5, 6), 6)), ConnState: oneOf(g, "SF", "RSTO", "RSTR", "S1"),
+	}, g.bytesIn(600, 3_200), g.bytesIn(500, 12_000))
+	fails := byLevel(g, g.intIn(20, 300), g.intIn(6, 60), g.intIn(minFailedLogins, 14))
+	conns := fails/g.intIn(1, 3) + g.intIn(1, 3)
+	f.Window = g.window(conns, 1, 1, fails, g.uniform(0, 0.2), 0, 0, *f.OrigBytes*int64(conns))
+	return f
+}
+
+// shapeFanout is an internal asset opening web connections to many hosts.
+func shapeFanout(g *gen) Flow {
+	port := oneOf(g, 443, 443, 80)
+	f := g.tcpFlow(Flow{
+		Timestamp: g.anyTime(), DeviceType: oneOf(g, append(append([]string{}, serverDevices...), endpointDevices...)...),
+		Proto: "tcp", Service: map[int]string{443: "ssl", 80: "http"}[port], SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstPort: port,
+		Duration: F64(g.round(g.logUniform(0.05, 60), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "S0"),
+	}, g.bytesIn(300, 8_000), g.bytesIn(1_000, 2e6))
+	if f.ConnState == "S0" {
+		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service = I64(0), I64(0), I64(int64(g.intIn(1, 3))), I64(0), ""
+	}
+	hosts := byLevel(g, g.intIn(40, 300), g.intIn(15, 120), g.intIn(minFanoutHosts, 40))
+	conns := hosts * g.intIn(1, 3)
+	f.Window = g.window(conns, g.intIn(1, 2), hosts, g.noiseFails(), g.uniform(0, 0.3), 0, 0, int64(conns)*int64(g.intIn(300, 8_000)))
+	return f
+}
+
+// shapeSweep is an internal asset probing many ports, mostly refused or
+// unanswered, inside the network or towards the internet.
+func shapeSweep(g *gen) Flow {
+	dst, dir := g.internalIP(), "internal"
+	if g.chance(0.2) {
+		dst, dir = g.externalIP(), "outbound"
+	}
 	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "server", "printer"), Direction: dir,
-		Proto: "tcp", SrcIP: src, SrcPort: oneOf(g, g.ephemeral(), g.intIn(40000, 65535)), DstIP: g.internalIP(), DstPort: g.intIn(1, 10000),
-		ConnState: oneOf(g, "S0", "REJ", "REJ", "RSTOS0"), History: oneOf(g, "S", "Sr", "Sr"),
+		Timestamp: g.anyTime(), Direction: dir, Proto: "tcp",
+		SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: dst, DstPort: g.intIn(1, 10_000),
+		ConnState: oneOf(g, "S0", "REJ", "REJ", "RSTOS0"),
 		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 2))), RespPkts: I64(int64(g.intIn(0, 1))),
 	}
-	ports := byLevel(g, g.intIn(300, 5000), g.intIn(60, 1500), g.intIn(30, 600))
-	f.Window = g.window(ports, ports, g.intIn(1, 30), 0, g.uniform(0.8, 1), 300/float64(ports), g.uniform(0.05, 0.5), 0)
+	ports := byLevel(g, g.intIn(200, 3_000), g.intIn(40, 600), g.intIn(minSweepPorts, 80))
+	conns := ports + g.intIn(0, 20)
+	f.Window = g.window(conns, ports, g.intIn(1, 5), g.noiseFails(), g.uniform(0.6, 1), 0, 0, int64(conns)*60)
 	return f
 }
 
-// genSlowScan spreads probes thinly so a 5-minute window sees only a few.
-func genSlowScan(g *gen) Flow {
-	f := Flow{
-		Timestamp: g.anyTime(), Direction: "inbound", DeviceType: oneOf(g, "server", "workstation"),
-		Proto: "tcp", SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 21, 22, 23, 25, 80, 110, 139, 443, 445, 1433, 3306, 3389, 5432, 5900, 6379, 8080, 9200),
-		ConnState: oneOf(g, "S0", "REJ", "SH", "OTH"), History: oneOf(g, "S", "Sr", "F", "H"),
-		OrigPkts: I64(1), RespPkts: I64(int64(g.intIn(0, 1))),
-	}
-	if g.chance(0.5) {
-		f.OrigBytes, f.RespBytes = I64(0), I64(0)
-	}
-	ports := byLevel(g, g.intIn(8, 20), g.intIn(3, 10), g.intIn(1, 5))
-	f.Window = g.window(ports+g.intIn(0, 2), ports, g.intIn(1, 3), 0, g.uniform(0.3, 1), 300/float64(ports+1), g.uniform(0.3, 1.2), 0)
-	return f
+// noiseFails is the odd failed login any source collects at harder
+// levels, always below what identifies repeated failed logins.
+func (g *gen) noiseFails() int {
+	return byLevel(g, 0, g.intIn(0, minFailedLogins-1), g.intIn(0, minFailedLogins-1))
 }
 
-func genSSHBrute(g *gen) Flow {
-	src, dir := g.externalIP(), "inbound"
-	if g.chance(0.25) {
-		src, dir = g.internalIP(), "internal"
-	}
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "server", "jump-host", "router"), Direction: dir,
-		Proto: "tcp", Service: "ssh", SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 22, 22, 22, 2222),
-		Duration: F64(g.round(g.uniform(0.8, 6), 6)), ConnState: oneOf(g, "SF", "RSTO", "RSTR", "S1"), History: oneOf(g, "ShAdDaFf", "ShAdDaR", "ShAdDar"),
-	}, g.bytesIn(900, 3_200), g.bytesIn(800, byLevel(g, 4_500.0, 12_000, 60_000)))
-	fails := byLevel(g, g.intIn(40, 900), g.intIn(8, 120), g.intIn(2, 12))
-	conns := fails/byLevel(g, 3, 3, 2) + 1
-	f.Window = g.window(conns, 1, byLevel(g, 1, g.intIn(1, 3), g.intIn(1, 2)), fails, g.uniform(0, 0.2), 300/float64(conns), g.uniform(0.1, 0.9), *f.OrigBytes*int64(conns))
-	return f
-}
-
-func genTelnetBrute(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "camera", "dvr", "router"), Direction: "inbound",
-		Proto: "tcp", Service: oneOf(g, "telnet", ""), SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: oneOf(g, 23, 2323),
-		Duration: F64(g.round(g.uniform(0.5, 9), 6)), ConnState: oneOf(g, "SF", "RSTO", "S1", "RSTR"), History: oneOf(g, "ShAdDaFf", "ShAdDaR", "ShADadR"),
-	}, g.bytesIn(30, 400), g.bytesIn(20, 600))
-	fails := byLevel(g, g.intIn(30, 500), g.intIn(6, 80), g.intIn(1, 10))
-	conns := fails/2 + 1
-	f.Window = g.window(conns, 1, g.intIn(1, 2), fails, g.uniform(0, 0.3), 300/float64(conns), g.uniform(0.1, 0.8), *f.OrigBytes*int64(conns))
-	return f
-}
-
-// genBeacon is implant check-in traffic: small, regular, to one rare host.
-func genBeacon(g *gen) Flow {
-	port := byLevel(g, oneOf(g, 4444, 8080, 8443, 9001, 1337, 443), oneOf(g, 443, 8080, 80, 8443), oneOf(g, 443, 443, 80))
-	svc := map[int]string{443: "ssl", 80: "http", 8080: "http", 8443: "ssl"}[port]
-	gap := byLevel(g, oneOf(g, 5.0, 10, 30, 60), oneOf(g, 30.0, 60, 120), oneOf(g, 60.0, 120, 240))
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server"), Direction: "outbound",
-		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
-		Duration: F64(g.round(g.uniform(0.05, 1.5), 6)), ConnState: oneOf(g, "SF", "SF", "RSTO"), History: oneOf(g, "ShADadFf", "ShADadR"),
-	}, g.bytesIn(150, 1_800), g.bytesIn(100, byLevel(g, 2_000.0, 6_000, 30_000)))
-	conns := max(int(300/gap), 1)
-	cv := byLevel(g, g.uniform(0.0, 0.1), g.uniform(0.05, 0.3), g.uniform(0.15, 0.6))
-	f.Window = g.window(conns, 1, 1, 0, 0, gap, cv, *f.OrigBytes*int64(conns))
-	return f
-}
-
-func genFlood(g *gen) Flow {
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "web-server", "server", "load-balancer"), Direction: "inbound",
-		Proto: "tcp", SrcIP: g.externalIP(), SrcPort: g.intIn(1024, 65535), DstIP: g.internalIP(), DstPort: oneOf(g, 80, 443, 53),
-		ConnState: oneOf(g, "S0", "S0", "SH", "REJ"), History: oneOf(g, "S", "S", "Sr", "ShR"),
-		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 3))), RespPkts: I64(0),
-		Duration: F64(g.round(g.uniform(0, 3.2), 6)),
-	}
-	if f.DstPort == 53 && g.chance(0.6) { // DNS query flood
-		f.Proto, f.Service, f.ConnState, f.History = "udp", "dns", "S0", "D"
-		f.OrigBytes, f.OrigPkts = I64(int64(g.intIn(30, 70))), I64(1)
-	}
-	conns := byLevel(g, g.intIn(20_000, 400_000), g.intIn(2_000, 60_000), g.intIn(300, 4_000))
-	f.Window = g.window(conns, 1, 1, 0, g.uniform(0.85, 1), 300/float64(conns), g.uniform(0.2, 1.5), int64(conns)*int64(g.intIn(40, 80)))
-	return f
-}
-
-func genExfil(g *gen) Flow {
-	port := byLevel(g, oneOf(g, 21, 22, 4444, 8080, 6667, 53), oneOf(g, 443, 22, 8443, 53), oneOf(g, 443, 443, 22))
-	svc := map[int]string{21: "ftp", 22: "ssh", 443: "ssl", 8443: "ssl", 53: "dns", 8080: "http", 6667: "irc"}[port]
-	f := g.tcpFlow(Flow{
-		Timestamp: byLevel(g, g.at(0, 5), g.anyTime(), g.anyTime()), DeviceType: oneOf(g, "workstation", "laptop", "database-server", "file-server"), Direction: "outbound",
-		Proto: "tcp", Service: svc, SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(60, 9_000), 6)), ConnState: oneOf(g, "SF", "SF", "S1", "RSTO"), History: oneOf(g, "ShADadFf", "ShADad", "ShADadR"),
-	}, g.bytesIn(byLevel(g, 5e8, 5e7, 1e7), byLevel(g, 2e10, 5e9, 2e9)), g.bytesIn(2_000, 400_000))
-	if port == 53 { // DNS tunnelling: many queries with oversized payloads
-		f.Proto, f.History, f.Duration = "udp", "Dd", F64(g.round(g.uniform(0.01, 0.4), 6))
-		f.OrigBytes, f.RespBytes = I64(int64(g.intIn(180, 255))), I64(int64(g.intIn(60, 300)))
-		f.OrigPkts, f.RespPkts = I64(1), I64(1)
-		conns := g.intIn(400, 5_000)
-		f.Window = g.window(conns, 1, 1, 0, 0, 300/float64(conns), g.uniform(0.1, 0.6), int64(conns)*220)
-		return f
-	}
-	f.Window = g.window(g.intIn(1, 5), 1, 1, 0, 0, 0, 0, *f.OrigBytes)
-	return f
-}
-
-// genSlowExfil leaks data in modest chunks over ordinary-looking HTTPS.
-func genSlowExfil(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.businessHours(), DeviceType: oneOf(g, "workstation", "laptop"), Direction: "outbound",
-		Proto: "tcp", Service: "ssl", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: 443,
-		Duration: F64(g.round(g.logUniform(5, 600), 6)), ConnState: "SF", History: "ShADadFf",
-	}, g.bytesIn(byLevel(g, 2e7, 5e6, 1e6), byLevel(g, 2e8, 1e8, 4e7)), g.bytesIn(3_000, 60_000))
-	conns := g.intIn(2, 20)
-	f.Window = g.window(conns, 1, 1, 0, 0, 300/float64(conns), g.uniform(0.2, 1.2), *f.OrigBytes*int64(conns))
-	return f
-}
-
-// genMirai is an infected IoT device sweeping the internet for telnet.
-func genMirai(g *gen) Flow {
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "camera", "dvr", "router", "smart-plug"), Direction: "outbound",
-		Proto: "tcp", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.externalIP(), DstPort: oneOf(g, 23, 23, 23, 2323, 23231, 37215, 52869),
-		ConnState: oneOf(g, "S0", "S0", "REJ", "RSTR"), History: oneOf(g, "S", "S", "Sr"),
-		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 2))), RespPkts: I64(int64(g.intIn(0, 1))),
-	}
-	if g.chance(0.3) {
-		f.Duration = F64(g.round(g.uniform(2.9, 3.2), 6)) // SYN retransmission timer
-	}
-	hosts := byLevel(g, g.intIn(500, 20_000), g.intIn(60, 2_000), g.intIn(10, 200))
-	f.Window = g.window(hosts+g.intIn(0, 50), g.intIn(1, 3), hosts, 0, g.uniform(0.85, 1), 300/float64(hosts), g.uniform(0.2, 1), int64(hosts)*60)
-	return f
-}
-
-// --- synth-2: shared connection-state and direction draws ------------------
+// --- the sensor pass --------------------------------------------------------
 
 // history is the Zeek history string a connection state produces. It is
 // derived from the state (and protocol) alone, the same way for every
@@ -746,7 +690,7 @@ func (g *gen) record(f *Flow) {
 	case f.Duration == nil:
 		f.Duration = F64(g.round(g.logUniform(0.001, 30), 6))
 	}
-	if g.chance(0.06) { // an asset missing from the inventory
+	if g.chance(0.04) { // an asset missing from the inventory
 		f.DeviceType = ""
 	}
 	f.History = g.history(f.Proto, f.ConnState)
@@ -754,133 +698,3 @@ func (g *gen) record(f *Flow) {
 
 // failedStates are the TCP states of a connection that never got going.
 var failedStates = map[string]bool{"S0": true, "REJ": true, "RSTOS0": true, "SH": true, "OTH": true}
-
-// failedState is how a connection that got no service ends: unanswered
-// or refused, sometimes reset.
-func (g *gen) failedState() string { return oneOf(g, "S0", "S0", "REJ", "REJ", "RSTR", "SH") }
-
-// genPublicWeb is an internet client visiting the organisation's public
-// web server: inbound, public source, mostly completed.
-func genPublicWeb(g *gen) Flow {
-	port := oneOf(g, 443, 443, 80)
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "web-server", "load-balancer", "server"), Direction: "inbound",
-		Proto: "tcp", Service: map[int]string{443: "ssl", 80: "http"}[port], SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(0.05, 90), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "SF", "RSTO", "RSTR", "S0", "S1"),
-	}, g.bytesIn(300, 9_000), g.bytesIn(200, 2_000_000))
-	if f.ConnState == "S0" { // a client that went away mid-handshake
-		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service = I64(0), I64(0), I64(int64(g.intIn(1, 3))), I64(0), ""
-	}
-	conns := g.intIn(1, 40)
-	f.Window = g.window(conns, 1, 1, byLevel(g, 0, g.intIn(0, 1), g.intIn(0, 3)), g.uniform(0, 0.25), 300/float64(conns+1), g.uniform(0.5, 2.5), *f.OrigBytes*int64(conns))
-	return f
-}
-
-// genInboundMail is another organisation's mail server delivering mail.
-func genInboundMail(g *gen) Flow {
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: "mail-server", Direction: "inbound",
-		Proto: "tcp", Service: "smtp", SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: 25,
-		Duration: F64(g.round(g.logUniform(0.3, 30), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "REJ"),
-	}, g.bytesIn(1_000, 15e6), g.bytesIn(300, 3_000))
-	if f.ConnState == "REJ" { // greylisting or a full queue
-		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service, f.Duration = I64(0), I64(0), I64(1), I64(1), "", nil
-	}
-	conns := g.intIn(1, 12)
-	f.Window = g.window(conns, 1, 1, 0, g.uniform(0, 0.3), 0, 0, *f.OrigBytes*int64(conns))
-	return f
-}
-
-// genRemoteAccess is staff reaching the VPN gateway or bastion from home.
-func genRemoteAccess(g *gen) Flow {
-	port := oneOf(g, 443, 22, 1194, 4500)
-	proto := "tcp"
-	if port == 1194 || port == 4500 {
-		proto = "udp"
-	}
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "vpn-gateway", "jump-host", "router"), Direction: "inbound",
-		Proto: proto, Service: map[int]string{443: "ssl", 22: "ssh", 1194: "", 4500: ""}[port], SrcIP: g.externalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(5, 20_000), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO", "S1"),
-	}, g.bytesIn(5_000, 5e8), g.bytesIn(20_000, 2e9))
-	if proto == "udp" {
-		f.ConnState = oneOf(g, "SF", "SF", "SF", "S0")
-	}
-	f.Window = g.window(g.intIn(1, 6), 1, 1, byLevel(g, g.intIn(0, 1), g.intIn(0, 2), g.intIn(0, 4)), g.uniform(0, 0.2), 0, 0, *f.OrigBytes)
-	return f
-}
-
-// genFailedConn is an ordinary client failing to reach a service that is
-// down, moved or firewalled: refused or unanswered, but one host and one
-// port, a handful of retries.
-func genFailedConn(g *gen) Flow {
-	port := oneOf(g, 443, 80, 8080, 9100, 3389, 445, 5432, 22, 631, 8443)
-	dst, dir := g.internalIP(), "internal"
-	if g.chance(0.5) {
-		dst, dir = g.externalIP(), "outbound"
-	}
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server", "printer", "smartphone"), Direction: dir,
-		Proto: "tcp", SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: dst, DstPort: port, ConnState: g.failedState(),
-		OrigBytes: I64(0), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 3))), RespPkts: I64(int64(g.intIn(0, 1))),
-		Duration: F64(g.round(g.uniform(0, 9), 6)),
-	}
-	retries := g.intIn(1, 12)
-	f.Window = g.window(retries, 1, 1, 0, g.uniform(0.5, 1), byLevel(g, 8.0, 4, 2)*g.uniform(1, 4), g.uniform(0.1, 0.9), int64(retries*60))
-	return f
-}
-
-// genOneWayUDP is traffic that never gets an answer by design: syslog,
-// SNMP traps, NetFlow export, service discovery.
-func genOneWayUDP(g *gen) Flow {
-	port := oneOf(g, 514, 162, 2055, 1900, 5353, 137)
-	dst, dir := g.internalIP(), "internal"
-	if port == 514 && g.chance(0.3) {
-		dst, dir = g.externalIP(), "outbound" // a cloud log collector
-	}
-	f := Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "router", "server", "printer", "camera", "workstation", "smart-tv"), Direction: dir,
-		Proto: "udp", Service: map[int]string{514: "syslog", 162: "snmp", 2055: "", 1900: "", 5353: "dns", 137: "netbios"}[port],
-		SrcIP: g.internalIP(), SrcPort: oneOf(g, port, g.ephemeral()), DstIP: dst, DstPort: port, ConnState: "S0",
-		OrigBytes: I64(int64(g.intIn(60, 1_400))), RespBytes: I64(0), OrigPkts: I64(int64(g.intIn(1, 20))), RespPkts: I64(0),
-		Duration: F64(g.round(g.uniform(0, 30), 6)),
-	}
-	conns := g.intIn(2, 300)
-	f.Window = g.window(conns, 1, g.intIn(1, 3), 0, g.uniform(0.9, 1), 300/float64(conns), g.uniform(0.05, 1.5), int64(conns)*int64(g.intIn(60, 400)))
-	return f
-}
-
-// genCredStuffing is password spraying against the public web login:
-// completed HTTPS connections, one at a time, each a failed login.
-func genCredStuffing(g *gen) Flow {
-	src, dir := g.externalIP(), "inbound"
-	if g.chance(0.2) {
-		src, dir = g.internalIP(), "internal"
-	}
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "web-server", "load-balancer", "server"), Direction: dir,
-		Proto: "tcp", Service: "ssl", SrcIP: src, SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: 443,
-		Duration: F64(g.round(g.uniform(0.1, 3), 6)), ConnState: oneOf(g, "SF", "SF", "SF", "RSTO"),
-	}, g.bytesIn(600, 3_000), g.bytesIn(400, byLevel(g, 6_000.0, 40_000, 300_000)))
-	fails := byLevel(g, g.intIn(60, 800), g.intIn(12, 150), g.intIn(4, 25))
-	conns := fails + g.intIn(0, 5)
-	f.Window = g.window(conns, 1, 1, fails, g.uniform(0, 0.1), 300/float64(conns), g.uniform(0.1, 0.8), *f.OrigBytes*int64(conns))
-	return f
-}
-
-// genLateral is a compromised host spreading over SMB, RDP or SSH inside
-// the network: many hosts, some logins failing.
-func genLateral(g *gen) Flow {
-	port := oneOf(g, 445, 445, 3389, 22, 135)
-	f := g.tcpFlow(Flow{
-		Timestamp: g.anyTime(), DeviceType: oneOf(g, "workstation", "laptop", "server"), Direction: "internal",
-		Proto: "tcp", Service: map[int]string{445: "smb", 3389: "rdp", 22: "ssh", 135: "dce_rpc"}[port], SrcIP: g.internalIP(), SrcPort: g.ephemeral(), DstIP: g.internalIP(), DstPort: port,
-		Duration: F64(g.round(g.logUniform(0.2, 60), 6)), ConnState: oneOf(g, "SF", "SF", "REJ", "S0", "RSTO"),
-	}, g.bytesIn(400, 200_000), g.bytesIn(300, 100_000))
-	if f.ConnState == "REJ" || f.ConnState == "S0" {
-		f.OrigBytes, f.RespBytes, f.OrigPkts, f.RespPkts, f.Service = I64(0), I64(0), I64(int64(g.intIn(1, 3))), I64(0), ""
-	}
-	hosts := byLevel(g, g.intIn(40, 400), g.intIn(10, 80), g.intIn(4, 20))
-	f.Window = g.window(hosts+g.intIn(0, 20), g.intIn(1, 2), hosts, byLevel(g, g.intIn(10, 100), g.intIn(2, 30), g.intIn(0, 6)), g.uniform(0.2, 0.7), 300/float64(hosts), g.uniform(0.2, 1), int64(hosts)*int64(g.intIn(500, 5_000)))
-	return f
-}

@@ -12,11 +12,23 @@ const (
 	RubricDefault   = "default"
 )
 
-// scored is what a reward function sees: the parse and the gold answer in
-// canonical spelling ("Malicious", "Benign", or "" when unknown).
+// scored is what a reward function sees: the parse, the gold answer in
+// canonical spelling ("Malicious", "Benign", or "" when unknown) and
+// whether the row is one its record does not decide (Ambiguous).
 type scored struct {
-	out    Output
-	answer string
+	out       Output
+	answer    string
+	ambiguous bool
+}
+
+// Ambiguous reports whether a row's meta marks it as one whose record does
+// not show what decides it (meta.ambiguous, which the generator sets: a
+// missing or in-between fact, a missing counter). A row without the mark —
+// imported corpora, the reference's sets, older generator versions — counts
+// as decided.
+func Ambiguous(ex env.Example) bool {
+	b, _ := ex.Meta["ambiguous"].(bool)
+	return b
 }
 
 // referenceRubric reproduces the reference's four reward functions and
@@ -107,11 +119,16 @@ var defaultRubric = env.Rubric[scored]{
 			}
 			return -costFalsePositive
 		}},
-		// abstention: credit for declining to decide, sized so an abstention
-		// beats every wrong answer, stays well below every correct one, and
-		// is the better bet only when the model is close to indifferent.
-		{Name: "abstention", Weight: 0.7, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
-			return b2f(s.out.Label == LabelAbstain && s.answer != "")
+		// abstention: credit for declining to decide a row whose record does
+		// not decide it, and only there (issue #41: a flat credit made
+		// abstaining on every row earn 69% of the features baseline, and
+		// svtrain's GDPO arm converged to it). On such a row an abstention
+		// earns 1.3, about midway between the best blind guess (Malicious at
+		// 0.5, 0.975) and the least a right answer earns (1.6); on a decided
+		// row it earns at most 0.3, under any guess's expected reward, so a
+		// policy abstains only where it is confident the evidence is missing.
+		{Name: "abstention", Weight: 1.0, Min: 0, Max: 1, Fn: func(_ env.Example, s scored) float64 {
+			return b2f(s.out.Label == LabelAbstain && s.answer != "" && s.ambiguous)
 		}},
 	},
 }
@@ -125,12 +142,17 @@ func b2f(b bool) float64 {
 
 // ScoreText scores one completion text against a canonical answer with the
 // named rubric ("" = default).
+// The row counts as decided (Ambiguous).
 func ScoreText(text, answer, rubric string) (env.Score, bool) {
 	return scoreParsed(env.Example{}, Parse(text), answer, rubric)
 }
 
+// ambiguousRow is the example of a row its record does not decide, for
+// scoring answers outside a dataset.
+var ambiguousRow = env.Example{Meta: map[string]any{"ambiguous": true}}
+
 func scoreParsed(ex env.Example, out Output, answer, rubric string) (env.Score, bool) {
-	s := scored{out: out, answer: answer}
+	s := scored{out: out, answer: answer, ambiguous: Ambiguous(ex)}
 	switch rubric {
 	case RubricReference:
 		return referenceRubric.Evaluate(ex, s, map[string]any{

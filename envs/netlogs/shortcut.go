@@ -13,22 +13,26 @@ import (
 	"github.com/svbench/svbench/env"
 )
 
-// Out-of-sample shortcut audit (issue #33). integrity.FindShortcuts, which
-// `svbench data validate` runs, fits its rules on the set it scores, so on
-// 150 rows a table can memorise its way under a bound it would break on
-// fresh data, and a tell the generator plants in every row it writes (a
+// Out-of-sample shortcut audit (issues #33, #41). integrity.FindShortcuts,
+// which `svbench data validate` runs, fits its rules on the set it scores,
+// so on 150 rows a table can memorise its way under a bound it would break
+// on fresh data, and a tell the generator plants in every row it writes (a
 // field recorded only for one class) never shows as an error there. Here
-// the learners a policy could build without reading the traffic — lookup
-// tables over at most three fields and shallow trees — are fitted on the
-// generator's own output (the train split) and scored on rows they never
-// saw (the evaluation set), with the default rubric, against the features
-// baseline.
+// the learners a policy could build without reading the whole record —
+// lookup tables over at most three fields and shallow trees — are fitted on
+// the train split the server hands trainers, each cell answering what
+// earns the most there (an abstention only where the rows it abstains on
+// were ambiguous), chosen on dev as a policy would choose its model, and
+// scored on rows they never saw (the evaluation set), with the default
+// rubric, against the features baseline.
 
-// ShortcutRow is one record's fields (RecordFields) and whether its gold
-// label is Malicious.
+// ShortcutRow is one record's fields (RecordFields), whether its gold
+// label is Malicious and whether the row is one its record does not decide
+// (Ambiguous: what an abstention earns there differs).
 type ShortcutRow struct {
 	Fields    map[string]string
 	Malicious bool
+	Ambiguous bool
 }
 
 // Shortcut is a learner fitted on labelled records that answers from a
@@ -38,6 +42,8 @@ type Shortcut struct {
 	Name string
 	// Fields are the fields it reads.
 	Fields []string
+	// Lookup is true for a lookup table, false for a tree.
+	Lookup bool
 	decide func(map[string]string) (string, float64)
 }
 
@@ -57,7 +63,7 @@ func (e *Environment) ShortcutRows(ds *env.Dataset) []ShortcutRow {
 		if f == nil || err != nil {
 			continue
 		}
-		rows = append(rows, ShortcutRow{Fields: f, Malicious: p.answer == LabelMalicious})
+		rows = append(rows, ShortcutRow{Fields: f, Malicious: p.answer == LabelMalicious, Ambiguous: Ambiguous(ex)})
 	}
 	return rows
 }
@@ -99,7 +105,7 @@ func FitShortcuts(train []ShortcutRow) []Shortcut {
 	for i, r := range train {
 		binned[i] = binRow(s.Binner, fields, r.Fields)
 	}
-	prior := cellDecision(countMalicious(train), len(train))
+	prior := cellDecision(count(train, isMalicious), count(train, isAmbiguous), len(train))
 	var out []Shortcut
 	var combos func(start int, picked []string)
 	combos = func(start int, picked []string) {
@@ -127,10 +133,13 @@ func labelName(malicious bool) string {
 	return LabelBenign
 }
 
-func countMalicious(rows []ShortcutRow) int {
+func isMalicious(r ShortcutRow) bool { return r.Malicious }
+func isAmbiguous(r ShortcutRow) bool { return r.Ambiguous }
+
+func count(rows []ShortcutRow, pred func(ShortcutRow) bool) int {
 	n := 0
 	for _, r := range rows {
-		if r.Malicious {
+		if pred(r) {
 			n++
 		}
 	}
@@ -151,27 +160,27 @@ type decision struct {
 }
 
 func fitLookup(b integrity.Binner, train []ShortcutRow, binned []map[string]string, fields []string, prior decision) Shortcut {
-	type cell struct{ mal, n int }
-	cells := map[string]*cell{}
+	type tally struct{ mal, amb, n int }
+	cells := map[string]*tally{}
 	for i, r := range train {
 		k := integrity.CellKey(binned[i], fields)
 		c := cells[k]
 		if c == nil {
-			c = &cell{}
+			c = &tally{}
 			cells[k] = c
 		}
 		c.n++
-		if r.Malicious {
-			c.mal++
-		}
+		c.mal += int(b2f(r.Malicious))
+		c.amb += int(b2f(r.Ambiguous))
 	}
 	table := make(map[string]decision, len(cells))
 	for k, c := range cells {
-		table[k] = cellDecision(c.mal, c.n)
+		table[k] = cellDecision(c.mal, c.amb, c.n)
 	}
 	return Shortcut{
 		Name:   "lookup " + strings.Join(fields, "+"),
 		Fields: fields,
+		Lookup: true,
 		decide: func(raw map[string]string) (string, float64) {
 			a, ok := table[integrity.CellKey(binRow(b, fields, raw), fields)]
 			if !ok {
@@ -217,13 +226,12 @@ func fitTree(b integrity.Binner, fields []string, train []ShortcutRow, binned []
 // growTree splits greedily on the (field, value) test that most lowers
 // the Gini impurity, CART-style.
 func growTree(fields []string, train []ShortcutRow, binned []map[string]string, idx []int, depth int, used map[string]bool) *node {
-	mal := 0
+	mal, amb := 0, 0
 	for _, i := range idx {
-		if train[i].Malicious {
-			mal++
-		}
+		mal += int(b2f(train[i].Malicious))
+		amb += int(b2f(train[i].Ambiguous))
 	}
-	leaf := &node{leaf: cellDecision(mal, len(idx))}
+	leaf := &node{leaf: cellDecision(mal, amb, len(idx))}
 	if depth == 0 || mal == 0 || mal == len(idx) || len(idx) < 2*minShortcutLeaf {
 		return leaf
 	}
@@ -278,12 +286,14 @@ func growTree(fields []string, train []ShortcutRow, binned []map[string]string, 
 }
 
 // cellDecision is the answer with the highest expected default-rubric
-// reward for a cell where mal of n training rows were malicious: the
-// strongest use a lookup can make of what it learnt. The estimate is
-// smoothed (add one to each label) so a cell of three rows does not claim
-// certainty.
-func cellDecision(mal, n int) decision {
+// reward for a cell where mal of n training rows were malicious and amb
+// were ambiguous: the strongest use a lookup can make of what it learnt,
+// as a policy trained on the rewards would (an abstention pays only on
+// ambiguous rows). The estimates are smoothed (add one to each side) so a
+// cell of three rows does not claim certainty.
+func cellDecision(mal, amb, n int) decision {
 	p := (float64(mal) + 1) / (float64(n) + 2)
+	q := (float64(amb) + 1) / (float64(n) + 2)
 	cands := []decision{
 		{LabelMalicious, round2(p)},
 		{LabelBenign, round2(1 - p)},
@@ -291,7 +301,14 @@ func cellDecision(mal, n int) decision {
 	}
 	best, bestR := cands[0], -1e9
 	for _, a := range cands {
-		r := p*answerReward(a, true) + (1-p)*answerReward(a, false)
+		r := 0.0
+		for _, amb := range []bool{true, false} {
+			w := q
+			if !amb {
+				w = 1 - q
+			}
+			r += w * (p*answerReward(a, true, amb) + (1-p)*answerReward(a, false, amb))
+		}
 		if r > bestR {
 			best, bestR = a, r
 		}
@@ -302,18 +319,22 @@ func cellDecision(mal, n int) decision {
 var rewardCache sync.Map // answerKey → float64
 
 type answerKey struct {
-	a         decision
-	malicious bool
+	a                    decision
+	malicious, ambiguous bool
 }
 
 // answerReward is the default rubric's total for an answer (as its JSON
-// text) against a gold label.
-func answerReward(a decision, malicious bool) float64 {
-	k := answerKey{a, malicious}
+// text) against a gold label, on an ambiguous row or a decided one.
+func answerReward(a decision, malicious, ambiguous bool) float64 {
+	k := answerKey{a, malicious, ambiguous}
 	if r, ok := rewardCache.Load(k); ok {
 		return r.(float64)
 	}
-	s, _ := ScoreText(answerJSON(a.label, a.conf, "fitted shortcut"), labelName(malicious), RubricDefault)
+	ex := env.Example{}
+	if ambiguous {
+		ex = ambiguousRow
+	}
+	s, _ := scoreParsed(ex, Parse(answerJSON(a.label, a.conf, "fitted shortcut")), labelName(malicious), RubricDefault)
 	rewardCache.Store(k, s.Total)
 	return s.Total
 }
@@ -326,7 +347,7 @@ func ShortcutReward(s Shortcut, rows []ShortcutRow) float64 {
 	sum := 0.0
 	for _, r := range rows {
 		l, c := s.decide(r.Fields)
-		sum += answerReward(decision{l, c}, r.Malicious)
+		sum += answerReward(decision{l, c}, r.Malicious, r.Ambiguous)
 	}
 	return sum / float64(len(rows))
 }
@@ -355,7 +376,7 @@ func RankShortcuts(ss []Shortcut, rows []ShortcutRow) []ScoredShortcut {
 func PresenceRows(rows []ShortcutRow) []ShortcutRow {
 	out := make([]ShortcutRow, len(rows))
 	for i, r := range rows {
-		out[i] = ShortcutRow{Fields: presenceFields(r.Fields), Malicious: r.Malicious}
+		out[i] = ShortcutRow{Fields: presenceFields(r.Fields), Malicious: r.Malicious, Ambiguous: r.Ambiguous}
 	}
 	return out
 }
@@ -369,6 +390,19 @@ func presenceFields(fields map[string]string) map[string]string {
 		}
 	}
 	return f
+}
+
+// BestLookups picks from shortcuts ranked best first (on dev) the first
+// lookup over each number of fields: index k holds the best k-field lookup
+// (index 0 is unused; a missing k is the zero value).
+func BestLookups(ranked []ScoredShortcut) [MaxShortcutFields + 1]ScoredShortcut {
+	var best [MaxShortcutFields + 1]ScoredShortcut
+	for _, s := range ranked {
+		if k := len(s.Fields); s.Lookup && k <= MaxShortcutFields && best[k].Name == "" {
+			best[k] = s
+		}
+	}
+	return best
 }
 
 // fittedShortcuts are the learners fitted on the train split and ranked

@@ -33,8 +33,8 @@ type SplitSpec struct {
 // than Size because rows that repeat a held-out prompt are dropped before
 // the split is cut to size.
 var GeneratedSplits = map[string]SplitSpec{
-	env.SplitTrain: {Size: 2000, Options: GenerateOptions{N: 2400, Seed: 20240401, Difficulty: DifficultyMixed, Render: "rich"}},
-	env.SplitDev:   {Size: 300, Options: GenerateOptions{N: 500, Seed: 20240402, Difficulty: DifficultyMixed, Render: "rich"}},
+	env.SplitTrain: {Size: 2000, Options: GenerateOptions{N: 2800, Seed: 20240401, Difficulty: DifficultyMixed, Render: "rich"}},
+	env.SplitDev:   {Size: 300, Options: GenerateOptions{N: 900, Seed: 20240402, Difficulty: DifficultyMixed, Render: "rich"}},
 }
 
 // LoadSplit implements env.SplitLoader: test is the embedded mini set
