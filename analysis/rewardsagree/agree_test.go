@@ -93,12 +93,13 @@ func writeRun(t *testing.T, status string, rows []row) string {
 }
 
 // The constructed run, scored by E1's default rubric (weights accuracy 1,
-// format 0.1, calibration 0.2, asymmetric_cost 0.5, abstention 0.7):
+// format 0.1, calibration 0.2, asymmetric_cost 0.5, abstention 1.0, paid
+// only on rows marked ambiguous, which these are not):
 //
 //	a: Malicious → Malicious, conf 1: 1 + .1 + .2·1 + .5·1        = 1.8  solved, judge yes
 //	b: Benign → Benign, conf 1:                                   = 1.8  solved, judge yes
 //	c: Malicious → Benign, conf 1: .1 + .2·(1−1²) + .5·(−1)       = −0.4 unsolved, judge no
-//	d: Benign → Abstain, conf 0: .1 + .2·(1−0²) + .7              = 1.0  unsolved, judge yes
+//	d: Benign → Abstain, conf 0: .1 + .2·(1−0²)                   = 0.3  unsolved, judge yes
 //	e: model error: skipped.
 var studyRows = []row{
 	{"Malicious", `{"label": "Malicious", "confidence": 1.0}`, ""},
@@ -121,28 +122,28 @@ func TestStudyByHand(t *testing.T) {
 		t.Fatalf("counts: %+v", rep)
 	}
 	want := map[string][2]float64{ // mean reward, pass rate
-		"executable": {(1.8 + 1.8 - 0.4 + 1.0) / 4, 0.5},
+		"executable": {(1.8 + 1.8 - 0.4 + 0.3) / 4, 0.5},
 		"llm_judge":  {0.75, 0.75},
-		"hybrid":     {(2.8 + 2.8 - 0.4 + 2.0) / 4, 0.5},
+		"hybrid":     {(2.8 + 2.8 - 0.4 + 1.3) / 4, 0.5},
 	}
 	for _, s := range rep.Sources {
 		if w := want[s.Source]; !near(s.Reward.Point, w[0]) || !near(s.PassRate.Point, w[1]) {
 			t.Errorf("%s: reward %v pass %v, want %v", s.Source, s.Reward.Point, s.PassRate.Point, w)
 		}
 	}
-	// exec x = [1.8 1.8 −.4 1], judge y = [1 1 0 1]: deviations from the
-	// means (1.05, .75) are [.75 .75 −1.45 −.05] and [.25 .25 −.75 .25];
-	// Σxy = 1.45, Σx² = 3.23, Σy² = .75, r = 1.45/√(3.23·.75) = .93161.
+	// exec x = [1.8 1.8 −.4 .3], judge y = [1 1 0 1]: deviations from the
+	// means (.875, .75) are [.925 .925 −1.275 −.575] and [.25 .25 −.75 .25];
+	// Σxy = 1.275, Σx² = 3.6675, Σy² = .75, r = 1.275/√(3.6675·.75) = .76877.
 	// Ranks [3.5 3.5 1 2] vs [3 3 1 3] give Spearman √(2/3) = .81650.
-	// Scaled exec [1 1 0 .63636] vs judge [1 1 0 1]: one row differs by
-	// .36364 > .1, agreement 3/4. Hybrid [2.8 2.8 −.4 2] scales to
-	// [1 1 0 .75], .11364 from exec's .63636: agreement 3/4.
+	// Scaled exec [1 1 0 .31818] vs judge [1 1 0 1]: one row differs by
+	// .68182 > .1, agreement 3/4. Hybrid [2.8 2.8 −.4 1.3] scales to
+	// [1 1 0 .53125], .21307 from exec's .31818: agreement 3/4.
 	wantPairs := []struct {
 		pearson, spearman, agreement, mad float64
 	}{
-		{0.9316142209946916, math.Sqrt(2.0 / 3), 0.75, 0.36363636363636365 / 4},
-		{0.9927739496980561, 1, 0.75, 0.11363636363636365 / 4},
-		{0.9684959969581863, math.Sqrt(2.0 / 3), 0.75, 0.25 / 4},
+		{0.7687665737984287, math.Sqrt(2.0 / 3), 0.75, 0.6818181818181819 / 4},
+		{0.9777394263799098, 1, 0.75, 0.21306818181818182 / 4},
+		{0.8858412651484621, math.Sqrt(2.0 / 3), 0.75, 0.46875 / 4},
 	}
 	for i, p := range rep.Pairs {
 		w := wantPairs[i]
@@ -178,7 +179,7 @@ func TestStudyByHand(t *testing.T) {
 		t.Fatalf("labels: %+v", rep.Labels)
 	}
 	for _, l := range rep.Labels {
-		if l.Gold == "Benign" && l.Predicted == "Abstain" && (l.N != 1 || l.Solved != 0 || l.JudgeYes != 1 || !near(l.Executable, 1.0) || !near(l.Hybrid, 2.0)) {
+		if l.Gold == "Benign" && l.Predicted == "Abstain" && (l.N != 1 || l.Solved != 0 || l.JudgeYes != 1 || !near(l.Executable, 0.3) || !near(l.Hybrid, 1.3)) {
 			t.Errorf("Benign/Abstain cell: %+v", l)
 		}
 	}
@@ -202,7 +203,7 @@ func TestStudyByHand(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, ReportMarkdown))
-	for _, s := range []string{"| solved | 2 | 0 |", "| not solved | 1 | 1 |", "κ 0.500", "executable vs llm_judge | 0.932 | 0.816 | 0.750",
+	for _, s := range []string{"| solved | 2 | 0 |", "| not solved | 1 | 1 |", "κ 0.500", "executable vs llm_judge | 0.769 | 0.816 | 0.750",
 		"| llm_judge | the judge said yes (judge component ≥ 1) | 2 | 1 | 0 | 1 | 0.667 [0.208, 0.939] (2/3) | 1.000 [0.342, 1.000] (2/2) | exd/r0 |"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("markdown lacks %q:\n%s", s, md)

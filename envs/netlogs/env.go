@@ -191,6 +191,18 @@ func parseRow(raw []byte, needQuestion bool) (env.Example, error) {
 			ex.ID = h
 		}
 	}
+	if _, marked := meta["ambiguous"]; !marked && ex.ID != "" {
+		// A row naming an embedded example by id without its meta (a
+		// trainer's {"id", "answer"}) is scored as that example: whether
+		// its record decides it is the example's, not the request's.
+		if amb, ok := embeddedAmbiguity(ex.ID, answer); ok {
+			ex.Meta = make(map[string]any, len(meta)+1)
+			for k, v := range meta {
+				ex.Meta[k] = v
+			}
+			ex.Meta["ambiguous"] = amb
+		}
+	}
 	switch {
 	case question != "":
 		ex.Prompt = []env.Message{

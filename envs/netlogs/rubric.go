@@ -1,7 +1,10 @@
 package netlogs
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/svbench/svbench/env"
 )
@@ -177,3 +180,52 @@ func scoreParsed(ex env.Example, out Output, answer, rubric string) (env.Score, 
 	}
 	return env.Score{}, false
 }
+
+// embeddedAmbiguity is the ambiguity mark of the embedded example (the
+// evaluation set, or a generated train or dev row) with this id and gold
+// answer; ok is false when there is none. Only ids of the embedded sets'
+// forms are looked up, so other rows never make the splits be generated.
+func embeddedAmbiguity(id, answer string) (amb, ok bool) {
+	if !strings.HasPrefix(id, "synth-") && !strings.HasPrefix(id, env.SplitTrain+"-") && !strings.HasPrefix(id, env.SplitDev+"-") {
+		return false, false
+	}
+	amb, ok = embeddedMarks()[markKey{id, answer}]
+	return amb, ok
+}
+
+type markKey struct{ id, answer string }
+
+// markedSplits is generatedSplits, bound in init: parseRow, which the
+// splits' generation calls, reaches this index, and a package variable
+// naming generatedSplits here would be an initialization cycle.
+var markedSplits func() (map[string][]byte, error)
+
+func init() { markedSplits = generatedSplits }
+
+// embeddedMarks indexes the embedded rows' marks, read from their JSON
+// lines (not through parseRow, which consults this index; the embedded
+// rows all carry their mark, so generating the splits never looks here).
+var embeddedMarks = sync.OnceValue(func() map[markKey]bool {
+	marks := map[markKey]bool{}
+	add := func(data []byte) {
+		for line := range bytes.Lines(data) {
+			var r struct {
+				ID     string `json:"id"`
+				Answer string `json:"answer"`
+				Meta   struct {
+					Ambiguous *bool `json:"ambiguous"`
+				} `json:"meta"`
+			}
+			if json.Unmarshal(line, &r) == nil && r.Meta.Ambiguous != nil {
+				marks[markKey{r.ID, r.Answer}] = *r.Meta.Ambiguous
+			}
+		}
+	}
+	add(miniSet)
+	if splits, err := markedSplits(); err == nil {
+		for _, data := range splits {
+			add(data)
+		}
+	}
+	return marks
+})

@@ -1,6 +1,8 @@
 package netlogs
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -183,5 +185,60 @@ func TestDefaultRubricProperScoring(t *testing.T) {
 func TestUnknownRubric(t *testing.T) {
 	if _, ok := ScoreText("{}", LabelBenign, "bogus"); ok {
 		t.Error("unknown rubric must be refused")
+	}
+}
+
+// TestRowNamedByIDKeepsItsMark: a scoring row that names an embedded
+// example by id without its meta (a trainer's {"id", "answer"}) is scored
+// as that example, ambiguity included; a row naming none, or naming one
+// with another answer, counts as decided.
+func TestRowNamedByIDKeepsItsMark(t *testing.T) {
+	e := New()
+	ctx := context.Background()
+	abstain := &env.Rollout{Completion: []env.Message{{Role: env.RoleAssistant, Content: answer(LabelAbstain, 0)}}}
+	for _, split := range []string{env.SplitTest, env.SplitTrain, env.SplitDev} {
+		ds, err := e.LoadSplit(ctx, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[bool]bool{}
+		for _, ex := range ds.Examples {
+			if seen[Ambiguous(ex)] {
+				continue
+			}
+			seen[Ambiguous(ex)] = true
+			var gold string
+			_ = json.Unmarshal(ex.Answer, &gold)
+			other := LabelBenign
+			if gold == LabelBenign {
+				other = LabelMalicious
+			}
+			for _, tc := range []struct {
+				row  string
+				want bool
+			}{
+				{fmt.Sprintf(`{"id": %q, "answer": %q}`, ex.ID, gold), Ambiguous(ex)},
+				{fmt.Sprintf(`{"id": %q, "answer": %q, "meta": {"ambiguous": false}}`, ex.ID, gold), false},
+				{fmt.Sprintf(`{"id": %q, "answer": %q}`, ex.ID, other), false},
+				{fmt.Sprintf(`{"id": "inline", "answer": %q}`, gold), false},
+			} {
+				bare, err := e.ParseExample(json.RawMessage(tc.row))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if Ambiguous(bare) != tc.want {
+					t.Errorf("%s: %s reads ambiguous=%v, want %v", split, tc.row, Ambiguous(bare), tc.want)
+				}
+			}
+			bare, _ := e.ParseExample(json.RawMessage(fmt.Sprintf(`{"id": %q, "answer": %q}`, ex.ID, gold)))
+			a, _ := e.Score(ctx, ex, abstain, RubricDefault)
+			b, _ := e.Score(ctx, bare, abstain, RubricDefault)
+			if a.Total != b.Total {
+				t.Errorf("%s %s: an abstention scores %.3f on the example, %.3f on the row naming it", split, ex.ID, a.Total, b.Total)
+			}
+		}
+		if !seen[true] || !seen[false] {
+			t.Errorf("%s: ambiguous and decided rows not both present: %v", split, seen)
+		}
 	}
 }
