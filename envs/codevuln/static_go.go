@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,13 +29,44 @@ type goFile struct {
 	name    string
 	fset    *token.FileSet
 	f       *ast.File
-	imports map[string]string // local name → import path
+	imports map[string]string   // local name → import path
+	consts  map[string]ast.Expr // constant name → its value expression
 	out     []Finding
 }
 
 func (g *goFile) add(rule, cwe, sev string, n ast.Node, msg string) {
 	g.out = append(g.out, Finding{Tool: "svbench-go", RuleID: rule, CWE: cwe, Severity: sev, File: g.name,
 		Line: g.fset.Position(n.Pos()).Line, Message: msg})
+}
+
+// constString evaluates e as a string constant: literals, + of constants,
+// and names of the file's string constants (a shell's name in a const
+// reached the SVGO-CMD rule as an identifier before). Constants are
+// matched by name, whatever scope declares them.
+func (g *goFile) constString(e ast.Expr, depth int) (string, bool) {
+	if depth > 32 {
+		return "", false
+	}
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		if x.Kind == token.STRING {
+			s, err := strconv.Unquote(x.Value)
+			return s, err == nil
+		}
+	case *ast.ParenExpr:
+		return g.constString(x.X, depth+1)
+	case *ast.BinaryExpr:
+		if x.Op == token.ADD {
+			a, ok1 := g.constString(x.X, depth+1)
+			b, ok2 := g.constString(x.Y, depth+1)
+			return a + b, ok1 && ok2
+		}
+	case *ast.Ident:
+		if v, ok := g.consts[x.Name]; ok {
+			return g.constString(v, depth+1)
+		}
+	}
+	return "", false
 }
 
 // callee returns "path.Func" for pkg.Func calls and ".Method" for method
@@ -62,7 +94,20 @@ func AnalyseGo(name string, src []byte) []Finding {
 	if err != nil {
 		return []Finding{{Tool: "svbench-go", RuleID: "SVGO-SYNTAX", Severity: "high", File: name, Message: "does not parse: " + clip(err.Error(), 200)}}
 	}
-	g := &goFile{name: name, fset: fset, f: f, imports: map[string]string{}}
+	g := &goFile{name: name, fset: fset, f: f, imports: map[string]string{}, consts: map[string]ast.Expr{}}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if d, ok := n.(*ast.GenDecl); ok && d.Tok == token.CONST {
+			for _, sp := range d.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if i < len(vs.Values) {
+						g.consts[id.Name] = vs.Values[i]
+					}
+				}
+			}
+		}
+		return true
+	})
 	for _, im := range f.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
 		local := p[strings.LastIndex(p, "/")+1:]
@@ -290,11 +335,11 @@ func (g *goFile) funcRules(fd *ast.FuncDecl) {
 			}
 			prog := arg(first)
 			shell := false
-			if bl, ok := prog.(*ast.BasicLit); ok {
-				s, _ := strconv.Unquote(bl.Value)
-				shell = strings.HasSuffix(s, "sh") || strings.HasSuffix(s, "bash") || s == "cmd" || s == "powershell"
+			if s, ok := g.constString(prog, 0); ok {
+				s = path.Base(s)
+				shell = strings.HasSuffix(s, "sh") || strings.HasSuffix(s, "bash") || s == "cmd" || s == "powershell" || s == "busybox"
 			}
-			if prog != nil && !isConst(prog) && fromInput(prog) {
+			if prog != nil && !isConst(prog) && !shell && fromInput(prog) {
 				g.add("SVGO-CMD", "CWE-78", "high", c, "program name from input")
 			} else if shell {
 				for _, a := range c.Args[first+1:] {

@@ -189,57 +189,136 @@ class Net:
         return reply["type"], base64.b64decode(reply["body"])
 
 
-_pin = {}
+_csprng = {}
 
 
-def pin_prngs(seed):
-    """Makes every non-cryptographic generator of this process repeatable:
-    every Mersenne Twister alive (random's own, private random.Random()
-    instances wherever they are held) is reseeded with seed, any created
-    later is seeded with seed whatever it is given, and the clocks seeds are
-    usually taken from stand still. Output of the OS CSPRNG (secrets,
-    os.urandom, random.SystemRandom) is untouched, so code drawing from it
-    still gives fresh values. Answers how many generators were reseeded."""
-    import _random
-    import gc
+def pin_csprng(seed):
+    """Makes this process's OS randomness a repeatable stream: os.urandom,
+    os.getrandom, random.SystemRandom and secrets (through random's
+    _urandom), uuid.uuid4, /dev/urandom and /dev/random opened with open(),
+    and every module-level name bound to one of these functions answer
+    SHA-256 in counter mode keyed by seed; the clocks stand still. Output
+    drawn afresh from the OS CSPRNG then repeats exactly when seed repeats
+    and changes with it, while a generator with state of its own (a counter,
+    a Mersenne Twister, splitmix, a pool filled earlier) or anything else
+    mixed in (addresses, the pid) does not repeat: the property tested is
+    "every output is a function of fresh OS randomness", which no pinning
+    of the generators one knows about can establish. Seeding the process's
+    own generators is out of reach here (random.Random() seeds itself from
+    the OS in C), so a Mersenne Twister never repeats and fails."""
+    import builtins
+    import hashlib
+    import io
+    import os
     import random
+    import sys
     import time
 
-    if not _pin:
-        _pin["seed"] = random.Random.seed
-        _pin["clocks"] = {n: getattr(time, n) for n in ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns")}
-    orig = _pin["seed"]
+    unpin_csprng()
+    stream = {"key": hashlib.sha256(b"svbench-csprng:%d" % int(seed)).digest(), "n": 0, "buf": b""}
 
-    def pinned(self, a=None, version=2):
-        return orig(self, seed, version)
+    def urandom(size):
+        size = size.__index__()
+        if size < 0:
+            raise ValueError("negative argument not allowed")
+        while len(stream["buf"]) < size:
+            stream["buf"] += hashlib.sha256(stream["key"] + stream["n"].to_bytes(8, "big")).digest()
+            stream["n"] += 1
+        out, stream["buf"] = stream["buf"][:size], stream["buf"][size:]
+        return out
 
-    random.Random.seed = pinned
-    for name, fn in _pin["clocks"].items():
+    def getrandom(size, flags=0):
+        return urandom(size)
+
+    class Device(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, b):
+            data = urandom(len(b))
+            b[:len(data)] = data
+            return len(data)
+
+    real_open = builtins.open
+
+    def open_(file, mode="r", *args, **kwargs):
+        if isinstance(file, (str, bytes)) and os.fsdecode(file) in ("/dev/urandom", "/dev/random") and set(mode) <= set("rb") and "b" in mode:
+            unbuffered = kwargs.get("buffering", args[0] if args else -1) == 0
+            return Device() if unbuffered else io.BufferedReader(Device())
+        return real_open(file, mode, *args, **kwargs)
+
+    swap = {os.urandom: urandom, real_open: open_}
+    if hasattr(os, "getrandom"):
+        swap[os.getrandom] = getrandom
+    undo = []
+    for mod in list(sys.modules.values()):
+        d = getattr(mod, "__dict__", None)
+        if not isinstance(d, dict) or mod is sys.modules.get(__name__):
+            continue
+        for name, value in list(d.items()):
+            try:
+                new = swap.get(value)
+            except TypeError:  # unhashable
+                continue
+            if new is not None:
+                undo.append((d, name, value))
+                d[name] = new
+    clocks = {n: getattr(time, n) for n in ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns")}
+    for name, fn in clocks.items():
+        undo.append((time.__dict__, name, fn))
         setattr(time, name, (lambda v: lambda: v)(fn()))
-    n = 0
-    for o in gc.get_objects():
-        if isinstance(o, _random.Random) and not isinstance(o, random.SystemRandom):
-            _random.Random.seed(o, seed)
-            if isinstance(o, random.Random):
-                o.gauss_next = None
-            n += 1
-    return n
+    if random.__dict__.get("_urandom") is not urandom:
+        undo.append((random.__dict__, "_urandom", random.__dict__.get("_urandom")))
+        random._urandom = urandom
+    _csprng["undo"] = undo
 
 
-def unpin_prngs():
-    """Undoes pin_prngs: clocks run again, and every Mersenne Twister is
-    reseeded from the OS so the rest of the tests see fresh values."""
-    import _random
-    import gc
-    import random
-    import time
+def unpin_csprng():
+    """Undoes pin_csprng: the OS randomness and the clocks are real again."""
+    for d, name, value in reversed(_csprng.pop("undo", [])):
+        d[name] = value
 
-    if not _pin:
-        return
-    random.Random.seed = _pin["seed"]
-    for name, fn in _pin["clocks"].items():
-        setattr(time, name, fn)
-    _pin.clear()
-    for o in gc.get_objects():
-        if isinstance(o, _random.Random) and not isinstance(o, random.SystemRandom):
-            _random.Random.seed(o, None)
+
+_execs = []
+_audit = {}
+
+
+def record_execs():
+    """Records, from now on, every program this process starts (subprocess,
+    os.system, os.exec*, os.spawn*, os.posix_spawn*, pty.spawn) through an
+    audit hook: Python offers no way to remove one, so code that runs later
+    cannot switch it off, only lie about it by editing this module, which
+    svbench's static rules flag. Forgets what was recorded before."""
+    import os
+    import sys
+
+    def text(x):
+        try:
+            return os.fsdecode(x)
+        except TypeError:
+            return str(x)
+
+    if not _audit:
+        def hook(event, args):
+            if event == "subprocess.Popen":
+                argv = args[1]
+                argv = [text(a) for a in argv] if isinstance(argv, (list, tuple)) else [text(argv)]
+                _execs.append({"event": event, "program": text(args[0]), "argv": argv})
+            elif event == "os.system":
+                _execs.append({"event": event, "program": "/bin/sh", "argv": ["/bin/sh", "-c", text(args[0])]})
+            elif event in ("os.exec", "os.posix_spawn"):
+                _execs.append({"event": event, "program": text(args[0]), "argv": [text(a) for a in args[1]]})
+            elif event == "os.spawn":
+                _execs.append({"event": event, "program": text(args[1]), "argv": [text(a) for a in args[2]]})
+
+        sys.addaudithook(hook)
+        _audit["hook"] = hook
+    del _execs[:]
+
+
+def execs():
+    """The programs started since record_execs, as {"event", "program",
+    "argv"} (a shell's command line is its argv), and forgets them."""
+    out = list(_execs)
+    del _execs[:]
+    return out

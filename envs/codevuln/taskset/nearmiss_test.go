@@ -15,10 +15,13 @@ import (
 
 // nearMissRequired lists the tasks whose near-miss corpus must not shrink
 // to nothing: each had a partial fix that earned full credit before its
-// hidden tests pinned the property (issue 33).
+// hidden tests pinned the property (issues 33 and 41).
 var nearMissRequired = []string{
 	"go-330-session-ids", "go-338-invite-codes", "go-918-webhook-test",
 	"py-327-password-hash", "py-330-reset-token", "py-918-avatar-fetch",
+	// issue 41: the tests measured the call, the imports or payloads
+	// instead of the property of what the code stores, returns or runs.
+	"go-078-grep-search", "go-327-api-token-store", "py-078-line-count",
 }
 
 // TestNearMissContract is mutation testing of the hidden tests: every

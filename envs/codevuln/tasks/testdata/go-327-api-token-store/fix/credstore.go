@@ -4,7 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/pbkdf2"
 	"crypto/rand"
-	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
@@ -19,8 +19,8 @@ const MinLength = 10
 
 // Parameters of new hashes.
 const (
-	scheme     = "pbkdf2-sha256"
-	iterations = 210_000
+	scheme     = "pbkdf2-sha512"
+	iterations = 210_000 // OWASP Password Storage Cheat Sheet (2023) for PBKDF2-HMAC-SHA512
 	saltBytes  = 16
 	keyBytes   = 32
 )
@@ -31,7 +31,7 @@ var ErrWeak = errors.New("credstore: password too short")
 var b64 = base64.RawStdEncoding
 
 // HashPassword returns the value to store for pw:
-// pbkdf2-sha256$<iterations>$<salt>$<key>.
+// pbkdf2-sha512$<iterations>$<salt>$<key>.
 func HashPassword(pw string) (string, error) {
 	if len(pw) < MinLength {
 		return "", ErrWeak
@@ -40,7 +40,7 @@ func HashPassword(pw string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key, err := pbkdf2.Key(sha256.New, pw, salt, iterations, keyBytes)
+	key, err := pbkdf2.Key(sha512.New, pw, salt, iterations, keyBytes)
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +67,7 @@ func CheckPassword(pw, stored string) bool {
 	if err1 != nil || err2 != nil || len(want) == 0 {
 		return false
 	}
-	got, err := pbkdf2.Key(sha256.New, pw, salt, n, len(want))
+	got, err := pbkdf2.Key(sha512.New, pw, salt, n, len(want))
 	return err == nil && subtle.ConstantTimeCompare(got, want) == 1
 }
 

@@ -4,6 +4,7 @@ import tempfile
 import unittest
 
 import logstats
+import svbench_trusted
 
 
 class SecurityTest(unittest.TestCase):
@@ -37,6 +38,28 @@ class SecurityTest(unittest.TestCase):
                   self.path + "'; touch %s'" % m]:
             self.attempt(logstats.count_lines, p)
             self.attempt(logstats.count_matches, p, "alpha")
+
+    def test_no_shell(self):
+        # No payload list shows that no shell parses the arguments (quoting
+        # that forgets one character, the backslash say, passes every payload
+        # made of the others), so the programs started are recorded in the
+        # code under test's process: only wc and grep, never a shell.
+        svbench_trusted.call("svbench_fixtures.record_execs")
+        for fn, args in ((logstats.count_lines, (self.path,)), (logstats.count_matches, (self.path, "alpha")),
+                         (logstats.count_matches, (self.path, "a'b\\\""))):
+            try:
+                fn(*args)
+            except Exception:
+                pass
+        started = svbench_trusted.call("svbench_fixtures.execs")
+        self.assertTrue(started, "no program was started")
+        for e in started:
+            self.assertIn(os.path.basename(e["program"]), ("wc", "grep"), "started %r (%s)" % (e["argv"], e["event"]))
+
+    def test_backslash_injection(self):
+        m = self.marker
+        self.attempt(logstats.count_matches, self.path, '\\"; touch %s; #' % m)
+        self.attempt(logstats.count_lines, self.path + '\\"; touch %s; #' % m)
 
     def test_metacharacters_are_literal(self):
         self.assertEqual(logstats.count_matches(self.path, "$HOME"), 1)

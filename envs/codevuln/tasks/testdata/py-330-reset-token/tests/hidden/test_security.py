@@ -39,24 +39,33 @@ class SecurityTest(unittest.TestCase):
         resets.new_pin()
         self.assertEqual(svbench_trusted.call("random.getstate"), state)
 
-    def test_no_mersenne_twister(self):
-        # A private random.Random() is out of reach of the reseeding above,
-        # yet still a Mersenne Twister whose whole state follows from 624
-        # observed outputs. Pin every such generator in the code under
-        # test's process, and the clocks seeds come from: only output of
-        # the OS CSPRNG differs between the two pinned runs.
+    def test_outputs_follow_only_the_os_csprng(self):
+        # What makes a token unpredictable from earlier ones is that it is
+        # fresh OS randomness and nothing else. Pin the code under test's OS
+        # CSPRNG (os.urandom, secrets, SystemRandom, /dev/urandom) to a
+        # stream keyed by a seed and stop its clocks: drawing twice under the
+        # same seed must give the same tokens and PINs, and another seed
+        # other ones. A generator with state of its own (a counter hashed
+        # with SHA-256, a private Mersenne Twister, one seeded from the clock
+        # or the pid) does not repeat; one that ignores the OS does not
+        # change with the seed.
+        store = resets.ResetStore()
         runs = []
-        for _ in range(2):
-            svbench_trusted.call("svbench_fixtures.pin_prngs", 330)
+        for seed in (330, 330, 331):
+            svbench_trusted.call("svbench_fixtures.pin_csprng", seed)
             try:
-                store = resets.ResetStore()
                 runs.append(([resets.new_token() for _ in range(3)], [resets.new_pin() for _ in range(3)], store.issue("x@example.org")))
             finally:
-                svbench_trusted.call("svbench_fixtures.unpin_prngs")
-        (ta, pa, ia), (tb, pb, ib) = runs
-        self.assertNotEqual(ta, tb, "tokens repeat once non-cryptographic generators are pinned")
-        self.assertNotEqual(pa, pb, "PINs repeat once non-cryptographic generators are pinned")
-        self.assertNotEqual(ia, ib, "issued tokens repeat once non-cryptographic generators are pinned")
+                svbench_trusted.call("svbench_fixtures.unpin_csprng")
+        (ta, pa, ia), (tb, pb, ib), (tc, pc, ic) = runs
+        msg = "%s differ between two draws from the same OS randomness: they depend on state or inputs other than fresh output of the OS CSPRNG"
+        self.assertEqual(ta, tb, msg % "tokens")
+        self.assertEqual(pa, pb, msg % "PINs")
+        self.assertEqual(ia, ib, msg % "issued tokens")
+        msg = "%s do not change with the OS randomness"
+        self.assertNotEqual(ta, tc, msg % "tokens")
+        self.assertNotEqual(pa, pc, msg % "PINs")
+        self.assertNotEqual(ia, ic, msg % "issued tokens")
 
     def test_generated_properties(self):
         rng = random.Random(330)
