@@ -11,6 +11,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -66,7 +67,7 @@ var Mutations = []Mutation{
 		API:         []string{"new_[[.Entity]]_token(length=32)"}},
 	{Key: "shell", CWE: "CWE-78", Severity: "critical", Difficulty: "medium",
 		Title:       "Command injection in the [[.Entity]] word counter",
-		Description: "[[.File]] counts the words of uploaded [[.Entity]] files with wc: [[.Entity]]_word_count(path), where the file name is chosen by the uploader. A security report says an attacker can run shell commands through the file name. Fix it so that counts stay the same for every file name.",
+		Description: "[[.File]] counts the words of uploaded [[.Entity]] files with wc: [[.Entity]]_word_count(path), where the file name is chosen by the uploader. A security report says an attacker can run shell commands through the file name. Fix it so that no shell is involved and counts stay the same for every file name.",
 		File:        "[[.Entity]]_stats.py",
 		API:         []string{"[[.Entity]]_word_count(path)"}},
 	{Key: "html", CWE: "CWE-79", Severity: "high", Difficulty: "easy",
@@ -238,6 +239,24 @@ func instantiate(m Mutation, p params, suffix string) (taskset.Task, error) {
 		Fix:         map[string][]byte{p.File: []byte(clean)},
 		Visible:     map[string][]byte{strings.TrimSuffix(names[1], ".tmpl"): []byte(visible)},
 		Hidden:      map[string][]byte{strings.TrimSuffix(names[2], ".tmpl"): []byte(hidden)},
+	}
+	// Near misses (templates/<key>/nearmiss/<variant>.py or .go.tmpl):
+	// plausible partial fixes of the same names, kept with the task so the
+	// hidden tests are tested on every instance generated.
+	ents, err := templateFS.ReadDir(path.Join("templates", m.Key, "nearmiss"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return taskset.Task{}, fmt.Errorf("mutate: %s: %w", m.Key, err)
+	}
+	for _, e := range ents {
+		variant, _, _ := strings.Cut(e.Name(), ".")
+		body, err := read(path.Join("nearmiss", e.Name()))
+		if err != nil {
+			return taskset.Task{}, err
+		}
+		if t.NearMiss == nil {
+			t.NearMiss = map[string]map[string][]byte{}
+		}
+		t.NearMiss[variant] = map[string][]byte{p.File: []byte(body)}
 	}
 	if err := taskset.Validate(&t); err != nil {
 		return taskset.Task{}, fmt.Errorf("mutate: generated an invalid task: %w", err)

@@ -3,9 +3,11 @@ package mutate
 import (
 	"context"
 	"go/format"
+	"maps"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +37,46 @@ func TestGeneratedContract(t *testing.T) {
 	}
 }
 
+// TestGeneratedNearMissContract is mutation testing of the templates'
+// hidden tests, on one generated task per kind: every near miss (a
+// plausible partial fix that keeps the weakness) passes the behavioural
+// tests and fails the security tests.
+func TestGeneratedNearMissContract(t *testing.T) {
+	tasks, err := Generate(20260523, len(Mutations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := trustedrun.New(runtime.NumCPU())
+	for _, task := range tasks {
+		if len(task.NearMiss) == 0 {
+			continue
+		}
+		for _, variant := range slices.Sorted(maps.Keys(task.NearMiss)) {
+			t.Run(task.ID+"/"+variant, func(t *testing.T) {
+				t.Parallel()
+				if msg := trustedrun.Toolchain(task.Language); msg != "" {
+					t.Skip(msg)
+				}
+				src := task.NearMissed(variant)
+				vis, err := runner.Run(context.Background(), task.Language, src, task.Visible)
+				switch {
+				case err != nil:
+					t.Errorf("visible run: %v", err)
+				case !vis.Passed:
+					t.Errorf("fails the behavioural tests, so it is no near miss:\n%s", vis.Output)
+				}
+				hid, err := runner.Run(context.Background(), task.Language, src, task.Hidden)
+				switch {
+				case err != nil:
+					t.Errorf("hidden run: %v", err)
+				case hid.Passed:
+					t.Errorf("keeps the weakness yet passes every security test:\n%s", hid.Output)
+				}
+			})
+		}
+	}
+}
+
 func TestGenerateCoverageAndDeterminism(t *testing.T) {
 	a, err := Generate(1, 3*len(Mutations))
 	if err != nil {
@@ -60,7 +102,11 @@ func TestGenerateCoverageAndDeterminism(t *testing.T) {
 			t.Errorf("%s: vulnerable and fixed code are identical", task.ID)
 		}
 		if task.Language == taskset.Go {
-			for name, body := range map[string][]byte{"src": task.Src[task.Files[0]], "fix": task.Fix[task.Files[0]], "visible": task.Visible["behaviour_test.go"], "hidden": task.Hidden["security_test.go"]} {
+			bodies := map[string][]byte{"src": task.Src[task.Files[0]], "fix": task.Fix[task.Files[0]], "visible": task.Visible["behaviour_test.go"], "hidden": task.Hidden["security_test.go"]}
+			for v, files := range task.NearMiss {
+				bodies["nearmiss/"+v] = files[task.Files[0]]
+			}
+			for name, body := range bodies {
 				if formatted, err := format.Source(body); err != nil || string(formatted) != string(body) {
 					t.Errorf("%s: generated %s Go code is not gofmt-formatted (%v)", task.ID, name, err)
 				}

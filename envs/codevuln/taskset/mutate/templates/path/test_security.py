@@ -18,7 +18,13 @@ class SecurityTest(unittest.TestCase):
                 f.write("SECRET")
             with open(os.path.join(base, "x", "y", "ok.txt"), "w") as f:
                 f.write("ok")
-            for name in ["../secret.txt", "x/../../secret.txt", os.path.join(d, "secret.txt"), "../files-old/leak.txt", "x/y/../../../secret.txt"]:
+            # Links inside the directory that lead out of it: the file a
+            # name reaches is what must stay inside, not the name's text.
+            os.symlink(os.path.join(d, "secret.txt"), os.path.join(base, "x", "shortcut.txt"))
+            os.symlink(d, os.path.join(base, "x", "up"))
+            os.symlink("../../../files-old", os.path.join(base, "x", "y", "old"))
+            for name in ["../secret.txt", "x/../../secret.txt", os.path.join(d, "secret.txt"), "../files-old/leak.txt", "x/y/../../../secret.txt",
+                         "x/shortcut.txt", "x/up/secret.txt", "x/y/old/leak.txt", "x/up/files/x/shortcut.txt"]:
                 try:
                     got = m.read_[[.Entity]](base, name)
                 except (ValueError, OSError):
