@@ -5,20 +5,107 @@ import (
 	"strings"
 )
 
+// Per-language material the templates are filled with.
+var (
+	weekdays = map[string][]string{
+		"en": {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday"},
+		"es": {"lunes", "martes", "miércoles", "jueves", "viernes"},
+		"de": {"Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag"},
+	}
+	months = map[string][]string{
+		"en": {"January", "February", "March", "April", "May", "June"},
+		"es": {"enero", "febrero", "marzo", "abril", "mayo", "junio"},
+		"de": {"Januar", "Februar", "März", "April", "Mai", "Juni"},
+	}
+	cities = map[string][]string{
+		"en": {"London", "Manchester", "Boston", "Chicago"},
+		"es": {"Madrid", "Sevilla", "Valencia", "Bilbao"},
+		"de": {"Berlin", "Hamburg", "München", "Köln"},
+	}
+	browsers = map[string][]string{
+		"en": {"Firefox on Windows", "Chrome on macOS", "Safari on iPhone", "Edge on Windows"},
+		"es": {"Firefox en Windows", "Chrome en macOS", "Safari en iPhone", "Edge en Windows"},
+		"de": {"Firefox unter Windows", "Chrome unter macOS", "Safari auf dem iPhone", "Edge unter Windows"},
+	}
+	phones  = []string{"iPhone 15", "Pixel 8", "Galaxy S23", "iPhone 13"}
+	clients = []string{"Initech", "Globex", "Umbrella", "Hooli", "Vandelay"}
+)
+
+// currency is the row's currency: USD in English mail, EUR otherwise.
+func (g *gen) currency() string { return g.tr("USD", "EUR", "EUR") }
+
+// valueOf returns key's value among placeholder values (key, value, …).
+func valueOf(vals []string, key string) string {
+	for i := 0; i+1 < len(vals); i += 2 {
+		if vals[i] == key {
+			return vals[i+1]
+		}
+	}
+	return ""
+}
+
+// accountFills are the placeholder values of account and password
+// templates for brand.
+func (g *gen) accountFills(brand string) []string {
+	return []string{
+		"brand", brand, "device", pick(g.rng, browsers[g.lang]), "city", pick(g.rng, cities[g.lang]),
+		"phone", pick(g.rng, phones), "day", pick(g.rng, weekdays[g.lang]),
+		"hours", fmt.Sprint(1 + g.rng.IntN(24)), "days", fmt.Sprint(3 + g.rng.IntN(12)), "mins", fmt.Sprint(10 + 5*g.rng.IntN(6)),
+	}
+}
+
+// compose writes paragraphs as the text and HTML bodies with a call to
+// action: "cta: link" in text, an anchor showing shown ("" = the cta
+// text) in HTML, then the signature.
+func (d *draft) compose(paras []string, cta, link, shown, sign string) {
+	if shown == "" {
+		shown = cta
+	}
+	text := strings.Join(paras, "\n\n")
+	html := make([]string, 0, len(paras)+2)
+	for _, p := range paras {
+		html = append(html, "<p>"+strings.ReplaceAll(p, "\n", "<br>")+"</p>")
+	}
+	if link != "" {
+		text += "\n\n" + cta + ": " + link
+		html = append(html, "<p>"+anchor(link, shown)+"</p>")
+	}
+	if sign != "" {
+		text += "\n\n" + sign
+		html = append(html, "<p>"+strings.ReplaceAll(sign, "\n", "<br>")+"</p>")
+	}
+	d.text = text
+	d.html = htmlPage(html...)
+}
+
+// paragraphs writes a family's body as a row writes it: with the real
+// sender's note half the time, which clones copy alike, and, on phishing,
+// the family's pressure line: always when hard (the content is its only
+// tell), on half the medium and a quarter of the easy ones, whose
+// technical signs give them away.
+func (g *gen) paragraphs(f *family, vals []string, phishing bool, diff string) []string {
+	paras := []string{fill(g.text(f.body), vals...)}
+	if f.note.en != "" && g.rng.IntN(2) == 0 {
+		paras = append(paras, fill(g.text(f.note), vals...))
+	}
+	if phishing && f.press.en != "" && (diff == "hard" || diff == "medium" && g.rng.IntN(2) == 0 || g.rng.IntN(4) == 0) {
+		paras = append(paras, fill(g.text(f.press), vals...))
+	}
+	return paras
+}
+
+// itSign is how the organisation's IT notices are signed, and so their
+// clones.
+func (g *gen) itSign() string { return g.tr("IT Operations", "Operaciones TI", "IT-Betrieb") }
+
 func (g *gen) credentialHarvest() (draft, string) {
 	b := pick(g.rng, brandsByLang[g.lang])
 	diff := g.difficulty()
 	look, _ := g.lookalike(b.name)
 	link := "https://" + look + "/" + pick(g.rng, []string{"signin", "login", "account/verify", "secure/update"}) + "?id=" + g.token(10)
-	d := draft{subject: g.tr(
-		pick(g.rng, []string{"Urgent: verify your account", "Action required: unusual sign-in activity", "Your account will be suspended"}),
-		pick(g.rng, []string{"Urgente: verifique su cuenta", "Acción requerida: actividad sospechosa", "Su cuenta será suspendida"}),
-		pick(g.rng, []string{"Dringend: Bestätigen Sie Ihr Konto", "Handlungsbedarf: ungewöhnliche Aktivität", "Ihr Konto wird gesperrt"}))}
-	intro := g.tr(
-		"We detected suspicious activity on your "+b.display+" account. To keep access, please verify your account within 24 hours, otherwise it will be suspended.",
-		"Hemos detectado actividad sospechosa en su cuenta de "+b.display+". Para mantener el acceso, verifique su cuenta en las próximas 24 horas o será suspendida.",
-		"Wir haben verdächtige Aktivitäten in Ihrem "+b.display+"-Konto festgestellt. Bitte bestätigen Sie Ihr Konto innerhalb von 24 Stunden, sonst wird es gesperrt.")
-	cta := g.tr("Verify now", "Verificar ahora", "Jetzt bestätigen")
+	f := g.family(pick(g.rng, []string{themeAccount, themePassword, themeNewsletter}))
+	vals := g.accountFills(b.display)
+	d := draft{subject: fill(g.text(f.subject), vals...)}
 	switch diff {
 	case "easy":
 		d.fromName = b.display + g.tr(" Security", " Seguridad", " Sicherheit")
@@ -38,61 +125,118 @@ func (g *gen) credentialHarvest() (draft, string) {
 		d.auth = g.authPass(own)
 		link = "https://" + own + "/session/" + g.token(8)
 	}
-	shown := "https://www." + b.domain + "/"
-	d.text = intro + "\n\n" + cta + ": " + link + "\n\n" + b.display
-	d.html = htmlPage("<p>"+intro+"</p>", "<p>"+anchor(link, shown)+"</p>", "<p>"+b.display+"</p>")
-	if diff == "easy" && g.rng.IntN(2) == 0 {
-		d.html = htmlPage("<p>"+intro+"</p>",
-			fmt.Sprintf(`<form action="%s" method="post"><input type="text" name="email"><input type="password" name="password"><button>%s</button></form>`, link, cta))
-		d.text = ""
+	if themeOf(f) == themeNewsletter {
+		// A promotional digest of the brand's whose every link leads to
+		// the sign-in page.
+		links := make([]string, 3)
+		for i := range links {
+			links[i] = link + "&a=" + g.token(4)
+		}
+		var extra []string
+		if diff == "hard" || diff == "medium" && g.rng.IntN(2) == 0 || g.rng.IntN(4) == 0 {
+			extra = append(extra, g.text(f.press))
+		}
+		g.digest(&d, f, links, link+"&u=1", extra)
+		return d, diff
 	}
+	paras := g.paragraphs(f, vals, true, diff)
+	cta := g.text(f.cta)
+	shown := "https://www." + b.domain + "/"
 	if diff == "hard" {
-		d.html = htmlPage("<p>"+intro+"</p>", "<p>"+anchor(link, cta)+"</p>")
+		shown = ""
+	}
+	d.compose(paras, cta, link, shown, b.display)
+	if diff == "easy" && g.rng.IntN(2) == 0 {
+		var ps []string
+		for _, p := range paras {
+			ps = append(ps, "<p>"+p+"</p>")
+		}
+		d.html = htmlPage(append(ps,
+			fmt.Sprintf(`<form action="%s" method="post"><input type="text" name="email"><input type="password" name="password"><button>%s</button></form>`, link, cta))...)
+		d.text = ""
 	}
 	return d, diff
 }
 
+// vendors are the invoice senders business email compromise imitates,
+// with the company name they sign with.
+var vendors = []struct{ domain, name string }{
+	{"globex-supplies.com", "Globex Supplies"}, {"initech-services.net", "Initech Services"}, {"umbrella-logistics.com", "Umbrella Logistics"},
+}
+
+// billingFills are the placeholder values of billing templates.
+func (g *gen) billingFills() []string {
+	return []string{
+		"inv", fmt.Sprintf("INV-%d", 10000+g.rng.IntN(89999)),
+		"order", fmt.Sprintf("%03d-%07d", g.rng.IntN(999), g.rng.IntN(9999999)),
+		"amount", fmt.Sprintf("%d.%02d", 20+g.rng.IntN(4800), g.rng.IntN(100)), "cur", g.currency(),
+		"day", pick(g.rng, weekdays[g.lang]), "month", pick(g.rng, months[g.lang]),
+		"iban", g.tr(fmt.Sprintf("GB%02d NWBK 6016 1331 9268 19", g.rng.IntN(99)),
+			fmt.Sprintf("ES%02d 2100 0418 4502 0005 1332", g.rng.IntN(99)),
+			fmt.Sprintf("DE%02d 3705 0198 0000 1234 56", g.rng.IntN(99))),
+	}
+}
+
+// billingLetter is the envelope both a real invoice and its imitation use.
+func (g *gen) billingLetter(body, signer string) (string, string) {
+	return g.tr("Hello,", "Hola:", "Guten Tag,") + "\n\n" + body,
+		g.tr("Kind regards,", "Saludos,", "Mit freundlichen Grüßen") + "\n" + signer
+}
+
 func (g *gen) invoiceBEC() (draft, string) {
 	diff := g.difficulty()
-	f, l := g.person()
-	amount := fmt.Sprintf("%d.%02d", 1200+g.rng.IntN(48000), g.rng.IntN(100))
-	inv := fmt.Sprintf("INV-%d", 10000+g.rng.IntN(89999))
-	d := draft{subject: g.tr("Overdue invoice "+inv, "Factura vencida "+inv, "Offene Rechnung "+inv)}
-	d.text = g.tr(
-		fmt.Sprintf("Hello,\n\nPlease process the payment of EUR %s for the attached overdue invoice %s today. Note that our bank details have changed; please use the new bank account IBAN GB%02d NWBK 6016 1331 9268 19 for this and future payments.\n\nKind regards,\n%s %s\nAccounts Receivable", amount, inv, g.rng.IntN(99), f, l),
-		fmt.Sprintf("Hola,\n\nLe rogamos realice el pago de %s EUR de la factura vencida %s adjunta hoy mismo. Hemos cambiado nuestros datos bancarios: utilice la nueva cuenta bancaria ES%02d 2100 0418 4502 0005 1332.\n\nSaludos,\n%s %s\nContabilidad", amount, inv, g.rng.IntN(99), f, l),
-		fmt.Sprintf("Guten Tag,\n\nbitte begleichen Sie die offene Rechnung %s über %s EUR umgehend. Unsere Bankverbindung hat sich geändert, bitte verwenden Sie die neue IBAN DE%02d 3705 0198 0000 1234 56.\n\nMit freundlichen Grüßen\n%s %s\nBuchhaltung", inv, amount, g.rng.IntN(99), f, l))
-	vendor := pick(g.rng, []string{"globex-supplies.com", "initech-services.net", "umbrella-logistics.com"})
+	fn, ln := g.person()
+	v := pick(g.rng, vendors)
+	f := g.family(themeBilling)
+	vals := g.billingFills()
+	inv := valueOf(vals, "inv")
+	d := draft{subject: fill(g.text(f.subject), vals...)}
+	// The real invoice's note on payment is what the fraud replaces.
+	body, sign := g.billingLetter(fill(g.text(f.body)+" "+g.text(f.ask[CampaignInvoiceBEC]), vals...), fn+" "+ln+"\n"+v.name)
+	portal := v.domain
 	switch diff {
 	case "easy":
-		d.fromName = f + " " + l
-		d.fromAddr = asciiName(f) + "@" + g.orgLookalike()
-		d.replyTo = asciiName(f) + "." + asciiName(l) + "@" + pick(g.rng, freemails)
+		d.fromName = fn + " " + ln
+		d.fromAddr = asciiName(fn) + "@" + g.orgLookalike()
+		d.replyTo = asciiName(fn) + "." + asciiName(ln) + "@" + pick(g.rng, freemails)
 		d.auth = g.authAttacker(domainOf(d.fromAddr))
+		portal = domainOf(d.fromAddr)
 		d.attachments = []attachment{{inv + ".pdf.exe", "application/octet-stream", []byte("MZ\x90\x00\x03\x00\x00\x00fake-pe-header-for-svbench")}}
 	case "medium":
-		d.fromName = f + " " + l
-		d.fromAddr = "billing@" + vendor
-		d.replyTo = "billing." + strings.Split(vendor, ".")[0] + "@" + pick(g.rng, freemails)
-		d.auth = g.authBad(vendor)
+		d.fromName = fn + " " + ln
+		d.fromAddr = "billing@" + v.domain
+		d.replyTo = "billing." + strings.Split(v.domain, ".")[0] + "@" + pick(g.rng, freemails)
+		d.auth = g.authBad(v.domain)
 		d.attachments = []attachment{{inv + ".html", "text/html", []byte("<html><body>Invoice</body></html>")}}
 	default:
-		d.fromName = f + " " + l
-		d.fromAddr = "billing@" + vendor
-		d.auth = g.authPass(vendor)
+		d.fromName = fn + " " + ln
+		d.fromAddr = "billing@" + v.domain
+		d.auth = g.authPass(v.domain)
 		d.attachments = []attachment{{inv + ".pdf", "application/pdf", []byte("%PDF-1.4\n% svbench invoice\n")}}
 	}
+	d.compose([]string{body}, g.text(f.cta), "https://portal."+portal+"/invoices/"+inv, "", sign)
+	d.html = ""
 	return d, diff
+}
+
+// parcelFills are the placeholder values of parcel templates.
+func (g *gen) parcelFills(carrier string) []string {
+	return []string{
+		"carrier", carrier, "track", fmt.Sprintf("%d%d", 1000+g.rng.IntN(8999), 100000+g.rng.IntN(899999)),
+		"fee", fmt.Sprintf("%d.%02d", 1+g.rng.IntN(30), g.rng.IntN(100)), "cur", g.currency(),
+		"day", pick(g.rng, weekdays[g.lang]),
+	}
 }
 
 func (g *gen) deliveryNotice() (draft, string) {
 	c := pick(g.rng, carriers[g.lang])
 	diff := g.difficulty()
 	look, _ := g.lookalike(c.name)
-	fee := fmt.Sprintf("%d.%02d", 1+g.rng.IntN(3), g.rng.IntN(100))
-	track := fmt.Sprintf("%d%d", 1000+g.rng.IntN(8999), 100000+g.rng.IntN(899999))
+	f := g.family(themeParcel)
+	vals := g.parcelFills(c.display)
+	track := valueOf(vals, "track")
 	link := "https://" + look + "/track/" + track
-	d := draft{subject: g.tr("Delivery attempt failed: parcel "+track, "Envío retenido: paquete "+track, "Zustellung fehlgeschlagen: Sendung "+track)}
+	d := draft{subject: fill(g.text(f.subject), vals...)}
 	switch diff {
 	case "easy":
 		d.fromName = c.display
@@ -111,26 +255,28 @@ func (g *gen) deliveryNotice() (draft, string) {
 		d.auth = g.authPass(own)
 		link = "https://" + own + "/pay/" + track
 	}
-	body := g.tr(
-		fmt.Sprintf("Your parcel %s could not be delivered because of an unpaid customs fee of %s USD. Pay the fee within 48 hours to reschedule delivery, otherwise the parcel will be returned.", track, fee),
-		fmt.Sprintf("Su paquete %s no pudo ser entregado por una tasa de aduana pendiente de %s EUR. Realice el pago en 24 horas para programar la entrega; de lo contrario el paquete será devuelto.", track, fee),
-		fmt.Sprintf("Ihre Sendung %s konnte wegen einer offenen Zollgebühr von %s EUR nicht zugestellt werden. Bitte zahlen Sie innerhalb von 24 Stunden, sonst geht die Sendung zurück.", track, fee))
-	cta := g.tr("Reschedule delivery", "Programar entrega", "Zustellung planen")
-	d.text = body + "\n\n" + cta + ": " + link
-	d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, cta)+"</p>")
+	d.compose(g.paragraphs(f, vals, true, diff), g.text(f.cta), link, "", c.display)
 	if diff != "hard" && g.rng.IntN(3) == 0 {
 		d.attachments = []attachment{{g.tr("label", "etiqueta", "Sendungsbeleg") + "_" + track + ".iso", "application/octet-stream", []byte("CD001 svbench")}}
 	}
 	return d, diff
 }
 
+// itFills are the placeholder values of IT templates.
+func (g *gen) itFills() []string {
+	return []string{"day", pick(g.rng, weekdays[g.lang]), "ext", fmt.Sprint(4000 + g.rng.IntN(900))}
+}
+
 func (g *gen) mfaFatigue() (draft, string) {
 	diff := g.difficulty()
-	d := draft{subject: g.tr("Approve the sign-in request to keep access", "Apruebe la solicitud de inicio de sesión", "Genehmigen Sie die Anmeldeanfrage")}
-	body := g.tr(
-		"We have sent several sign-in requests to your Microsoft Authenticator app. Approve the sign-in request on your phone immediately, or enter the code below, otherwise your account will be locked and you will lose access to email.",
-		"Hemos enviado varias solicitudes a su aplicación Authenticator. Apruebe la solicitud en su teléfono de inmediato o introduzca el código de verificación; de lo contrario su cuenta será bloqueada.",
-		"Wir haben mehrere Anmeldeanfragen an Ihre Authenticator-App gesendet. Genehmigen Sie die Anfrage sofort auf Ihrem Telefon oder geben Sie den Bestätigungscode ein, sonst wird Ihr Konto gesperrt.")
+	// Half copy the organisation's IT notices, half Microsoft's own
+	// sign-in alerts.
+	f := g.family(pick(g.rng, []string{themeIT, themeAccount}))
+	vals, sign := g.itFills(), g.itSign()
+	if themeOf(f) == themeAccount {
+		vals, sign = g.accountFills("Microsoft"), "Microsoft"
+	}
+	d := draft{subject: fill(g.text(f.subject), vals...)}
 	look, _ := g.lookalike("microsoft")
 	link := "https://" + look + "/mfa/approve?u=" + g.token(8)
 	switch diff {
@@ -150,36 +296,58 @@ func (g *gen) mfaFatigue() (draft, string) {
 		d.auth = g.authPass(own)
 		link = "https://" + own + "/approve"
 	}
-	d.text = body + "\n\n" + link
+	d.compose(g.paragraphs(f, vals, true, diff), g.text(f.cta), link, "", sign)
 	if g.rng.IntN(2) == 0 {
-		d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, g.tr("Open Authenticator", "Abrir Authenticator", "Authenticator öffnen"))+"</p>")
+		d.html = ""
 	}
 	return d, diff
 }
 
+// requestFills are the placeholder values of request templates; the
+// greeting names the recipient the row is addressed to.
+func (g *gen) requestFills(sender string) []string {
+	return []string{
+		"first", g.rcptFirst, "name", sender, "n", fmt.Sprint(3 + g.rng.IntN(6)), "cur", g.currency(),
+		"city", pick(g.rng, cities[g.lang]), "client", pick(g.rng, clients),
+		"details", g.tr("Routing: 021000021\nAccount: 483920175", "IBAN: ES91 2100 0418 4502 0005 1332", "IBAN: DE89 3704 0044 0532 0130 00"),
+	}
+}
+
+// request writes a colleague's message: the fraud of kind gift_card or
+// payroll_change, or for a legitimate kind a real errand, gift-card or
+// bank-details message in the same family's words.
+func (g *gen) request(d *draft, kind, sender string, urgent bool) {
+	f := g.family(themeRequest)
+	vals := g.requestFills(sender)
+	if strings.HasPrefix(kind, "legit_") {
+		kind = pick(g.rng, []string{askLegitErrand, askLegitGift, askLegitPayroll})
+	}
+	ask := g.text(f.ask[kind])
+	if urgent {
+		ask += " " + g.text(f.urgent)
+	}
+	d.subject = fill(g.text(f.subject), vals...)
+	d.text = fill(strings.Replace(g.text(f.body), "{ask}", ask, 1), vals...)
+}
+
 func (g *gen) giftCard() (draft, string) {
 	diff := g.difficulty()
-	f, l := g.person()
+	fn, ln := g.person()
 	role := g.tr("CEO", "Director General", "Geschäftsführer")
-	n := 3 + g.rng.IntN(6)
-	d := draft{subject: g.tr("Quick favour", "Un favor rápido", "Kurze Bitte")}
-	d.text = g.tr(
-		fmt.Sprintf("Hi,\n\nAre you at your desk? I need you to buy %d Apple gift cards of 100 USD each for a client as soon as possible. Scratch the back and send me photos of the codes. I am in a meeting, so email only.\n\n%s %s\n%s", n, f, l, role),
-		fmt.Sprintf("Hola,\n\n¿Estás en tu mesa? Necesito que compres %d tarjetas regalo de Google Play de 100 EUR para un cliente lo antes posible. Envíame los códigos por correo, estoy en una reunión.\n\n%s %s\n%s", n, f, l, role),
-		fmt.Sprintf("Hallo,\n\nbist du am Platz? Ich brauche dringend %d Geschenkkarten (Amazon, je 100 EUR) für einen Kunden. Bitte schick mir die Codes per E-Mail, ich sitze im Meeting.\n\n%s %s\n%s", n, f, l, role))
+	var d draft
+	g.request(&d, CampaignGiftCard, fn+" "+ln, false)
 	switch diff {
-	case "easy", "medium":
-		d.fromName = role + " " + f + " " + l
-		d.fromAddr = asciiName(f) + "." + asciiName(l) + ".office@" + pick(g.rng, freemails)
+	case "easy":
+		d.fromName = role + " " + fn + " " + ln
+		d.fromAddr = asciiName(fn) + "." + asciiName(ln) + ".office@" + pick(g.rng, freemails)
 		d.auth = g.authFreemail(domainOf(d.fromAddr))
-		if diff == "medium" {
-			d.fromName = f + " " + l
-			d.fromAddr = asciiName(f) + "@" + g.orgLookalike()
-			d.auth = g.authAttacker(domainOf(d.fromAddr))
-		}
+	case "medium":
+		d.fromName = fn + " " + ln
+		d.fromAddr = asciiName(fn) + "@" + g.orgLookalike()
+		d.auth = g.authAttacker(domainOf(d.fromAddr))
 	default:
-		d.fromName = f + " " + l
-		d.fromAddr = asciiName(f) + asciiName(l) + "@" + pick(g.rng, freemails)
+		d.fromName = fn + " " + ln
+		d.fromAddr = asciiName(fn) + asciiName(ln) + "@" + pick(g.rng, freemails)
 		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	}
 	d.encoding = "8bit"
@@ -188,25 +356,22 @@ func (g *gen) giftCard() (draft, string) {
 
 func (g *gen) payrollChange() (draft, string) {
 	diff := g.difficulty()
-	f, l := g.person()
-	d := draft{subject: g.tr("Direct deposit update", "Cambio de cuenta de nómina", "Änderung Gehaltskonto")}
-	d.text = g.tr(
-		"Hi,\n\nI have changed banks. Could you update my direct deposit to the new bank account below before the next payroll run? It is urgent as my old account will be closed.\n\nRouting: 021000021\nAccount: 483920175\n\nThanks,\n"+f+" "+l,
-		"Hola,\n\nHe cambiado de banco. ¿Podéis actualizar mi cuenta de nómina con los nuevos datos bancarios antes del próximo pago? Es urgente porque la cuenta antigua será cancelada.\n\nIBAN: ES91 2100 0418 4502 0005 1332\n\nGracias,\n"+f+" "+l,
-		"Hallo,\n\nich habe die Bank gewechselt. Bitte ändert mein Gehaltskonto vor der nächsten Abrechnung auf die neue IBAN DE89 3704 0044 0532 0130 00. Das ist dringend, das alte Konto wird gelöscht.\n\nDanke,\n"+f+" "+l)
-	own := asciiName(f) + "." + asciiName(l)
+	fn, ln := g.person()
+	var d draft
+	g.request(&d, CampaignPayrollChange, fn+" "+ln, false)
+	own := asciiName(fn) + "." + asciiName(ln)
 	switch diff {
 	case "easy":
-		d.fromName = f + " " + l
+		d.fromName = fn + " " + ln
 		d.fromAddr = own + "@" + g.orgLookalike()
 		d.replyTo = own + "@" + pick(g.rng, freemails)
 		d.auth = g.authAttacker(domainOf(d.fromAddr))
 	case "medium":
-		d.fromName = f + " " + l + g.tr(" (Payroll)", " (Nómina)", " (Lohnbuchhaltung)")
+		d.fromName = fn + " " + ln + g.tr(" (Payroll)", " (Nómina)", " (Lohnbuchhaltung)")
 		d.fromAddr = own + "@" + pick(g.rng, freemails)
 		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	default:
-		d.fromName = f + " " + l
+		d.fromName = fn + " " + ln
 		d.fromAddr = own + "@" + pick(g.rng, freemails)
 		d.auth = g.authFreemail(domainOf(d.fromAddr))
 	}
@@ -216,24 +381,41 @@ func (g *gen) payrollChange() (draft, string) {
 
 // Legitimate mail.
 
+// receipt is a shop's invoice or payment mail, or a carrier's own parcel
+// notice: the mail invoice_bec and delivery_notice imitate.
 func (g *gen) receipt() (draft, string) {
-	b := pick(g.rng, brandsByLang[g.lang])
-	order := fmt.Sprintf("%03d-%07d-%07d", g.rng.IntN(999), g.rng.IntN(9999999), g.rng.IntN(9999999))
-	total := fmt.Sprintf("%d.%02d", 5+g.rng.IntN(300), g.rng.IntN(100))
-	link := "https://www." + b.domain + "/orders/" + order
-	d := draft{
-		fromName: b.display, fromAddr: pick(g.rng, []string{"receipts@", "orders@", "no-reply@"}) + b.domain,
-		auth:    g.authPass(b.domain),
-		subject: g.tr("Your receipt for order "+order, "Su recibo del pedido "+order, "Ihre Quittung für Bestellung "+order),
-	}
-	body := g.tr(
-		"Thank you for your purchase. Total charged: "+total+" USD. You can view your order details in your account at any time.",
-		"Gracias por su compra. Importe cobrado: "+total+" EUR. Puede consultar el pedido en su cuenta cuando quiera.",
-		"Vielen Dank für Ihren Einkauf. Belastet: "+total+" EUR. Die Bestelldetails finden Sie jederzeit in Ihrem Konto.")
-	d.text = body + "\n\n" + link
-	d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, "www."+b.domain+"/orders")+"</p>")
+	var d draft
+	// A third invoices and payments, two thirds parcel notices: parcel
+	// mail is what delivery_notice copies, and more often than not real.
 	if g.rng.IntN(3) == 0 {
-		d.attachments = []attachment{{g.tr("receipt", "recibo", "Quittung") + "-" + order + ".pdf", "application/pdf", []byte("%PDF-1.4\n% svbench receipt\n")}}
+		b := pick(g.rng, brandsByLang[g.lang])
+		f := g.family(themeBilling)
+		vals := g.billingFills()
+		d = draft{
+			fromName: b.display, fromAddr: pick(g.rng, []string{"receipts@", "orders@", "billing@"}) + b.domain,
+			auth: g.authPass(b.domain), subject: fill(g.text(f.subject), vals...),
+		}
+		link := "https://www." + b.domain + "/orders/" + valueOf(vals, "order")
+		text := g.text(f.body)
+		if g.rng.IntN(3) > 0 {
+			text += " " + g.text(f.note)
+		}
+		fn, ln := g.person()
+		body, sign := g.billingLetter(fill(text, vals...), fn+" "+ln+"\n"+b.display)
+		d.compose([]string{body}, g.text(f.cta), link, "www."+b.domain+"/orders", sign)
+		if g.rng.IntN(3) == 0 {
+			d.attachments = []attachment{{valueOf(vals, "inv") + ".pdf", "application/pdf", []byte("%PDF-1.4\n% svbench receipt\n")}}
+		}
+	} else {
+		c := pick(g.rng, carriers[g.lang])
+		f := g.family(themeParcel)
+		vals := g.parcelFills(c.display)
+		d = draft{
+			fromName: c.display, fromAddr: pick(g.rng, []string{"noreply@", "tracking@", "service@"}) + c.domain,
+			auth: g.authPass(c.domain), subject: fill(g.text(f.subject), vals...),
+		}
+		link := "https://www." + c.domain + "/track/" + valueOf(vals, "track")
+		d.compose(g.paragraphs(f, vals, false, ""), g.text(f.cta), link, "", c.display)
 	}
 	if g.rng.IntN(3) == 0 {
 		g.viaESP(&d, -1)
@@ -244,17 +426,12 @@ func (g *gen) receipt() (draft, string) {
 func (g *gen) passwordReset() (draft, string) {
 	svc := pick(g.rng, []brandInfo{{"github", "GitHub", "github.com"}, {"dropbox", "Dropbox", "dropbox.com"}, {"slack", "Slack", "slack.com"}, {"linkedin", "LinkedIn", "linkedin.com"}})
 	link := "https://" + svc.domain + "/password_reset/" + g.token(20)
-	d := draft{
-		fromName: svc.display, fromAddr: "noreply@" + svc.domain, auth: g.authPass(svc.domain),
-		subject: g.tr("Reset your "+svc.display+" password", "Restablecer tu contraseña de "+svc.display, "Passwort für "+svc.display+" zurücksetzen"),
-	}
-	body := g.tr(
-		"We received a request to reset the password for your account. If you made this request, use the link below; it expires in 1 hour. If you did not, you can ignore this email and your password will not change.",
-		"Hemos recibido una solicitud para restablecer la contraseña de tu cuenta. Si fuiste tú, usa el enlace siguiente. Si no, ignora este correo: tu contraseña no cambiará.",
-		"Wir haben eine Anfrage zum Zurücksetzen Ihres Passworts erhalten. Wenn Sie das waren, nutzen Sie den folgenden Link. Wenn nicht, ignorieren Sie diese E-Mail; Ihr Passwort bleibt unverändert.")
-	d.text = body + "\n\n" + link
+	f := g.family(themePassword)
+	vals := g.accountFills(svc.display)
+	d := draft{fromName: svc.display, fromAddr: "noreply@" + svc.domain, auth: g.authPass(svc.domain), subject: fill(g.text(f.subject), vals...)}
+	d.compose(g.paragraphs(f, vals, false, ""), g.text(f.cta), link, "", svc.display)
 	if g.rng.IntN(2) == 0 {
-		d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, g.tr("Reset password", "Restablecer contraseña", "Passwort zurücksetzen"))+"</p>")
+		d.html = ""
 	}
 	if g.rng.IntN(4) == 0 {
 		g.viaESP(&d, -1)
@@ -270,8 +447,9 @@ func (g *gen) newsletter() (draft, string) {
 	}[g.lang]
 	s := pick(g.rng, src)
 	reg := s.domain
+	f := g.family(themeNewsletter)
 	d := draft{fromName: s.display, fromAddr: "newsletter@" + reg, auth: g.authPass(reg), mailer: "Mailchimp Mailer"}
-	d.subject = g.tr("This week: 5 stories on security and cloud", "Esta semana: lo más leído en tecnología", "Diese Woche: die meistgelesenen Artikel")
+	d.subject = g.text(f.subject)
 	diff := "easy"
 	var links []string
 	for i := 0; i < 3; i++ {
@@ -290,19 +468,7 @@ func (g *gen) newsletter() (draft, string) {
 			links[i] = "https://" + strings.Split(reg, ".")[0] + ".us" + fmt.Sprint(1+g.rng.IntN(20)) + ".list-manage.com/track/click?u=" + g.token(12)
 		}
 	}
-	var paras []string
-	var text strings.Builder
-	text.WriteString(g.tr("Here is what you missed this week:\n", "Esto es lo que te perdiste esta semana:\n", "Das haben Sie diese Woche verpasst:\n"))
-	for i, l := range links {
-		title := g.tr(fmt.Sprintf("Story %d: what changed in cloud security", i+1), fmt.Sprintf("Artículo %d: novedades en la nube", i+1), fmt.Sprintf("Artikel %d: Neues aus der Cloud", i+1))
-		paras = append(paras, "<p>"+anchor(l, title)+"</p>")
-		fmt.Fprintf(&text, "\n%s\n%s\n", title, l)
-	}
-	unsub := "https://www." + strings.TrimPrefix(reg, "digest.") + "/unsubscribe"
-	paras = append(paras, `<p style="font-size:10px">`+anchor(unsub, g.tr("Unsubscribe", "Darse de baja", "Abmelden"))+`</p>`,
-		`<img src="data:image/png;base64,`+strings.Repeat("iVBORw0KGgo", 40)+`">`)
-	d.text = text.String()
-	d.html = htmlPage(paras...)
+	g.digest(&d, f, links, "https://www."+strings.TrimPrefix(reg, "digest.")+"/unsubscribe", nil)
 	switch g.rng.IntN(4) {
 	case 0:
 		g.viaList(&d, g.tr("tech-news", "noticias", "fachpresse"))
@@ -314,55 +480,87 @@ func (g *gen) newsletter() (draft, string) {
 	return d, diff
 }
 
+// digest writes a newsletter: the family's intro, one titled item per
+// link, extra paragraphs, an unsubscribe link and a tracking image.
+func (g *gen) digest(d *draft, f *family, links []string, unsub string, extra []string) {
+	var paras []string
+	var text strings.Builder
+	text.WriteString(g.text(f.body) + "\n")
+	for i, l := range links {
+		title := fill(g.text(f.stories), "i", fmt.Sprint(i+1))
+		paras = append(paras, "<p>"+anchor(l, title)+"</p>")
+		fmt.Fprintf(&text, "\n%s\n%s\n", title, l)
+	}
+	for _, e := range extra {
+		paras = append(paras, "<p>"+e+"</p>")
+		fmt.Fprintf(&text, "\n%s\n", e)
+	}
+	paras = append(paras, `<p style="font-size:10px">`+anchor(unsub, g.tr("Unsubscribe", "Darse de baja", "Abmelden"))+`</p>`,
+		`<img src="data:image/png;base64,`+strings.Repeat("iVBORw0KGgo", 40)+`">`)
+	d.text = text.String()
+	d.html = htmlPage(paras...)
+}
+
+// internalNotice is mail from inside the organisation: half IT notices to
+// all staff (urgent ones say so), half a colleague's request (urgent or
+// not), the hard negatives of MFA, gift-card and payroll fraud.
 func (g *gen) internalNotice(urgent bool) (draft, string) {
-	dept := pick(g.rng, []string{"it", "facilities", "hr", "security"})
-	d := draft{fromName: g.tr("IT Operations", "Operaciones TI", "IT-Betrieb"), fromAddr: dept + "@" + g.org}
 	// Mail that never leaves the organisation's servers is not checked by
-	// its inbound gateway: half the internal notices carry no results, a
-	// quarter arrive through a cloud tenant that stamps an aligned pass, a
-	// quarter through the all-staff list.
+	// its inbound gateway: half of it carries no results; the other half
+	// arrives through a cloud tenant that stamps an aligned pass, or, for
+	// IT notices, through the all-staff list.
 	route := g.rng.IntN(4)
+	diff := "easy"
+	if urgent {
+		diff = "hard"
+	}
+	if g.rng.IntN(2) == 0 {
+		fn, ln := g.person()
+		d := draft{fromName: fn + " " + ln, fromAddr: asciiName(fn) + "." + asciiName(ln) + "@" + g.org}
+		if route == 1 || route == 2 {
+			d.auth = g.authPass(g.org)
+		}
+		g.request(&d, LegitUrgentInternal, fn+" "+ln, urgent)
+		return d, diff
+	}
+	dept := pick(g.rng, []string{"it", "helpdesk", "it-ops", "security"})
+	d := draft{fromName: g.itSign(), fromAddr: dept + "@" + g.org}
 	if route == 1 {
 		d.auth = g.authPass(g.org)
 	}
-	routed := func(diff string) (draft, string) {
-		if route == 2 {
-			g.viaList(&d, g.tr("all-staff", "todos", "alle"))
-		}
-		return d, diff
+	f := g.family(themeIT)
+	vals := g.itFills()
+	d.subject = fill(g.text(f.subject), vals...)
+	paras := g.paragraphs(f, vals, false, diff)
+	if urgent {
+		d.subject = g.tr("URGENT: ", "URGENTE: ", "DRINGEND: ") + d.subject
+		paras = append(paras, fill(g.text(f.urgent), vals...))
 	}
-	intranet := "https://intranet." + g.org
-	if !urgent {
-		d.subject = g.tr("Office closed on Friday", "Oficina cerrada el viernes", "Büro am Freitag geschlossen")
-		d.text = g.tr(
-			"Hi all,\n\nA reminder that the office will be closed on Friday for maintenance. Please submit your timesheets by Thursday on "+intranet+"/timesheets.\n\nThanks,\nOperations",
-			"Hola a todos,\n\nos recordamos que la oficina estará cerrada el viernes por mantenimiento. Enviad las hojas de horas antes del jueves en "+intranet+"/horas.\n\nGracias,\nOperaciones",
-			"Hallo zusammen,\n\ndas Büro bleibt am Freitag wegen Wartung geschlossen. Bitte tragt eure Stunden bis Donnerstag unter "+intranet+"/zeiten ein.\n\nDanke\nBetrieb")
-		return routed("easy")
+	link := "https://intranet." + g.org + "/" + pick(g.rng, []string{"it", "help", "selfservice", "portal"}) + "/" + g.token(6)
+	d.compose(paras, g.text(f.cta), link, "", g.itSign())
+	if g.rng.IntN(2) == 0 {
+		d.html = ""
 	}
-	d.subject = g.tr("URGENT: mandatory security update tonight", "URGENTE: actualización de seguridad obligatoria esta noche", "DRINGEND: verpflichtendes Sicherheitsupdate heute Nacht")
-	login := intranet + "/login"
-	d.text = g.tr(
-		"Hi all,\n\nThis is urgent: a critical VPN update will be installed tonight. Please restart your laptop immediately after 6 pm and sign in to the intranet with your usual company account to confirm the update: "+login+"\n\nDo not reply to this email; questions go to the service desk on extension 4400.\n\nIT Operations",
-		"Hola a todos,\n\nEs urgente: esta noche se instalará una actualización crítica de la VPN. Reiniciad el portátil inmediatamente después de las 18:00 y entrad en la intranet con vuestra cuenta habitual: "+login+"\n\nDudas a la extensión 4400.\n\nOperaciones TI",
-		"Hallo zusammen,\n\ndringend: Heute Nacht wird ein kritisches VPN-Update installiert. Bitte startet euren Laptop nach 18 Uhr sofort neu und meldet euch wie gewohnt im Intranet an: "+login+"\n\nFragen an den Servicedesk, Durchwahl 4400.\n\nIT-Betrieb")
-	return routed("hard")
+	if route == 2 {
+		g.viaList(&d, g.tr("all-staff", "todos", "alle"))
+	}
+	return d, diff
 }
 
 func (g *gen) securityAlert() (draft, string) {
-	svc := pick(g.rng, []brandInfo{{"google", "Google", "google.com"}, {"microsoft", "Microsoft account team", "microsoft.com"}, {"apple", "Apple", "apple.com"}})
+	svc := pick(g.rng, []brandInfo{{"google", "Google", "google.com"}, {"microsoft", "Microsoft", "microsoft.com"}, {"apple", "Apple", "apple.com"}})
 	sender := map[string]string{"google.com": "no-reply@accounts.google.com", "microsoft.com": "account-security-noreply@accountprotection.microsoft.com", "apple.com": "noreply@id.apple.com"}[svc.domain]
-	d := draft{fromName: svc.display, fromAddr: sender, auth: g.authPass(domainOf(sender))}
-	d.subject = g.tr("New sign-in to your account", "Nuevo inicio de sesión en tu cuenta", "Neue Anmeldung bei Ihrem Konto")
+	display := svc.display
+	if svc.name == "microsoft" {
+		display = "Microsoft account team"
+	}
+	f := g.family(themeAccount)
+	vals := g.accountFills(svc.display)
+	d := draft{fromName: display, fromAddr: sender, auth: g.authPass(domainOf(sender)), subject: fill(g.text(f.subject), vals...)}
 	link := "https://myaccount." + svc.domain + "/notifications"
 	if svc.domain != "google.com" {
 		link = "https://account." + svc.domain + "/security"
 	}
-	body := g.tr(
-		"We noticed a new sign-in to your account from Firefox on Windows. If this was you, you don't need to do anything. If not, review your recent activity and secure your account.",
-		"Hemos detectado un nuevo inicio de sesión en tu cuenta desde Firefox en Windows. Si fuiste tú, no tienes que hacer nada. Si no, revisa la actividad reciente.",
-		"Wir haben eine neue Anmeldung bei Ihrem Konto von Firefox unter Windows festgestellt. Wenn Sie das waren, müssen Sie nichts tun. Andernfalls prüfen Sie die letzten Aktivitäten.")
-	d.text = body + "\n\n" + link
-	d.html = htmlPage("<p>"+body+"</p>", "<p>"+anchor(link, g.tr("Check activity", "Revisar actividad", "Aktivität prüfen"))+"</p>")
+	d.compose(g.paragraphs(f, vals, false, ""), g.text(f.cta), link, "", display)
 	return d, "hard"
 }

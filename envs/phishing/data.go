@@ -163,13 +163,22 @@ func generateCommand() env.DataCommand {
 		Kind:  env.DataGenerate,
 		Short: "Generate E4 phishing and legitimate emails (raw MIME, en/es/de) as JSONL",
 		Long: `Generates raw RFC 5322 messages: credential harvest, invoice/BEC, delivery notice, MFA
-fatigue, gift-card and payroll-change campaigns, and legitimate receipts, password resets,
-newsletters and internal notices, including hard negatives (urgent internal mail, real security
-alerts, click-tracked newsletters). Half are phishing. The same --seed and --n give the same bytes.`,
+fatigue, gift-card and payroll-change campaigns, and legitimate receipts and parcel notices,
+password resets, newsletters and internal mail, including hard negatives (urgent internal mail,
+a colleague's request about gift cards or bank details, real security alerts, click-tracked
+newsletters). Phishing copies the legitimate mail of its theme. Half are phishing. The same
+--seed, --n and --split give the same bytes.
+
+The prose of every message comes from a template family (meta.template), and each family
+belongs to one split: --split train (the default) draws only on the families of the train
+split E4 serves, so generated training data shares no template with the test set every E4
+score is computed on; --split test reproduces the test set's families (for studies, never for
+training).`,
 		Example: "  svbench data generate e4 --n 5000 --seed 7 --out data/e4-gen.jsonl",
 		Flags: func(f *pflag.FlagSet) env.DataRunner {
 			n := f.Int("n", 1000, "rows to generate (half phishing)")
 			seed := f.Uint64("seed", 1, "generator seed")
+			split := f.String("split", env.SplitTrain, "whose template families to use: "+strings.Join(generatorSplits, ", "))
 			out := f.String("out", "", "output JSONL file")
 			return func(_ context.Context, _ []string, dw env.DataIO) error {
 				if *out == "" {
@@ -178,6 +187,10 @@ alerts, click-tracked newsletters). Half are phishing. The same --seed and --n g
 				if *n <= 0 {
 					return env.Usagef("--n must be positive, got %d", *n)
 				}
+				rows, err := GenerateSplit(*split, *seed, *n)
+				if err != nil {
+					return env.Usagef("--split: %v", err)
+				}
 				f, err := os.Create(*out)
 				if err != nil {
 					return fmt.Errorf("create %s: %w", *out, err)
@@ -185,7 +198,7 @@ alerts, click-tracked newsletters). Half are phishing. The same --seed and --n g
 				w := bufio.NewWriter(f)
 				enc := json.NewEncoder(w)
 				enc.SetEscapeHTML(false)
-				for _, r := range Generate(*seed, *n) {
+				for _, r := range rows {
 					if err := enc.Encode(r); err != nil {
 						f.Close()
 						return err
@@ -198,7 +211,7 @@ alerts, click-tracked newsletters). Half are phishing. The same --seed and --n g
 				if err := f.Close(); err != nil {
 					return fmt.Errorf("write %s: %w", *out, err)
 				}
-				fmt.Fprintf(dw.Out, "wrote %s: %d rows\n", *out, *n)
+				fmt.Fprintf(dw.Out, "wrote %s: %d rows (%s template families)\n", *out, *n, *split)
 				return nil
 			}
 		},

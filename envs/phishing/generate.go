@@ -26,7 +26,9 @@ const (
 )
 
 // GeneratorVersion is recorded in every generated row's meta.source.
-const GeneratorVersion = "e4-gen/2"
+// e4-gen/3: prose comes from template families, each in one split
+// (families.go), and meta.template names the row's family.
+const GeneratorVersion = "e4-gen/3"
 
 // slots alternate phishing and legitimate rows so any prefix is balanced.
 var slots = []string{
@@ -35,10 +37,24 @@ var slots = []string{
 	CampaignGiftCard, LegitUrgentInternal, CampaignPayrollChange, LegitSecurityAlert,
 }
 
-// Generate returns n rows from seed. The same (seed, n) gives the same rows
-// on every machine: all randomness comes from one PCG stream.
-func Generate(seed uint64, n int) []Row {
-	g := &gen{rng: rand.New(rand.NewPCG(seed, seed^0x5ca1ab1e))}
+// Generate returns n rows from seed, drawing on the template families of
+// every split: for tests of the generator itself. Data that a model is
+// trained or scored on comes from GenerateSplit. The same (seed, n) gives
+// the same rows on every machine: all randomness comes from one PCG stream.
+func Generate(seed uint64, n int) []Row { return generate("", seed, n) }
+
+// GenerateSplit returns n rows from seed whose prose comes only from
+// split's template families (train, dev or test), so rows generated for
+// different splits never share a template.
+func GenerateSplit(split string, seed uint64, n int) ([]Row, error) {
+	if err := checkGeneratorSplit(split); err != nil {
+		return nil, err
+	}
+	return generate(split, seed, n), nil
+}
+
+func generate(split string, seed uint64, n int) []Row {
+	g := &gen{rng: rand.New(rand.NewPCG(seed, seed^0x5ca1ab1e)), split: split}
 	rows := make([]Row, 0, n)
 	langs := []string{"en", "es", "de"}
 	for i := 0; i < n; i++ {
@@ -46,13 +62,16 @@ func Generate(seed uint64, n int) []Row {
 		lang := langs[(i/len(slots)+i)%3]
 		g.lang = lang
 		g.org = orgs[lang]
+		g.template = ""
+		// The recipient is drawn first: a colleague's request greets them.
+		g.rcptFirst, g.rcptLast = g.person()
 		d, diff := g.build(kind)
 		if kind != LegitInternalNotice && kind != LegitUrgentInternal {
 			d.auth = g.unstamped(d.auth)
 		}
 		d.date = time.Date(2025, 3, 3, 8, 0, 0, 0, time.UTC).Add(time.Duration(g.rng.IntN(60*24*90)) * time.Minute)
 		d.msgID = fmt.Sprintf("%08x.%04d@%s", g.rng.Uint32(), i, domainOf(d.fromAddr))
-		d.to = g.recipient()
+		d.to = fmt.Sprintf("%s %s <%s.%s@%s>", g.rcptFirst, g.rcptLast, asciiName(g.rcptFirst), asciiName(g.rcptLast), g.org)
 		if d.charset == "" {
 			d.charset = "utf-8"
 			if lang != "en" && g.rng.IntN(3) == 0 {
@@ -70,16 +89,22 @@ func Generate(seed uint64, n int) []Row {
 			ID:     fmt.Sprintf("e4-gen-%05d", i),
 			Email:  d.render(),
 			Answer: label,
-			Meta:   RowMeta{Campaign: kind, Language: lang, Difficulty: diff, Source: fmt.Sprintf("%s seed=%d", GeneratorVersion, seed)},
+			Meta: RowMeta{Campaign: kind, Language: lang, Difficulty: diff, Template: g.template,
+				Source: fmt.Sprintf("%s seed=%d", GeneratorVersion, seed)},
 		})
 	}
 	return rows
 }
 
 type gen struct {
-	rng  *rand.Rand
-	lang string
-	org  string
+	rng   *rand.Rand
+	split string // whose template families rows use; "" = every split
+	lang  string
+	org   string
+	// template is the family the current row's prose came from.
+	template string
+	// rcptFirst and rcptLast name the current row's recipient.
+	rcptFirst, rcptLast string
 }
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
@@ -121,11 +146,6 @@ func (g *gen) person() (string, string) {
 
 func asciiName(s string) string {
 	return strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ñ", "n", "ü", "ue", "ö", "oe", "ä", "ae", "ß", "ss").Replace(strings.ToLower(s))
-}
-
-func (g *gen) recipient() string {
-	f, l := g.person()
-	return fmt.Sprintf("%s %s <%s.%s@%s>", f, l, asciiName(f), asciiName(l), g.org)
 }
 
 type brandInfo struct{ name, display, domain string }

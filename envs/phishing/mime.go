@@ -73,7 +73,10 @@ func addr(name, a string) string {
 	}
 	for _, r := range name {
 		if r >= 0x80 {
-			return mime.QEncoding.Encode("utf-8", name) + " <" + a + ">"
+			// In a phrase an encoded word may not carry "(", ")" or '"'
+			// literally (RFC 2047 5(3)): a parser reads "(Nómina)" as a
+			// comment and loses it. mime.QEncoding leaves them as they are.
+			return phraseSafe.Replace(mime.QEncoding.Encode("utf-8", name)) + " <" + a + ">"
 		}
 	}
 	if strings.ContainsAny(name, `,.;:@"()<>`) {
@@ -81,6 +84,8 @@ func addr(name, a string) string {
 	}
 	return name + " <" + a + ">"
 }
+
+var phraseSafe = strings.NewReplacer("(", "=28", ")", "=29", `"`, "=22", ",", "=2C")
 
 func encodeWord(s string) string {
 	for _, r := range s {

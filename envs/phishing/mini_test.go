@@ -6,6 +6,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/svbench/svbench/env"
 )
 
 var update = flag.Bool("update", false, "rewrite data/mini.jsonl from the generator")
@@ -22,7 +24,11 @@ func TestMiniSetReproducible(t *testing.T) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	for _, r := range Generate(miniSeed, miniRows) {
+	rows, err := GenerateSplit(env.SplitTest, miniSeed, miniRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
 		if err := enc.Encode(r); err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,10 @@ type RowMeta struct {
 	Campaign   string `json:"campaign"`
 	Language   string `json:"language,omitempty"`
 	Difficulty string `json:"difficulty,omitempty"`
-	Source     string `json:"source"`
+	// Template is the generator's template family ("parcel/on-its-way"):
+	// train, dev and test never share one. Never shown to the model.
+	Template string `json:"template,omitempty"`
+	Source   string `json:"source"`
 }
 
 // Prompt markers around the email in the user message. The baseline and

@@ -17,8 +17,10 @@ import (
 // Seeds and sizes of the generated training splits. They differ from every
 // seed the package uses elsewhere (4: the mini set, 7, 11, 99: tests, 1234:
 // the baseline's calibration), so no split shares a PCG stream with the
-// evaluation set or with rows a test or the baseline was tuned on. Changing
-// any of them changes the splits' revisions.
+// evaluation set or with rows a test or the baseline was tuned on. Each
+// split also draws on template families of its own (families.go), so no
+// split shares a template with another. Changing any of them changes the
+// splits' revisions.
 const (
 	TrainSeed = 3101
 	TrainRows = 1000
@@ -112,7 +114,11 @@ func splitRows() (map[string][]Row, map[string]splitDrops, error) {
 	}{{env.SplitTrain, TrainSeed, TrainRows}, {env.SplitDev, DevSeed, DevRows}} {
 		d := splitDrops{Generated: sp.n}
 		kept := make([]Row, 0, sp.n)
-		for _, r := range Generate(sp.seed, sp.n) {
+		gen, err := GenerateSplit(sp.name, sp.seed, sp.n)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range gen {
 			r.ID = sp.name + "-" + r.ID
 			raw, err := json.Marshal(r)
 			if err != nil {

@@ -67,8 +67,8 @@ func TestTrainSplitReproducible(t *testing.T) {
 }
 
 const (
-	trainRevision = "sha256:d0ce1fa66044ff12"
-	devRevision   = "sha256:38f5dd1d7b635064"
+	trainRevision = "sha256:d40059bef0ce83ed"
+	devRevision   = "sha256:bcc4711a64b72807"
 )
 
 func mustSplit(t *testing.T, split string) []Row {
