@@ -1,8 +1,9 @@
 """Compatibility module: the client is now the ``svbench`` package
 (``pip install ./clients/python``). Old imports keep working:
 ``import svbench_client as sv``; ``sv.Client``, ``sv.trl_reward``,
-``sv.verifiers_reward``, ``sv.compute_score`` (verl; it now returns
-``{"score", ...components}`` and no longer raises on a failed item).
+``sv.verifiers_reward``, ``sv.compute_score`` (verl; called by keyword it
+returns ``{"score", ...components}``, positionally as verl's prime manager
+calls it the total, and it no longer raises on a failed item).
 
 This file may also be loaded by path (verl's custom_reward_function.path):
 it then finds the package next to it.

@@ -165,9 +165,38 @@ class VerlConventionTest(StubCase):
         self.assertEqual(r, {"score": 1.5, "accuracy": 1.0, "format": 1.0, "coverage": 0.0, "svbench_error": 0.0})
 
     def test_prime_positional(self):
-        r = sverl.compute_score("toy", "no", "yes", {"example_id": "x"})
-        self.assertEqual(set(r), self.KEYS)
-        self.assertEqual(r["score"], 0.0)
+        # verl/workers/reward_manager/prime.py: evaluation_func(task, completion,
+        # reference, task_extra_info), then float(result) of a number or
+        # float(result[0]) of anything else.
+        for args, want in ((("toy", "yes", "yes", {"index": 3}), 1.5), (("toy", "no", "yes", None), 0.0),
+                           (("toy", "yes", "yes", {"example_id": "bad"}), 0.0), (("toy", "yes", "yes"), 1.5)):
+            r = sverl.compute_score(*args, rubric="default")
+            self.assertIsInstance(r, float)
+            self.assertEqual(r, want)
+        with self.assertRaises(TypeError):
+            sverl.compute_score("toy", "yes", solution_str="no")
+
+    def test_prime_process_pool(self):
+        # prime's shape with this test's own pool: the function loaded by path
+        # as verl loads it, wrapped as get_custom_reward_fn wraps it, sent to
+        # worker processes (pickled), called positionally.
+        from concurrent.futures import ProcessPoolExecutor
+        import multiprocessing
+        import pickle
+
+        def _call_with_kwargs(raw_fn, extra_kwargs, *args, **kwargs):
+            return raw_fn(*args, **{**kwargs, **extra_kwargs})
+
+        spec = importlib.util.spec_from_file_location("custom_module_%d" % hash(HERE), os.path.join(HERE, "svbench", "verl.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertNotIn(spec.name, sys.modules)
+        pickle.dumps(mod.compute_score)
+        pickle.dumps(mod.compute_score_async)
+        with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as ex:
+            futs = [ex.submit(partial(mod.compute_score, "toy", c, "yes", None)) for c in ("yes", "no")]
+            self.assertEqual([f.result(timeout=120) for f in futs], [1.5, 0.0])
+        self.assertTrue(callable(partial(_call_with_kwargs, mod.compute_score, {})))
 
     def test_custom_reward_function_kwargs_merged(self):
         # verl.trainer.ppo.reward.get_custom_reward_fn: partial(_call_with_kwargs, raw_fn, reward_kwargs)
@@ -211,7 +240,8 @@ class VerlConventionTest(StubCase):
             spec = importlib.util.spec_from_file_location("custom_module", path)
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)
-            self.assertEqual(mod.compute_score("toy", "yes", "yes")["score"], 1.5)
+            self.assertEqual(mod.compute_score(data_source="toy", solution_str="yes", ground_truth="yes")["score"], 1.5)
+            self.assertEqual(mod.compute_score("toy", "yes", "yes"), 1.5)
 
 
 class OpenRLHFConventionTest(StubCase):

@@ -88,15 +88,18 @@ class LiveServerTest(unittest.TestCase):
     def test_verl_compute_score(self):
         ex = self.examples[1]
         right, bad = e1_answers(ex["answer"])
-        good = sv.compute_score("sv-env-network-logs", right, ex["answer"])
-        worse = sv.compute_score("network-logs", bad, ex["answer"], extra_info={"example_id": ex["example_id"]})
+        good = sv.compute_score(data_source="sv-env-network-logs", solution_str=right, ground_truth=ex["answer"])
+        worse = sv.compute_score(data_source="network-logs", solution_str=bad, ground_truth=ex["answer"],
+                                 extra_info={"example_id": ex["example_id"]})
         self.assertGreater(good["score"], worse["score"])
         self.assertEqual(good["accuracy"], 1.0)
         self.assertEqual(set(good), set(worse))
         # A failed item does not raise (it would kill verl's batch).
-        failed = sv.compute_score("no-such-env", right, ex["answer"])
+        failed = sv.compute_score(data_source="no-such-env", solution_str=right, ground_truth=ex["answer"])
         self.assertEqual((failed["score"], failed["svbench_error"]), (0.0, 1.0))
         self.assertEqual(set(failed), set(good))
+        # prime's positional call: the total alone
+        self.assertEqual(sv.compute_score("network-logs", right, ex["answer"]), good["score"])
 
     def test_openrlhf_get_reward(self):
         ex = self.examples[2]

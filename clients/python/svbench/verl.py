@@ -5,8 +5,11 @@ volcengine/verl b178a3c, 2026-01):
 
 * naive and dapo reward managers:
   ``compute_score(data_source=, solution_str=, ground_truth=, extra_info=)``;
-* prime: ``compute_score(data_source, solution_str, ground_truth, extra_info)``
-  positionally;
+* prime (verl/workers/reward_manager/prime.py): ``compute_score(data_source,
+  solution_str, ground_truth, extra_info)`` positionally, in a
+  ``ProcessPoolExecutor`` (the function and its arguments are pickled), and
+  reads ``float(result)`` of a number or ``float(result[0])`` of anything
+  else; an exception or a pickling failure makes that item 0.0, silently;
 * batch: ``compute_score(data_sources=, solution_strs=, ground_truths=,
   extra_infos=, **reward_kwargs)`` and expects a list back;
 * the reward loop (verl/experimental/reward_loop) awaits the function when it
@@ -19,7 +22,12 @@ All of them are accepted; unknown keywords are ignored, except ``env`` (the
 environment to use instead of data_source) and ``rubric``, which may come
 from reward_kwargs or extra_info.
 
-Each item returns ``{"score": total, <component>: value, ...,
+A call with the item's arguments given positionally (prime's shape) returns
+the total as a float: prime reads nothing else (a dict would fail at
+``result[0]`` with KeyError(0) and score 0). A failed item is 0.0 there,
+which is also what prime gives any item that raises.
+
+Each item called by keyword returns ``{"score": total, <component>: value, ...,
 "svbench_error": 0.0}``: verl takes "score" as the reward and appends every
 key to ``reward_extra_info``, one list per key across the batch, so every
 item carries the same keys: every component any served environment declares
@@ -32,7 +40,11 @@ A failed request (server unreachable, a results list of another length than
 the items) still raises.
 
 Load it by path without installing (verl imports the file on its own, so it
-finds the svbench package next to it or installed):
+finds the svbench package next to it or installed). verl loads the file as
+a module named ``custom_module_<hash>`` that is not in ``sys.modules``, so
+functions defined there cannot be pickled; loaded that way, this file hands
+out the functions of the ``svbench.verl`` module itself (same code), which
+pickle by reference, so prime's process pool can send them:
 ``custom_reward_function.path=clients/python/svbench/verl.py
 custom_reward_function.name=compute_score`` (or ``compute_score_async``).
 Configure with SVBENCH_URL / SVBENCH_TOKEN.
@@ -86,11 +98,30 @@ def score_items(items, client=None):
     return out
 
 
-def compute_score(data_source=None, solution_str=None, ground_truth=None, extra_info=None,
+_ITEM_ARGS = ("data_source", "solution_str", "ground_truth", "extra_info")
+
+
+def compute_score(*args, data_source=None, solution_str=None, ground_truth=None, extra_info=None,
                   data_sources=None, solution_strs=None, ground_truths=None, extra_infos=None,
                   **kwargs):
-    """verl's compute_score: a dict per item, or a list of them for the batch
-    manager's plural keywords. See the module docstring."""
+    """verl's compute_score: a dict per item, a list of them for the batch
+    manager's plural keywords, or the total as a float when the item comes
+    positionally (prime). See the module docstring."""
+    if args:
+        if len(args) > len(_ITEM_ARGS):
+            raise TypeError("compute_score takes at most 4 positional arguments (%d given)" % len(args))
+        given = dict(data_source=data_source, solution_str=solution_str, ground_truth=ground_truth,
+                     extra_info=extra_info)
+        for name, value in zip(_ITEM_ARGS, args):
+            if given[name] is not None:
+                raise TypeError("compute_score got multiple values for argument %r" % name)
+            given[name] = value
+        item = _item(given["data_source"], given["solution_str"], given["ground_truth"], given["extra_info"], kwargs)
+        client = default_client()
+        results = client.score([item])
+        _check_count("results", len(results), 1)
+        r = checked_result(results[0])
+        return 0.0 if r.get("error") else finite(r["reward"])
     if solution_strs is not None:
         n = len(solution_strs)
         data_sources = list(data_sources) if data_sources is not None else [data_source] * n
@@ -105,4 +136,16 @@ async def compute_score_async(data_source=None, solution_str=None, ground_truth=
     """compute_score as a coroutine function, for verl's reward loop, which
     awaits coroutine functions on its event loop instead of running them in
     an executor. The HTTP call runs in a thread."""
-    return await asyncio.to_thread(compute_score, data_source, solution_str, ground_truth, extra_info, **kwargs)
+    return await asyncio.to_thread(compute_score, data_source=data_source, solution_str=solution_str,
+                                   ground_truth=ground_truth, extra_info=extra_info, **kwargs)
+
+
+if __name__ != "svbench.verl":
+    # Loaded by path (verl's load_extern_object, custom_module_<hash>): what
+    # verl takes from here must pickle by reference for prime's process pool,
+    # so it must be the package module's own functions.
+    from svbench import verl as _module
+
+    compute_score = _module.compute_score
+    compute_score_async = _module.compute_score_async
+    score_items = _module.score_items
