@@ -43,7 +43,7 @@ func TestEnvironmentsListRubrics(t *testing.T) {
 			def = ri
 		}
 	}
-	want := map[string][3]float64{"accuracy": {1, 0, 1}, "format": {0.1, 0, 1}, "calibration": {0.2, 0, 1}, "asymmetric_cost": {0.5, -1, 1}, "abstention": {0.7, 0, 1}}
+	want := map[string][3]float64{"accuracy": {1, 0, 1}, "format": {0.1, 0, 1}, "calibration": {0.2, 0, 1}, "asymmetric_cost": {0.5, -1, 1}, "abstention": {1, 0, 1}}
 	if len(def.Components) != len(want) {
 		t.Fatalf("E1 default components %+v", def.Components)
 	}
@@ -52,8 +52,8 @@ func TestEnvironmentsListRubrics(t *testing.T) {
 			t.Errorf("E1 default %s: weight %v range [%v, %v], want %v", c.Name, c.Weight, c.Min, c.Max, w)
 		}
 	}
-	if def.TotalMin != -0.5 || def.TotalMax != 2.5 {
-		t.Errorf("E1 default total range [%v, %v], want [-0.5, 2.5]", def.TotalMin, def.TotalMax)
+	if def.TotalMin != -0.5 || def.TotalMax != 2.8 {
+		t.Errorf("E1 default total range [%v, %v], want [-0.5, 2.8]", def.TotalMin, def.TotalMax)
 	}
 }
 
