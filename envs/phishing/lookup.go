@@ -36,18 +36,23 @@ func fitTemplateLookup(rows []Row) *templateLookup {
 	return l
 }
 
-// ids maps words to ids; unknown words get fresh ids only while fitting,
-// since a query word no train row has can only add to the union.
+// ids maps words to ids. Only fitting adds words to the vocabulary; a
+// query word no train row has gets a negative id of its own (one per
+// distinct word), so it counts in the union and matches nothing.
 func (l *templateLookup) ids(words []string, grow bool) []int {
 	out := make([]int, 0, len(words))
+	unknown := map[string]int{}
 	for _, w := range words {
 		id, ok := l.vocab[w]
-		if !ok {
-			if !grow {
-				id = -1 - len(out) // distinct, never matches a train id
-			} else {
-				id = len(l.vocab)
-				l.vocab[w] = id
+		switch {
+		case ok:
+		case grow:
+			id = len(l.vocab)
+			l.vocab[w] = id
+		default:
+			if id, ok = unknown[w]; !ok {
+				id = -1 - len(unknown)
+				unknown[w] = id
 			}
 		}
 		out = append(out, id)
