@@ -12,6 +12,7 @@ import importlib.util
 import inspect
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -114,17 +115,26 @@ class TRLConventionTest(StubCase):
     """trl.GRPOTrainer._calculate_rewards (huggingface/trl f2cd577)."""
 
     def call_like_trl(self, funcs, prompts, completions, **columns):
-        # TRL's keywords: prompts, completions, completion_ids, the other
-        # columns as lists, trainer_state, log_extra, log_metric; coroutine
-        # functions gathered on one loop; None -> NaN.
+        # GRPOTrainer's keywords: prompts, completions, completion_ids, the
+        # other columns as lists, trainer_state, log_extra, log_metric; plain
+        # functions called in turn (coroutine functions would be gathered);
+        # None -> NaN.
         kw = dict(prompts=prompts, completions=completions, completion_ids=[[1, 2]] * len(completions),
                   trainer_state=object(), log_extra=lambda *a, **k: None, log_metric=lambda *a, **k: None, **columns)
-        self.assertTrue(all(inspect.iscoroutinefunction(f) for f in funcs))
+        self.assertFalse(any(inspect.iscoroutinefunction(f) for f in funcs))
+        return [f(**kw) for f in funcs]
+
+    def call_like_async_grpo(self, funcs, prompts, completions, **columns):
+        # AsyncRolloutWorker.start() pickles reward_funcs for its spawned
+        # child, whose _score_group calls them with completions, prompts,
+        # completion_ids and the columns, plain ones through asyncio.to_thread.
+        funcs = pickle.loads(pickle.dumps(funcs))
+        kw = dict(completions=completions, prompts=prompts, completion_ids=[[1, 2]] * len(completions), **columns)
 
         async def run():
-            return await asyncio.gather(*[f(**kw) for f in funcs])
+            return await asyncio.gather(*[asyncio.to_thread(f, **kw) for f in funcs])
 
-        return asyncio.run(run())
+        return funcs, asyncio.run(run())
 
     def test_one_function_per_component_with_server_weights(self):
         funcs = svbench.trl_reward_funcs("toy", client=self.client)
@@ -138,6 +148,19 @@ class TRLConventionTest(StubCase):
         self.assertEqual(out[1], [1.0, None, None])  # optional component left out: None
         self.assertEqual(len(self.posts()), 1, "the component functions share one request per batch")
         self.assertEqual(self.posts()[0][3], "Bearer tok")
+
+    def test_async_grpo_pickles_and_calls_in_threads(self):
+        funcs = svbench.trl_reward_funcs("toy", client=self.client)
+        self.setUp()
+        comps = [[{"role": "assistant", "content": c}] for c in ("yes", "no", "yes")]
+        got, out = self.call_like_async_grpo(funcs, [[{"role": "user", "content": "q"}]] * 3, comps,
+                                             example_id=["e1", "e2", "bad"], answer=["yes", "yes", "yes"])
+        self.assertEqual([f.__name__ for f in got], ["svbench_toy_accuracy", "svbench_toy_format"])
+        self.assertEqual(out, [[1.0, 0.0, None], [1.0, None, None]])
+        self.assertEqual(len(self.posts()), 1, "the unpickled functions still share one request per batch")
+        self.assertEqual(self.posts()[0][3], "Bearer tok")
+        (legacy,) = pickle.loads(pickle.dumps([svbench.trl_reward("toy", client=self.client)]))
+        self.assertEqual(legacy(prompts=["q"], completions=["yes"], answer=["yes"]), [1.5])
 
     def test_total_function(self):
         (f,) = svbench.trl_reward_funcs("sv-env-toy", client=self.client, components=False)

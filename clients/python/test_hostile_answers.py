@@ -299,11 +299,9 @@ class ResponseSizeTest(HostileCase):
 
 
 def trl_call(funcs, completions, **columns):
-    async def run():
-        return await asyncio.gather(*[f(prompts=["q"] * len(completions), completions=completions, **columns)
-                                      for f in funcs])
-
-    return asyncio.run(run())
+    # GRPOTrainer._calculate_rewards: plain functions called in turn (ours are
+    # plain: AsyncGRPOTrainer pickles them), coroutine functions gathered.
+    return [f(prompts=["q"] * len(completions), completions=completions, **columns) for f in funcs]
 
 
 class RewardAdaptersTest(HostileCase):
@@ -432,14 +430,11 @@ class SessionAdaptersTest(HostileCase):
                 e = factory()
                 e.reset(example_id="x1")
 
-                async def run():
-                    done = [{"role": "assistant", "content": "answer"}]
-                    return await asyncio.gather(total(completions=[done], environments=[e]),
-                                                *[f(completions=[done], environments=[e]) for f in comps])
-
+                done = [{"role": "assistant", "content": "answer"}]
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    self.assertEqual(asyncio.run(run()), [[None], [None], [None]])
+                    self.assertEqual([f(completions=[done], environments=[e]) for f in [total] + comps],
+                                     [[None], [None], [None]])
 
     def test_verl_tools_zero_and_error_flag(self):
         inter = vt.SvbenchInteraction({"name": "svbench", "url": self.url, "env": "toy"})

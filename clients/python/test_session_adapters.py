@@ -257,11 +257,32 @@ class OpenRLHFAgentTest(unittest.TestCase):
 
 
 def trl_like_rewards(funcs: list, completions: list, environments: list) -> list[list[Optional[float]]]:
-    """GRPOTrainer._calculate_rewards: coroutine functions gathered on one loop."""
+    """GRPOTrainer._calculate_rewards: plain functions called in turn,
+    coroutine functions gathered on one loop."""
+    kw = dict(prompts=[[]] * len(completions), completions=completions, completion_ids=[[1]] * len(completions),
+              environments=environments, trainer_state=None)
+    out: list[Any] = [f(**kw) if not inspect.iscoroutinefunction(f) else None for f in funcs]
+    coros = [(i, f) for i, f in enumerate(funcs) if inspect.iscoroutinefunction(f)]
+
     async def run():
-        kw = dict(prompts=[[]] * len(completions), completions=completions, completion_ids=[[1]] * len(completions),
-                  environments=environments, trainer_state=None)
-        return await asyncio.gather(*(f(**kw) for f in funcs))
+        return await asyncio.gather(*(f(**kw) for _, f in coros))
+    if coros:
+        for (i, _), r in zip(coros, asyncio.run(run())):
+            out[i] = r
+    return out
+
+
+def async_grpo_rewards(funcs: list, completions: list, **columns: list) -> list[list[Optional[float]]]:
+    """_AsyncRolloutLoop._score_group: the functions as the spawned worker
+    has them (pickled), called with the group's columns and no
+    environments, plain ones in threads."""
+    funcs = pickle.loads(pickle.dumps(funcs))
+    kw = dict(completions=completions, prompts=[[]] * len(completions), completion_ids=[[1]] * len(completions),
+              **columns)
+
+    async def run():
+        return await asyncio.gather(*(f(**kw) if inspect.iscoroutinefunction(f) else asyncio.to_thread(f, **kw)
+                                      for f in funcs))
     return asyncio.run(run())
 
 
@@ -308,6 +329,13 @@ class TRLEnvironmentTest(unittest.TestCase):
             self.assertEqual(inst.episode.turns, 3)  # one step per tool call, then the answer
             with self.assertRaises(svbench.SvbenchError):
                 self.c.sessions_get(inst.episode.session_id)
+        # AsyncGRPOTrainer: the same completions, scored without the
+        # environments by the pickled functions, get the sessions' rewards.
+        acols = async_grpo_rewards(funcs, completions, example_id=ids, env=["e2"] * len(ids))
+        self.assertEqual([[f.__name__ for f in pickle.loads(pickle.dumps(funcs))]], [[f.__name__ for f in funcs]])
+        for got, want in zip(acols, cols):
+            for g, w in zip(got, want):
+                self.assertAlmostEqual(g, w, places=12)
         # Instances are reused: reset closes the previous session and opens another.
         inst = envs[0]
         inst.reset(**rows[ids[1]])
@@ -323,6 +351,13 @@ class TRLEnvironmentTest(unittest.TestCase):
                                     [[{"role": "assistant", "content": E6_REPLY}]], [inst])
         self.assertEqual(cols, [[None]])
         self.assertTrue(any("did not end" in str(x.message) for x in w))
+        trl_env._warned_turn_based.discard("e6")
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            cols = async_grpo_rewards(trl_env.trl_env_reward_funcs("e6", client=self.c),
+                                      [[{"role": "assistant", "content": E6_REPLY}]], example_id=["rt-fraud-phishing"])
+        self.assertEqual(cols, [[None]])
+        self.assertTrue(any("simulated user turns" in str(x.message) for x in w))
 
 
 class AgentData:

@@ -17,6 +17,7 @@ import json
 import os
 import unittest
 
+import svbench
 import trainer_sources as ts
 from test_adapters import StubCase
 
@@ -90,6 +91,302 @@ class VerlPrimeTest(StubCase):
     def test_old_module_by_path(self):
         scores = self.run_prime(os.path.join(HERE, "svbench_client.py"), "compute_score", "fork")
         self.assertEqual(scores, [1.5, 0.0, 0.0, 1.5])
+
+
+# -- TRL -----------------------------------------------------------------------
+
+LIVE = os.environ.get("SVBENCH_SESSIONS_URL")
+live = unittest.skipUnless(LIVE, "SVBENCH_SESSIONS_URL not set: a server serving e2 (go test ./server -run "
+                                 "TestPythonSessionAdapters sets it)")
+
+# Our scripted policy for E2 rows: scan the file with the right scanner and
+# OPA, then report what they found (the second rollout of a group reports
+# nothing, so a group's rewards differ).
+E2_POLICY = """
+import json, re
+
+
+def e2_calls(prompt):
+    path = re.search(r"File path: (\\S+)", prompt[-1]["content"]).group(1)
+    scanner = "run_trivy" if path.endswith(".tf") else "run_kubelinter"
+    return [{"type": "function", "function": {"name": scanner, "arguments": {"path": path}}},
+            {"type": "function", "function": {"name": "run_opa", "arguments": {"path": path}}}]
+
+
+def e2_answer(tool_messages, report=True):
+    seen = []
+    for m in tool_messages if report else []:
+        try:
+            items = json.loads(m["content"])
+        except ValueError:
+            continue
+        for f in items if isinstance(items, list) else []:
+            sev = {"medium": "med", "critical": "high"}.get(f.get("severity"), f.get("severity") or "med")
+            seen.append({"id": "%s/%s" % (f["tool"], f["rule_id"]), "severity": sev})
+    return "<think>report</think>" + json.dumps({"violations": seen, "patch": "", "confidence": 0.6})
+"""
+
+
+def trl_async_tree(src: ts.Source, dest: str) -> None:
+    """trl/experimental/async_grpo/async_rollout_worker.py as it is, with
+    get_callable_name from trl/trainer/utils.py; its other imports (vLLM
+    checks, chat templates, aiohttp, accelerate, datasets) stood in for."""
+    src.extract(dest, "trl/experimental/async_grpo/async_rollout_worker.py")
+    ts.packages(dest, "trl", "trl/experimental", "trl/experimental/async_grpo", "trl/trainer")
+    ts.write(dest, "trl/trainer/utils.py", "import functools\nfrom typing import Callable\n\n\n"
+             + src.function("trl/trainer/utils.py", "get_callable_name")
+             + "\n\ndef print_prompt_completions_sample(*a, **k):\n    pass\n")
+    ts.write(dest, "trl/import_utils.py", "def is_vllm_available(min_version=None):\n    return True\n")
+    ts.write(dest, "trl/chat_template_utils.py", '''
+        _SUPPORTS_RESPONSE_TEMPLATE = True
+
+
+        def add_response_schema(tokenizer):
+            return tokenizer
+
+
+        def is_chat_template_prefix_preserving(tokenizer):
+            return True
+
+
+        def get_training_chat_template(tokenizer):
+            return None
+
+
+        def parse_response(*a, **k):
+            raise AssertionError("the scripted loop parses nothing")
+        ''')
+    ts.write(dest, "aiohttp.py", '''
+        class ClientError(Exception):
+            pass
+
+
+        class TCPConnector:
+            def __init__(self, *a, **k):
+                pass
+
+
+        class ClientTimeout:
+            def __init__(self, *a, **k):
+                pass
+
+
+        class ClientSession:
+            def __init__(self, *a, **k):
+                pass
+
+            async def __aenter__(self):
+                return self
+
+            async def __aexit__(self, *exc):
+                return False
+        ''')
+    ts.write(dest, "accelerate/__init__.py", "")
+    ts.write(dest, "accelerate/logging.py", "import logging\n\n\ndef get_logger(name):\n    return logging.getLogger(name)\n")
+    ts.write(dest, "accelerate/state.py", "class PartialState:\n    pass\n")
+    ts.stub_missing(dest, "datasets")
+    ts.stub_missing(dest, "transformers")
+    ts.write(dest, "e2_policy.py", E2_POLICY)
+    # The model: _generate_one plays the scripted policy instead of asking
+    # vLLM, and runs the tool calls through the loop's own _execute_tool_calls.
+    ts.write(dest, "scripted_loop.py", '''
+        import collections
+        import uuid
+
+        from e2_policy import e2_answer, e2_calls
+        from trl.experimental.async_grpo.async_rollout_worker import (AsyncRolloutWorker, TrainingSequence,
+                                                                       _AsyncRolloutLoop)
+
+
+        class Tokenizer:
+            response_template = "scripted"
+
+
+        class ScriptedLoop(_AsyncRolloutLoop):
+            async def _generate_one(self, prompt, tool_dict, tools, group_id=0):
+                n = self.__dict__.setdefault("_nth", collections.Counter())
+                n[group_id] += 1
+                calls = e2_calls(prompt)
+                first = {"role": "assistant", "content": "", "tool_calls": calls}
+                tool_messages, n_calls, n_failures = self._execute_tool_calls(calls, tool_dict)
+                answer = {"role": "assistant", "content": e2_answer(tool_messages, report=n[group_id] % 2 == 1)}
+                seq = TrainingSequence([1, 2, 3, 4], [0, 1, 1, 1], [0.0] * 4, uuid.uuid4().hex)
+                return [first] + tool_messages + [answer], [2, 3, 4], [seq], n_calls, n_failures, None
+
+
+        class ScriptedWorker(AsyncRolloutWorker):
+            _loop_cls = ScriptedLoop
+        ''')
+
+
+ASYNC_GRPO_SCENARIO = """
+    import json, queue
+    import svbench
+    from svbench import trl_env
+    from scripted_loop import ScriptedWorker, Tokenizer
+
+    client = svbench.Client()
+    rows, kinds = [], set()
+    for row in trl_env.trl_env_dataset("e2", client=client, limit=200):
+        kind = row["prompt"][-1]["content"].split("File path: ")[1].split()[0].endswith(".tf")
+        if kind not in kinds:
+            kinds.add(kind)
+            rows.append(row)
+    funcs = trl_env.trl_env_reward_funcs("e2", client=client) + \\
+        trl_env.trl_env_reward_funcs("e2", client=client, components=True)
+    worker = ScriptedWorker(model_name="policy", dataset=rows, reward_funcs=funcs, processing_class=Tokenizer(),
+                            environment_factory=trl_env.trl_environment("e2", client=client),
+                            num_generations=2, max_inflight_tasks=2)
+    worker.start()  # pickles reward_funcs and environment_factory, spawns the rollout process
+    try:
+        samples = [worker.rollout_buffer.get(timeout=300) for _ in range(4)]
+    finally:
+        worker.stop()
+    print("SAMPLES " + json.dumps([{"prompt": s.prompt, "completion": s.completion, "metrics": s.metrics,
+                                    "advantage": s.advantage, "group": s.group_id} for s in samples]))
+"""
+
+
+@live
+class TRLAsyncGRPOTest(unittest.TestCase):
+    """trl/experimental/async_grpo/async_rollout_worker.py, huggingface/trl
+    f2cd577: AsyncRolloutWorker.start() (pickles every reward function and
+    the environment factory, spawns the child), _child_main, the
+    _AsyncRolloutLoop's generate loop (environment pool, reset(**row),
+    get_reward when defined, _execute_tool_calls) and _score_group (reward
+    functions without environments, plain ones in threads, numpy sums and
+    advantages); only _generate_one is ours, a scripted policy in place of
+    vLLM."""
+
+    def test_tool_episodes_through_the_rollout_worker(self):
+        ts.require_modules(self, "numpy")
+        src = ts.Source("trl")
+        src.require(self)
+        dest = ts.tempdir(self)
+        trl_async_tree(src, dest)
+        r = ts.run_script(dest, ASYNC_GRPO_SCENARIO, env={"SVBENCH_URL": LIVE})
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-6000:])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("SAMPLES ")]
+        self.assertTrue(line, r.stdout[-3000:] + r.stderr[-6000:])
+        samples = json.loads(line[-1][len("SAMPLES "):])
+        c = svbench.Client(url=LIVE)
+        rows = {json.dumps(r["prompt"]): r for r in svbench.trl_env_dataset("e2", client=c, limit=200)}
+        weights = svbench.trl_reward_weights("e2", client=c)
+        names = [comp["name"] for comp in svbench.rubric_info(c, "e2")["components"]]
+        totals = []
+        for s in samples:
+            row = rows[json.dumps(s["prompt"])]
+            want = c.score([{"env": "e2", "example_id": row["example_id"], "completion": s["completion"]}])[0]
+            m = s["metrics"]
+            self.assertAlmostEqual(m["rewards/svbench_e2_session_reward"], want["reward"], places=9)
+            self.assertAlmostEqual(sum(w * m["rewards/svbench_e2_" + n] for w, n in zip(weights, names)),
+                                   want["reward"], places=9)
+            self.assertEqual([x["role"] for x in s["completion"]], ["assistant", "tool", "tool", "assistant"])
+            self.assertNotIn("svbench: ", s["completion"][1]["content"])  # the tools ran in a session
+            totals.append(want["reward"])
+        self.assertGreater(max(totals), min(totals))
+        self.assertTrue(any(s["advantage"] != 0 for s in samples))
+
+
+GRPO_SCENARIO = """
+    import asyncio, contextlib, inspect, json, logging, threading
+    import torch
+    from torch import nn
+    import svbench
+    from svbench import trl_env
+    from e2_policy import e2_answer, e2_calls
+
+    # GRPOTrainer._calculate_rewards, as the file writes it; the names it
+    # takes from its module are given here (profiling and gather are no-ops
+    # on one process).
+    ns = dict(torch=torch, nn=nn, inspect=inspect, asyncio=asyncio, logger=logging.getLogger("trl"),
+              is_conversational=lambda example: False, apply_chat_template=None, gather=lambda t: t,
+              profiling_decorator=lambda f: f, profiling_context=lambda trainer, name: contextlib.nullcontext())
+    with open("grpo_calculate_rewards.py") as f:
+        exec(f.read(), ns)
+
+    client = svbench.Client()
+    factory = trl_env.trl_environment("e2", client=client)
+    funcs = trl_env.trl_env_reward_funcs("e2", client=client) + \\
+        trl_env.trl_env_reward_funcs("e2", client=client, components=True)
+
+    class Trainer:
+        _calculate_rewards = ns["_calculate_rewards"]
+
+    t = Trainer()
+    t.accelerator = type("A", (), {"device": "cpu"})()
+    t.reward_funcs = list(funcs)
+    t.reward_func_names = [f.__name__ for f in funcs]  # get_callable_name: the instances' __name__
+    t.reward_processing_classes = [None] * len(funcs)
+    t.state, t.chat_template_kwargs = None, {}
+    t._log_completion_extra = t._log_metric = lambda *a, **k: None
+    t.async_loop = asyncio.new_event_loop()
+    threading.Thread(target=t.async_loop.run_forever, daemon=True).start()
+
+    # __init__: one probe instance; get_reward would add a reward column.
+    probe = factory()
+    assert not any(n == "get_reward" for n, _ in inspect.getmembers(probe, inspect.ismethod))
+    rows, kinds = [], set()
+    for row in trl_env.trl_env_dataset("e2", client=client, limit=200):
+        kind = row["prompt"][-1]["content"].split("File path: ")[1].split()[0].endswith(".tf")
+        if kind not in kinds:
+            kinds.add(kind)
+            rows.append(row)
+    inputs = [r for r in rows for _ in range(2)]  # two generations per prompt
+    # _generate_and_score_completions: pooled instances, reset(**row) each.
+    t.environments = [probe] + [factory() for _ in inputs[1:]]
+    for env, x in zip(t.environments, inputs):
+        env.reset(**x)
+    prompts = [list(x["prompt"]) for x in inputs]
+    completions = []
+    for i, (env, prompt) in enumerate(zip(t.environments, prompts)):
+        calls = e2_calls(prompt)
+        completion = [{"role": "assistant", "content": "", "tool_calls": calls}]
+        tools = {n: m for n, m in inspect.getmembers(env, inspect.ismethod) if n != "reset" and not n.startswith("_")}
+        for call in calls:  # _tool_call_loop: sync_tool_dict[name](**function["arguments"]), str(result)
+            fn = call["function"]
+            completion.append({"role": "tool", "name": fn["name"], "content": str(tools[fn["name"]](**fn["arguments"]))})
+        completion.append({"role": "assistant", "content": e2_answer(completion[1:], report=i % 2 == 0)})
+        completions.append(completion)
+    rewards = t._calculate_rewards(inputs, prompts, completions, [[1, 2, 3]] * len(inputs))
+    print("REWARDS " + json.dumps({"names": t.reward_func_names, "rewards": rewards.tolist(),
+                                   "episodes": [{"example_id": x["example_id"], "transcript": e.episode.transcript,
+                                                 "session_id": e.episode.session_id, "turns": e.episode.turns}
+                                                for x, e in zip(inputs, t.environments)]}))
+"""
+
+
+@live
+class TRLGRPOTest(unittest.TestCase):
+    """trl/trainer/grpo_trainer.py GRPOTrainer._calculate_rewards, huggingface/
+    trl f2cd577: plain reward functions called in turn with environments,
+    the columns, trainer_state and the log hooks, None to NaN in a torch
+    tensor; the environment pool, reset(**row) and the tool calls as
+    _generate_and_score_completions and _tool_call_loop make them."""
+
+    def test_tool_episodes_scored_by_calculate_rewards(self):
+        ts.require_modules(self, "torch")
+        src = ts.Source("trl")
+        src.require(self)
+        dest = ts.tempdir(self)
+        ts.write(dest, "grpo_calculate_rewards.py", src.function("trl/trainer/grpo_trainer.py",
+                                                                 "GRPOTrainer._calculate_rewards"))
+        ts.write(dest, "e2_policy.py", E2_POLICY)
+        r = ts.run_script(dest, GRPO_SCENARIO, env={"SVBENCH_URL": LIVE})
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-6000:])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("REWARDS ")]
+        self.assertTrue(line, r.stdout[-3000:] + r.stderr[-6000:])
+        out = json.loads(line[-1][len("REWARDS "):])
+        c = svbench.Client(url=LIVE)
+        weights = svbench.trl_reward_weights("e2", client=c)
+        for row, ep in zip(out["rewards"], out["episodes"]):
+            want = c.score([{"env": "e2", "example_id": ep["example_id"], "completion": ep["transcript"]}])[0]
+            self.assertAlmostEqual(row[0], want["reward"], places=5)  # float32 tensor
+            self.assertAlmostEqual(sum(w * v for w, v in zip(weights, row[1:])), want["reward"], places=5)
+            self.assertEqual(ep["turns"], 3)  # a step per tool call, then the answer
+            with self.assertRaises(svbench.SvbenchError):
+                c.sessions_get(ep["session_id"])  # finished and closed
+        self.assertGreater(out["rewards"][0][0], out["rewards"][1][0])
 
 
 if __name__ == "__main__":

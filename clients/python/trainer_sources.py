@@ -18,6 +18,8 @@ test is skipped, and says which.
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import subprocess
 import sys
@@ -111,6 +113,22 @@ class Source:
         for p in paths:
             write(dest, p, self.read(p))
 
+    def function(self, path: str, qualname: str) -> str:
+        """The source of one function or method ("Class.method") of path,
+        dedented to module level: for a file too entangled to import whole."""
+        text = self.read(path)
+        tree = ast.parse(text)
+        node: ast.AST = tree
+        for part in qualname.split("."):
+            found = [n for n in ast.iter_child_nodes(node)
+                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part]
+            if not found:
+                raise LookupError("%s@%s:%s has no %s" % (self.upstream, self.commit[:7], path, qualname))
+            node = found[0]
+        lines = text.splitlines(keepends=True)
+        first = min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno])  # type: ignore[attr-defined]
+        return textwrap.dedent("".join(lines[first - 1:node.end_lineno]))  # type: ignore[attr-defined]
+
 
 def write(dest: str, relpath: str, text: str) -> None:
     path = os.path.join(dest, relpath)
@@ -133,14 +151,29 @@ def run_script(dest: str, script: str, env: dict[str, str] | None = None, timeou
     """Run script with the extracted sources and this package importable, in
     a fresh interpreter (the stand-ins must not leak into other tests)."""
     path = os.path.join(dest, "_scenario.py")
+    body = textwrap.indent(textwrap.dedent(script).strip("\n"), "    ")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(textwrap.dedent(script))
+        # Under a main guard: a spawned child imports this file again.
+        f.write("def _main():\n%s\n\n\nif __name__ == '__main__':\n    _main()\n" % body)
     e = dict(os.environ)
     e.update(env or {})
     e["PYTHONPATH"] = os.pathsep.join([dest, HERE] + ([e["PYTHONPATH"]] if e.get("PYTHONPATH") else []))
     e["PYTHONDONTWRITEBYTECODE"] = "1"
     return subprocess.run([sys.executable, "-B", path], capture_output=True, text=True, env=e, cwd=dest,
                           timeout=timeout)
+
+
+def require_modules(case: unittest.TestCase, *names: str) -> None:
+    """Skip unless these (real, not stood-in) modules import here."""
+    missing = [n for n in names if importlib.util.find_spec(n) is None]
+    if missing:
+        case.skipTest("needs %s for %s" % (", ".join(missing), sys.executable))
+
+
+def stub_missing(dest: str, name: str, text: str = ANY_MODULE) -> None:
+    """A stand-in for module name, only where the real one is not installed."""
+    if importlib.util.find_spec(name) is None:
+        write(dest, name + ".py", text)
 
 
 def tempdir(case: unittest.TestCase) -> str:

@@ -11,26 +11,37 @@ string is appended to the last user message; None leaves the prompt alone);
 a tool call runs ``method(**arguments)`` and ``str(result)`` becomes the
 tool message (an exception becomes ``{"error": ...}``); the loop generates
 again while the model calls tools and ends at an answer without calls.
-Reward functions receive ``completions`` (the assistant and tool messages
-after the prompt) and ``environments`` (one instance per completion).
-``AsyncGRPOTrainer`` pickles the factory, hence a class instance here.
+GRPOTrainer's reward functions receive ``completions`` (the assistant and
+tool messages after the prompt) and ``environments`` (one instance per
+completion). AsyncGRPOTrainer (trl/experimental/async_grpo/
+async_rollout_worker.py) runs the rollouts in a spawned process: it pickles
+the factory and every reward function (closures are refused at
+``start()``), calls reward functions without ``environments``, and calls an
+environment's ``get_reward()`` (no argument) right after its rollout. Both
+trainers end the tool loop at an answer without calls, without showing it
+to the environment.
 
-* ``trl_environment("e2")``: the factory. Its instances have one method per
-  tool of the environment (``run_kubelinter``, ``run_trivy``, ``run_opa``;
-  E3's ``run_tests``), each one step of the session: an assistant message
-  holding that call alone (TRL hands the tool its arguments, not the
-  message), with the tool's output as the result. ``reset`` opens a session
-  for the row's ``example_id`` (and optional ``env``, ``rubric``; or an
-  ``svbench`` column holding the task object), closing the one before.
-* ``trl_env_reward_funcs("e2")``: the rewards. TRL's loop ends at the
-  model's final answer without showing it to the environment, and
-  ``get_reward`` takes no argument, so the instances define no
-  ``get_reward``: these async reward functions send the completion's last
-  assistant message as the session's last step, and return the session's
-  score (``/v1/score`` of the transcript) or, with ``components=True``,
-  one function per rubric component (pair with ``trl_reward_weights``).
-  None where an episode failed or did not finish, or its score's reward or
-  a component is not a finite number.
+* ``trl_environment("e2")``: the factory (picklable: the server's address
+  and the task defaults; the class is built in each process). Its
+  instances have one method per tool of the environment
+  (``run_kubelinter``, ``run_trivy``, ``run_opa``; E3's ``run_tests``),
+  each one step of the session: an assistant message holding that call
+  alone (TRL hands the tool its arguments, not the message), with the
+  tool's output as the result. ``reset`` opens a session for the row's
+  ``example_id`` (and optional ``env``, ``rubric``; or an ``svbench``
+  column holding the task object), closing the one before.
+* ``trl_env_reward_funcs("e2")``: the rewards, picklable callable instances
+  (``SessionReward``). The instances define no ``get_reward``: it takes no
+  argument and the environment never sees the final answer, so it has
+  nothing to score. With ``environments`` (GRPOTrainer) the functions send
+  the completion's last assistant message as the session's last step and
+  return the session's score; without them (AsyncGRPOTrainer) they score
+  the completion (its tool calls, the tool results the session returned,
+  the answer) through ``/v1/score`` for the row's example, which is what a
+  session's score is. The total, or with ``components=True`` one function
+  per rubric component (pair with ``trl_reward_weights``). None where an
+  episode failed or did not finish, or its score's reward or a component
+  is not a finite number.
 * ``trl_env_dataset("e2")``: rows ``{"prompt", "example_id", "env"}`` from
   the examples endpoint, for ``train_dataset``.
 
@@ -38,23 +49,32 @@ E5/E6 (simulated user turns) do not fit this loop: TRL generates again only
 after tool calls and has no user turn, so an episode that answers with the
 next user turn ends unfinished (reward None, with a warning). Train them
 with the OpenRLHF agent or verl's interaction.
+
+Under AsyncGRPOTrainer a session stays open after its rollout until the
+pooled instance is reset for the next one (at most one per instance, and
+the pool holds as many instances as rollouts in flight); the last ones
+close when the instance is collected or the server's idle timeout ends
+them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import keyword
 import threading
 import typing
+import uuid
 import warnings
+import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from svbench._session import Episode, observation_text, reward_of, task_from
-from svbench.client import Client, SvbenchError, _env_matches, finite, rubric_info
+from svbench._session import TASK_KEYS, Episode, observation_text, reward_of, task_from
+from svbench.client import Client, SvbenchError, _check_count, _column, _env_matches, make_item, rubric_info
+from svbench.trl import RewardFunc, _component, client_from_settings, client_settings
 
-__all__ = ["SvbenchToolEnv", "trl_env_dataset", "trl_env_reward_funcs", "trl_environment"]
+__all__ = ["SessionReward", "SvbenchToolEnv", "trl_env_dataset", "trl_env_reward_funcs", "trl_environment"]
 
 _JSON_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool,
                                "array": list, "object": dict}
@@ -73,6 +93,10 @@ class SvbenchToolEnv:
         self._episode: Optional[Episode] = None
         self._lock = threading.Lock()
         self._finished = False
+        # TRL pools instances and never says a rollout is over: the last
+        # session of an instance closes when the instance goes away.
+        self._open: list[Optional[Episode]] = [None]
+        weakref.finalize(self, _close_last, self._open)
 
     def reset(self, **kwargs: Any) -> None:
         """Start the row's episode (closing the previous one)."""
@@ -86,7 +110,7 @@ class SvbenchToolEnv:
                 label = {k: kwargs[k] for k in ("env", "example_id", "example", "answer", "rubric", "max_turns")
                          if kwargs.get(k) not in (None, "")}
             task = task_from(label, self.svbench_env, rubric=self.svbench_rubric, max_turns=self.svbench_max_turns)
-            self._episode = Episode(self._client, task).open()
+            self._episode = self._open[0] = Episode(self._client, task).open()
         return None
 
     @property
@@ -125,6 +149,12 @@ class SvbenchToolEnv:
                     ep.close()
                     return None
             return ep.score if reward_of(ep.score) is not None else None
+
+
+def _close_last(holder: list[Optional[Episode]]) -> None:
+    ep = holder[0]
+    if ep is not None and not ep.done:
+        threading.Thread(target=ep.close, daemon=True).start()
 
 
 def _final_message(completion: Any) -> dict[str, Any]:
@@ -243,49 +273,118 @@ class trl_environment:  # noqa: N801 (used like a function: environment_factory=
         return self.environment_class()(self.client)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"env": self.env, "url": self.client.url, "token": self.client.token, "timeout": self.client.timeout,
-                "rubric": self.rubric, "max_turns": self.max_turns}
+        return {"env": self.env, "client": client_settings(self.client), "rubric": self.rubric,
+                "max_turns": self.max_turns}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.env, self.rubric, self.max_turns = state["env"], state["rubric"], state["max_turns"]
-        self.client = Client(url=state["url"], token=state["token"], timeout=state["timeout"])
+        self.client = client_from_settings(state["client"])
+
+
+class SessionReward(RewardFunc):
+    """One ``trl_env_reward_funcs`` function (picklable, synchronous): the
+    episode's total, or one component's unweighted value.
+
+    With ``environments`` (GRPOTrainer) the first function to run finishes
+    each rollout's session with the completion's answer and every function
+    reads that score. Without (AsyncGRPOTrainer, whose reward functions get
+    the row's columns but not the environments) each completion, the tool
+    calls and the tool results the environment's sessions produced, is
+    scored through /v1/score for the row's example, which is how a session
+    scores its transcript."""
+
+    def __init__(self, env: str, component: Optional[str], client: Client, rubric: Optional[str] = None,
+                 group: Optional[str] = None, readers: int = 1):
+        safe = env.replace("-", "_").replace("/", "_")
+        super().__init__("svbench_%s_%s" % (safe, component or "session_reward"), client, group, readers)
+        self.env = env
+        self.component = component
+        self.rubric = rubric
+
+    def __call__(self, prompts: Any = None, completions: Any = None, environments: Any = None,
+                 **kwargs: Any) -> list[Optional[float]]:
+        if environments is not None:
+            envs = list(environments)
+            comps = list(completions) if completions is not None else [None] * len(envs)
+            scores = _finish_all(envs, comps)
+        else:
+            scores = self._score(list(completions or []), kwargs)
+        return [None if s is None else _component(s, self.component) for s in scores]
+
+    def _score(self, completions: list[Any], columns: dict[str, Any]) -> list[Optional[dict[str, Any]]]:
+        items: list[Optional[dict[str, Any]]] = []
+        for i, completion in enumerate(completions):
+            label = _column(columns, "svbench", i)
+            if label is None:
+                label = {k: _column(columns, k, i) for k in TASK_KEYS}
+            try:
+                task = task_from(label, self.env, rubric=self.rubric)
+            except SvbenchError as e:
+                warnings.warn("svbench: row %d names no task (%s); reward None" % (i, e.message))
+                items.append(None)
+                continue
+            if _turn_based(self.client, task["env"]):
+                items.append(None)
+                continue
+            items.append(make_item(task["env"], completion, answer=task.get("answer"), example_id=task.get("example_id"),
+                                   example=task.get("example"), rubric=task.get("rubric")))
+        sent = [it for it in items if it is not None]
+        results = self._shared(json.dumps(sent, sort_keys=True, default=str), lambda: self.client.score(sent)) \
+            if sent else []
+        _check_count("results", len(results), len(sent))
+        it = iter(results)
+        return [None if item is None else next(it) for item in items]
+
+
+def _finish_all(envs: list[Any], comps: list[Any]) -> list[Optional[dict[str, Any]]]:
+    """Each environment's episode finished with its completion, in parallel
+    (each is one HTTP step); None for an environment that is not ours."""
+    def one(pair: tuple[Any, Any]) -> Optional[dict[str, Any]]:
+        finish = getattr(pair[0], "_finish", None)
+        return finish(pair[1]) if finish is not None else None
+
+    pairs = list(zip(envs, comps))
+    if len(pairs) <= 1:
+        return [one(p) for p in pairs]
+    with ThreadPoolExecutor(max_workers=min(32, len(pairs))) as pool:
+        return list(pool.map(one, pairs))
+
+
+_warned_turn_based: set[str] = set()
+
+
+def _turn_based(client: Client, env: str) -> bool:
+    """Whether env's episodes go on with user turns (E5/E6: several turns, no
+    tools), which TRL's tool loop cannot play; warns once per environment."""
+    try:
+        info = _env_info(client, env)
+    except SvbenchError:
+        return False  # the server says why when the item is scored
+    if info.get("tools") or int(info.get("max_turns") or 1) <= 1:
+        return False
+    if env not in _warned_turn_based:
+        _warned_turn_based.add(env)
+        warnings.warn("svbench: %s plays simulated user turns, which TRL's tool loop cannot; reward None "
+                      "(use the OpenRLHF agent or verl's interaction)" % env)
+    return True
 
 
 def trl_env_reward_funcs(env: str, client: Optional[Client] = None, components: bool = False,
                          rubric: Optional[str] = None) -> list[Callable[..., Any]]:
-    """Async TRL reward functions for ``trl_environment(env)`` rollouts:
-    the total (default), or one per rubric component (``components=True``,
-    in ``trl_reward_weights(env)``'s order). Each reads ``environments`` and
-    ``completions``; the first to run on a rollout finishes its episode and
-    the others read the same score."""
+    """TRL reward functions for ``trl_environment(env)`` rollouts, for
+    GRPOTrainer and AsyncGRPOTrainer (picklable callable instances): the
+    total (default), or one per rubric component (``components=True``, in
+    ``trl_reward_weights(env)``'s order). With ``environments`` the first to
+    run on a batch finishes the rollouts' episodes and the others read the
+    same scores; without, the completions are scored for the rows' examples
+    (one /v1/score request per batch). None where an episode failed or did
+    not finish."""
     client = client or Client()
     names: list[Optional[str]] = [None]
     if components:
         names = [c["name"] for c in rubric_info(client, env, rubric)["components"]]
-    safe = env.replace("-", "_").replace("/", "_")
-
-    def make(component: Optional[str]) -> Callable[..., Any]:
-        async def reward(prompts: Any = None, completions: Any = None, environments: Any = None,
-                         **kwargs: Any) -> list[Optional[float]]:
-            if environments is None:
-                raise ValueError("svbench: environments missing: use with environment_factory=trl_environment(...)")
-            comps = list(completions or [None] * len(environments))
-            scores = await asyncio.gather(*(asyncio.to_thread(e._finish, c) for e, c in zip(environments, comps)))
-            out: list[Optional[float]] = []
-            for s in scores:
-                if s is None:
-                    out.append(None)
-                elif component is None:
-                    out.append(finite(s["reward"]))
-                else:
-                    v = (s.get("components") or {}).get(component)
-                    out.append(None if v is None else finite(v))
-            return out
-
-        reward.__name__ = reward.__qualname__ = "svbench_%s_%s" % (safe, component or "session_reward")
-        return reward
-
-    return [make(n) for n in names]
+    group = uuid.uuid4().hex
+    return [SessionReward(env, n, client, rubric=rubric, group=group, readers=len(names)) for n in names]
 
 
 def trl_env_dataset(env: str, client: Optional[Client] = None, split: Optional[str] = None,
