@@ -450,10 +450,11 @@ class SessionAdaptersTest(HostileCase):
                 self.assertTrue(done)
                 self.assertIsNone(turn_score)
                 self.assertEqual(vt.compute_score(extra_info={"turn_scores": [turn_score]}),
-                                 {"score": 0.0, "svbench_error": 1.0})
+                                 {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": 0.0})
         # A turn score handed over some other way is checked as well.
         for bad in (float("nan"), float("inf"), "Infinity", True):
-            self.assertEqual(vt.compute_score(extra_info={"turn_scores": [bad]}), {"score": 0.0, "svbench_error": 1.0})
+            self.assertEqual(vt.compute_score(extra_info={"turn_scores": [bad]}),
+                             {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": 0.0})
 
     def test_verifiers_v1_raises(self):
         # verifiers records a reward hook's exception as the rollout's error.

@@ -84,6 +84,27 @@ class OfflineTest(unittest.TestCase):
             self.assertEqual(list(inspect.signature(vt.BaseInteraction.generate_response).parameters),
                              ["self", "instance_id", "messages", "kwargs"])
 
+    def test_sessions_ask_for_a_short_idle_timeout(self):
+        sent: list[dict] = []
+
+        class Recording(svbench.Client):
+            def sessions_create(self, *a: Any, **k: Any) -> dict:
+                sent.append(k)
+                return {"session_id": "s1", "prompt": [], "tools": [], "max_turns": 2}
+
+        c = Recording(url="http://127.0.0.1:9")
+        _session.Episode(c, {"env": "e2", "example_id": "x"}).open()
+        _session.Episode(c, {"env": "e2", "example_id": "x"}, idle_timeout_s=30).open()
+        _session.Episode(c, {"env": "e2", "example_id": "x"}, idle_timeout_s=0).open()
+        os.environ["SVBENCH_SESSION_IDLE_S"] = "45"
+        try:
+            _session.Episode(c, {"env": "e2", "example_id": "x"}).open()
+        finally:
+            del os.environ["SVBENCH_SESSION_IDLE_S"]
+        self.assertEqual([k.get("idle_timeout_s") for k in sent], [300.0, 30.0, None, 45.0])
+        with self.assertRaises(ValueError):
+            _session.Episode(c, {"env": "e2"}, idle_timeout_s=-1)
+
     def test_tool_method_schema(self):
         m = trl_env._tool_method({"name": "run_x", "description": "Run x\non a file.", "parameters": {
             "type": "object", "required": ["path"],
@@ -456,12 +477,59 @@ class VerlToolsTest(unittest.TestCase):
         score = vt.compute_score(extra_info={"turn_scores": turn_scores})
         self.assertAlmostEqual(score["score"], want["reward"], places=12)
 
+    def test_cut_off_trajectory_closes_its_session(self):
+        # ToolAgentLoop.run at response_length / max_assistant_turns: the
+        # interaction started, a tool step ran, and the loop returned without
+        # another generate_response. FinalisesSessions is what
+        # SvbenchToolAgentLoop adds to verl's loop (test_trainer_sources runs
+        # verl's own).
+        ex = e2_rows(self.c)[0]
+        tools = self.tools("e2")
+        cfg = self.cfg
+
+        class Output:
+            def __init__(self):
+                self.extra_fields: dict = {"turn_scores": [], "tool_rewards": []}
+
+        class CutOffLoop:
+            async def run(self, sampling_params: dict, **kwargs: Any) -> Output:
+                inter = vt.SvbenchInteraction({"name": "svbench", **cfg})
+                ad = AgentData()
+                self.request_id = ad.request_id
+                await inter.start_interaction(ad.request_id, **kwargs["extra_info"]["interaction_kwargs"])
+                self.session_id = vt._trajectories[ad.request_id].episode.session_id
+                name, args = e2_calls(ex)[0]
+                iid, _ = await tools[name].create(create_kwargs={})
+                await asyncio.gather(tools[name].execute(iid, args, agent_data=ad))  # a task, as verl's gather
+                return Output()
+
+        class Loop(vt.FinalisesSessions, CutOffLoop):
+            pass
+
+        loop = Loop()
+        out = asyncio.run(loop.run({}, extra_info={"interaction_kwargs": {"name": "svbench", "env": "e2",
+                                                                           "example_id": ex["example_id"]}}))
+        self.assertTrue(out.extra_fields["svbench_unfinished"])
+        self.assertNotIn(loop.request_id, vt._trajectories)
+        with self.assertRaises(svbench.SvbenchError) as cm:
+            self.c.sessions_get(loop.session_id)
+        self.assertEqual(cm.exception.code, "session_not_found")
+        self.assertEqual(vt.compute_score(extra_info=out.extra_fields),
+                         {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": 1.0})
+        # Without the mixin the session is left open.
+        loop = CutOffLoop()
+        asyncio.run(loop.run({}, extra_info={"interaction_kwargs": {"name": "svbench", "env": "e2",
+                                                                    "example_id": ex["example_id"]}}))
+        self.c.sessions_get(loop.session_id)
+        asyncio.run(vt.close_trajectory(loop.request_id))
+
     def test_failed_start(self):
         turn_scores, metrics, _ = asyncio.run(self.play({"name": "svbench", "env": "e2", "example_id": "nope"},
                                                          lambda t, ad: {"content": "x"}, {}))
         self.assertEqual(turn_scores, [])
         self.assertIn("svbench_error", metrics)
-        self.assertEqual(vt.compute_score(extra_info={"turn_scores": turn_scores}), {"score": 0.0, "svbench_error": 1.0})
+        self.assertEqual(vt.compute_score(extra_info={"turn_scores": turn_scores}),
+                         {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": 0.0})
 
 
 if __name__ == "__main__":

@@ -23,6 +23,10 @@ from test_adapters import StubCase
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
+LIVE = os.environ.get("SVBENCH_SESSIONS_URL")
+live = unittest.skipUnless(LIVE, "SVBENCH_SESSIONS_URL not set: a server serving e2 (go test ./server -run "
+                                 "TestPythonSessionAdapters sets it)")
+
 
 def verl_prime_tree(src: ts.Source, dest: str) -> None:
     """verl's prime reward manager and the loader of custom reward functions,
@@ -93,11 +97,7 @@ class VerlPrimeTest(StubCase):
         self.assertEqual(scores, [1.5, 0.0, 0.0, 1.5])
 
 
-# -- TRL -----------------------------------------------------------------------
-
-LIVE = os.environ.get("SVBENCH_SESSIONS_URL")
-live = unittest.skipUnless(LIVE, "SVBENCH_SESSIONS_URL not set: a server serving e2 (go test ./server -run "
-                                 "TestPythonSessionAdapters sets it)")
+# -- verl agent loop ---------------------------------------------------------------
 
 # Our scripted policy for E2 rows: scan the file with the right scanner and
 # OPA, then report what they found (the second rollout of a group reports
@@ -125,6 +125,260 @@ def e2_answer(tool_messages, report=True):
             seen.append({"id": "%s/%s" % (f["tool"], f["rule_id"]), "severity": sev})
     return "<think>report</think>" + json.dumps({"violations": seen, "patch": "", "confidence": 0.6})
 """
+
+
+
+OMEGACONF = '''
+    import copy
+    from collections.abc import Mapping
+
+    import yaml
+
+
+    def _wrap(v):
+        if isinstance(v, dict):
+            return DictConfig(v)
+        if isinstance(v, list):
+            return [_wrap(x) for x in v]
+        return v
+
+
+    class DictConfig(Mapping):
+        def __init__(self, data):
+            object.__setattr__(self, "_data", data)
+
+        def __getattr__(self, key):
+            try:
+                return _wrap(self._data[key])
+            except KeyError:
+                raise AttributeError(key) from None
+
+        def __getitem__(self, key):
+            return _wrap(self._data[key])
+
+        def get(self, key, default=None):
+            return _wrap(self._data.get(key, default))
+
+        def __contains__(self, key):
+            return key in self._data
+
+        def __iter__(self):
+            return iter(self._data)
+
+        def __len__(self):
+            return len(self._data)
+
+
+    class OmegaConf:
+        @staticmethod
+        def load(path):
+            with open(path) as f:
+                return _wrap(yaml.safe_load(f))
+
+        @staticmethod
+        def create(obj):
+            return _wrap(obj)
+
+        @staticmethod
+        def to_container(node, resolve=True):
+            if isinstance(node, DictConfig):
+                return copy.deepcopy(node._data)
+            if isinstance(node, list):
+                return [OmegaConf.to_container(x) for x in node]
+            return node
+'''
+
+
+def verl_agent_loop_tree(src: ts.Source, dest: str) -> None:
+    """verl's tool agent loop, tool parser, tool and interaction registries,
+    BaseTool, BaseInteraction and tool schemas as they are; from
+    verl/experimental/agent_loop/agent_loop.py (ray, hydra, vLLM) only
+    AgentLoopBase, DictConfigWrap and register, with a plain AgentLoopOutput."""
+    src.extract(dest,
+                "verl/experimental/agent_loop/tool_agent_loop.py",
+                "verl/experimental/agent_loop/tool_parser.py",
+                "verl/experimental/agent_loop/utils.py",
+                "verl/interactions/base.py",
+                "verl/interactions/utils/interaction_registry.py",
+                "verl/tools/base_tool.py",
+                "verl/tools/schemas.py",
+                "verl/tools/utils/tool_registry.py",
+                "verl/utils/ray_utils.py")
+    ts.packages(dest, "verl", "verl/experimental", "verl/experimental/agent_loop", "verl/interactions",
+                "verl/interactions/utils", "verl/tools", "verl/tools/utils", "verl/utils")
+    path = "verl/experimental/agent_loop/agent_loop.py"
+    ts.write(dest, path, "\n\n".join([
+        "from abc import ABC, abstractmethod\nfrom typing import Any, Optional\n\nimport torch\n"
+        "from omegaconf import DictConfig\nfrom PIL import Image\nfrom transformers import AutoProcessor, AutoTokenizer\n\n"
+        "from verl.utils.ray_utils import get_event_loop\n\nRLHFDataset = object\nAsyncLLMServerManager = object\n",
+        "def initialize_system_prompt(tokenizer, **kwargs):\n    return []\n",
+        "class AgentLoopOutput:\n    def __init__(self, **fields):\n        self.__dict__.update(fields)\n",
+        src.function(path, "DictConfigWrap"),
+        src.function(path, "AgentLoopBase"),
+        "_agent_loop_registry: dict[str, dict] = {}\n",
+        src.function(path, "register"),
+    ]))
+    ts.write(dest, "verl/utils/rollout_trace.py", "def rollout_trace_op(func):\n    return func\n")
+    ts.write(dest, "verl/utils/profiler/__init__.py", '''
+        import contextlib
+        import time
+
+
+        @contextlib.contextmanager
+        def simple_timer(name, timing):
+            start = time.time()
+            yield
+            timing[name] = timing.get(name, 0.0) + time.time() - start
+        ''')
+    ts.write(dest, "omegaconf.py", OMEGACONF)
+    ts.write(dest, "ray.py", ts.ANY_MODULE)
+    ts.stub_missing(dest, "torch")
+    ts.stub_missing(dest, "transformers")
+    ts.stub_missing(dest, "PIL", submodules=("Image",))
+    ts.write(dest, "e2_policy.py", E2_POLICY)
+
+
+VERL_AGENT_LOOP_SCENARIO = """
+    import asyncio, importlib, json, os, re
+    import yaml
+    from omegaconf import OmegaConf
+    import svbench
+    from svbench import verl_tools as vt
+    import verl.experimental.agent_loop.tool_agent_loop  # registers tool_agent
+    from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry
+    from e2_policy import e2_answer, e2_calls
+
+    URL, EXAMPLES = os.environ["SVBENCH_URL"], os.environ["SVBENCH_EXAMPLES"]
+    client = svbench.Client()
+    with open("tools.yaml", "w") as f:
+        f.write(vt.tool_config("e2", client=client))
+    with open(os.path.join(EXAMPLES, "verl_svbench_interaction.yaml")) as f:
+        inter = yaml.safe_load(f)
+    inter["interaction"][0]["config"]["url"] = URL
+    with open("interaction.yaml", "w") as f:
+        yaml.safe_dump(inter, f)
+    # AgentLoopWorker.__init__: entries of agent_loop_config_path join the registry.
+    for entry in OmegaConf.load(os.path.join(EXAMPLES, "verl_svbench_agent_loop.yaml")):
+        _agent_loop_registry[entry.name] = entry
+
+    opened, steps = [], {}  # every session the adapters open and its steps, to look at afterwards
+    create, step = svbench.Client.sessions_create, svbench.Client.sessions_step
+    def recording_create(self, *a, **k):
+        info = create(self, *a, **k)
+        opened.append(info["session_id"])
+        return info
+    def recording_step(self, sid, message):
+        steps[sid] = steps.get(sid, 0) + 1
+        return step(self, sid, message)
+    svbench.Client.sessions_create, svbench.Client.sessions_step = recording_create, recording_step
+
+    class Tokenizer:  # one token per character; ChatML
+        def apply_chat_template(self, messages, tools=None, add_generation_prompt=True, tokenize=True, **kw):
+            text = "".join("<|im_start|>%s\\n%s<|im_end|>\\n" % (m["role"], m["content"]) for m in messages)
+            return [ord(ch) for ch in text + ("<|im_start|>assistant\\n" if add_generation_prompt else "")]
+
+        def decode(self, ids, skip_special_tokens=True):
+            return "".join(chr(i) for i in ids)
+
+    class Output:
+        def __init__(self, text):
+            self.token_ids, self.log_probs = [ord(ch) for ch in text], None
+            self.num_preempted = self.routed_experts = None
+
+    class Policy:  # AsyncLLMServerManager.generate
+        async def generate(self, request_id, prompt_ids, sampling_params, image_data=None, video_data=None):
+            text = "".join(chr(i) for i in prompt_ids)
+            tools = re.findall(r"<\\|im_start\\|>tool\\n(.*?)<\\|im_end\\|>", text, re.S)
+            if not tools:
+                prompt = [{"role": "user", "content": text}]
+                return Output("".join("<tool_call>%s</tool_call>" % json.dumps(c["function"]) for c in e2_calls(prompt)))
+            return Output(e2_answer([{"content": t} for t in tools]))
+
+    def config(response_length, max_assistant_turns=None):
+        return OmegaConf.create({"data": {}, "actor_rollout_ref": {"rollout": {
+            "prompt_length": 8192, "response_length": response_length, "multi_turn": {
+                "max_user_turns": None, "max_assistant_turns": max_assistant_turns, "max_parallel_calls": 8,
+                "max_tool_response_length": 100000, "tool_response_truncate_side": "middle", "format": "hermes",
+                "tool_config_path": "tools.yaml", "interaction_config_path": "interaction.yaml"}}}})
+
+    async def run(agent_name, cfg, ex):
+        # AgentLoopWorker._run_agent_loop: hydra.utils.instantiate of the registry entry, then run().
+        target = _agent_loop_registry[agent_name]["_target_"]
+        module, _, name = target.rpartition(".")
+        loop = getattr(importlib.import_module(module), name)(
+            trainer_config=DictConfigWrap(cfg), server_manager=Policy(), tokenizer=Tokenizer(), processor=None,
+            dataset_cls=None, dataset_config=DictConfigWrap(cfg.data))
+        first = len(opened)
+        out = await loop.run({}, raw_prompt=ex["prompt"], tools_kwargs={}, index=0, agent_name=agent_name,
+                             extra_info={"interaction_kwargs": {"name": "svbench", "env": "e2",
+                                                                "example_id": ex["example_id"]}})
+        sessions = {}
+        for sid in opened[first:]:
+            try:
+                client.sessions_get(sid)
+                sessions[sid] = "open"
+                client.sessions_delete(sid)  # the test's own clean-up
+            except svbench.SvbenchError as e:
+                sessions[sid] = e.code
+        extra = dict(out.extra_fields)  # the reward loop merges these into extra_info
+        return {"agent": agent_name, "turn_scores": out.extra_fields["turn_scores"], "sessions": sessions,
+                "steps": [steps.get(sid, 0) for sid in opened[first:]],
+                "unfinished": bool(extra.get("svbench_unfinished")),
+                "score": vt.compute_score(data_source="e2", solution_str="", ground_truth=None, extra_info=extra)}
+
+    ex = [e for e in client.examples("e2", limit=200)["examples"] if e["meta"].get("fixture_type") == "k8s"][0]
+    # Room for the first turn's tool calls but not for their results: the
+    # loop runs the tools, then stops in _handle_processing_tools_state.
+    calls_len = len(asyncio.run(Policy().generate("", Tokenizer().apply_chat_template(ex["prompt"]), {})).token_ids)
+    results = []
+    for agent in ("svbench_tool_agent", "tool_agent"):
+        results.append(dict(asyncio.run(run(agent, config(response_length=100000), ex)), case="whole"))
+        results.append(dict(asyncio.run(run(agent, config(response_length=calls_len + 40), ex)),
+                            case="response_length"))
+        results.append(dict(asyncio.run(run(agent, config(100000, max_assistant_turns=1), ex)), case="max_turns"))
+    print("RESULTS " + json.dumps(results))
+"""
+
+
+@live
+class VerlAgentLoopTest(unittest.TestCase):
+    """verl/experimental/agent_loop/tool_agent_loop.py ToolAgentLoop.run,
+    volcengine/verl b178a3c, with its tool parser (hermes), tool and
+    interaction registries loading clients/python/examples' configs, and
+    AgentLoopBase; the agent loop picked through agent_loop_config_path
+    (examples/verl_svbench_agent_loop.yaml) as AgentLoopWorker does. The
+    model is a scripted policy behind AsyncLLMServerManager.generate."""
+
+    def test_cut_off_trajectories_close_their_sessions(self):
+        ts.require_modules(self, "pydantic", "regex", "yaml")
+        src = ts.Source("verl")
+        src.require(self)
+        dest = ts.tempdir(self)
+        verl_agent_loop_tree(src, dest)
+        r = ts.run_script(dest, VERL_AGENT_LOOP_SCENARIO, env={"SVBENCH_URL": LIVE,
+                                                               "SVBENCH_EXAMPLES": os.path.join(HERE, "examples")})
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-6000:])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("RESULTS ")]
+        self.assertTrue(line, r.stdout[-3000:] + r.stderr[-6000:])
+        res = {(x["agent"], x["case"]): x for x in json.loads(line[-1][len("RESULTS "):])}
+        for agent in ("svbench_tool_agent", "tool_agent"):
+            whole = res[agent, "whole"]
+            self.assertEqual(len(whole["turn_scores"]), 1, whole)
+            self.assertGreater(whole["score"]["score"], 0)
+            self.assertEqual(whole["score"]["svbench_unfinished"], 0.0)
+            self.assertEqual(list(whole["sessions"].values()), ["session_not_found"], "ended and closed")
+            self.assertEqual(whole["steps"], [3])  # two tool calls, then the answer
+        for case, steps in (("response_length", [2]), ("max_turns", [0])):
+            ours, theirs = res["svbench_tool_agent", case], res["tool_agent", case]
+            self.assertEqual(ours["turn_scores"], [])
+            self.assertEqual(ours["steps"], steps, "cut off after the tools ran, or before any step")
+            self.assertEqual(list(ours["sessions"].values()), ["session_not_found"], ours)
+            self.assertEqual(ours["score"], {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": 1.0})
+            # verl's own loop leaves the session open: what the agent loop is for
+            self.assertEqual(list(theirs["sessions"].values()), ["open"], theirs)
+
+
+# -- TRL -----------------------------------------------------------------------
 
 
 def trl_async_tree(src: ts.Source, dest: str) -> None:

@@ -170,10 +170,17 @@ def require_modules(case: unittest.TestCase, *names: str) -> None:
         case.skipTest("needs %s for %s" % (", ".join(missing), sys.executable))
 
 
-def stub_missing(dest: str, name: str, text: str = ANY_MODULE) -> None:
-    """A stand-in for module name, only where the real one is not installed."""
-    if importlib.util.find_spec(name) is None:
+def stub_missing(dest: str, name: str, text: str = ANY_MODULE, submodules: tuple[str, ...] = ()) -> None:
+    """A stand-in for module name (a package with these submodules), only
+    where the real one is not installed."""
+    if importlib.util.find_spec(name) is not None:
+        return
+    if not submodules:
         write(dest, name + ".py", text)
+        return
+    write(dest, os.path.join(name, "__init__.py"), text)
+    for sub in submodules:
+        write(dest, os.path.join(name, sub + ".py"), text)
 
 
 def tempdir(case: unittest.TestCase) -> str:

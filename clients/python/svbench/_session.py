@@ -8,6 +8,7 @@ Standard library only. The protocol is server/README.md, "Sessions".
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 from typing import Any, Optional
@@ -23,6 +24,26 @@ __all__ = [
 ]
 
 TASK_KEYS = ("env", "example_id", "example", "answer", "rubric", "max_turns")
+
+# Trainers abandon episodes without saying so (verl's agent loop at its
+# length or turn limits, TRL's pooled environments, OpenRLHF at a full
+# context): sessions opened for a trainer ask the server to close them after
+# this long without a request, rather than its 10 minutes. Long enough for
+# one slow generation between two steps. SVBENCH_SESSION_IDLE_S overrides it
+# (0: the server's own).
+DEFAULT_SESSION_IDLE_S = 300.0
+
+
+def session_idle_s(configured: Any = None) -> Optional[float]:
+    """The idle timeout to ask for: configured, else SVBENCH_SESSION_IDLE_S,
+    else DEFAULT_SESSION_IDLE_S; None (the server's) for 0."""
+    v = configured if configured not in (None, "") else os.environ.get("SVBENCH_SESSION_IDLE_S")
+    if v in (None, ""):
+        return DEFAULT_SESSION_IDLE_S
+    f = float(v)
+    if f < 0 or f != f:
+        raise ValueError("an idle timeout is a number of seconds >= 0, not %r" % (v,))
+    return f or None
 
 # The reasoning-block marker families of the server's rule (env/reasoning.go);
 # enough to tell which tool calls a raw generation committed to.
@@ -175,9 +196,10 @@ class Episode:
     played in svbench's message form, so ``/v1/score`` of it is the check.
     """
 
-    def __init__(self, client: Client, task: dict[str, Any]):
+    def __init__(self, client: Client, task: dict[str, Any], idle_timeout_s: Any = None):
         self.client = client
         self.task = dict(task)
+        self.idle_timeout_s = session_idle_s(idle_timeout_s)
         self.session_id: Optional[str] = None
         self.prompt: list[dict[str, Any]] = []
         self.tools: list[dict[str, Any]] = []
@@ -192,7 +214,8 @@ class Episode:
         self._closed = False
 
     def open(self) -> "Episode":
-        info = self.client.sessions_create(**self.task)
+        extra = {"idle_timeout_s": self.idle_timeout_s} if self.idle_timeout_s else {}
+        info = self.client.sessions_create(**self.task, **extra)
         self.session_id = info["session_id"]
         self.prompt = info.get("prompt") or []
         self.tools = info.get("tools") or []

@@ -282,11 +282,17 @@ class Client:
         answer = self._request("POST", "/get_reward", {"query": query, "prompts": prompts, "labels": labels}, query=q)
         return _checked_get_reward(answer, len(query))
 
-    def sessions_create(self, env, example_id=None, example=None, answer=None, rubric=None, max_turns=None):
-        """Start a server-held episode: {"session_id", "prompt", "tools", "max_turns", ...}."""
+    def sessions_create(self, env, example_id=None, example=None, answer=None, rubric=None, max_turns=None,
+                        idle_timeout_s=None):
+        """Start a server-held episode: {"session_id", "prompt", "tools", "max_turns", "idle_timeout_s", ...}.
+
+        idle_timeout_s asks the server to close the session after that many
+        seconds without a request, sooner than its --session-idle; the answer's
+        idle_timeout_s says what it applies (a server that does not know the
+        field ignores it)."""
         body = {"env": env}
         for k, v in (("example_id", example_id), ("example", example), ("answer", answer),
-                     ("rubric", rubric), ("max_turns", max_turns)):
+                     ("rubric", rubric), ("max_turns", max_turns), ("idle_timeout_s", idle_timeout_s)):
             if v is not None and v != "":
                 body[k] = v
         return self._request("POST", "/v1/sessions", body)

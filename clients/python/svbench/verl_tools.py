@@ -34,16 +34,30 @@ the final answer to svbench. Components do not reach ``reward_extra_info``
 (verl carries only numbers from the agent loop to the reward function);
 ``score.components`` of the session is in the interaction's metrics.
 
+verl stops a trajectory at ``response_length``, ``max_assistant_turns`` or
+``max_user_turns`` without calling the interaction again, and nothing in
+verl calls ``finalize_interaction``: the session would stay open (and keep
+a slot of the server's ``--max-sessions``) until its idle timeout. Run the
+agent loop ``svbench_tool_agent`` (``SvbenchToolAgentLoop``: verl's
+``ToolAgentLoop`` that closes, when the trajectory ends, the sessions it
+opened; examples/verl_svbench_agent_loop.yaml registers it), and sessions
+ask the server for a short idle timeout (``idle_timeout_s``, 300 s) in any
+case. A trajectory cut off this way scores 0 with ``svbench_error`` 1 and
+``svbench_unfinished`` 1.
+
 ``python3 -m svbench.verl_tools e2 > svbench_e2_tools.yaml`` writes the tool
-config (schemas from the server); clients/python/examples/ has both YAMLs.
+config (schemas from the server); clients/python/examples/ has the YAMLs.
 Settings in each ``config``: ``url``, ``token_env`` (name of the variable
 holding the token; default SVBENCH_TOKEN), ``env`` (default environment),
-``rubric``, ``max_turns``.
+``rubric``, ``max_turns``, ``idle_timeout_s`` (seconds without a request
+before the server closes the session; default SVBENCH_SESSION_IDLE_S or 300,
+0 for the server's own), ``timeout`` (per request, default 600).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 import sys
@@ -117,7 +131,7 @@ except ImportError:  # verl not installed: stand-ins with its signatures
             pass
 
 
-__all__ = ["SvbenchInteraction", "SvbenchTool", "compute_score", "tool_config"]
+__all__ = ["FinalisesSessions", "SvbenchInteraction", "SvbenchTool", "close_trajectory", "compute_score", "tool_config"]
 
 
 class _Trajectory:
@@ -133,6 +147,29 @@ class _Trajectory:
 # worker process share it.
 _trajectories: dict[str, _Trajectory] = {}
 
+# The request ids the current agent-loop run opened sessions for, when it
+# runs under SvbenchToolAgentLoop (None otherwise). A context variable: the
+# loop's tool calls run in tasks that copy the context, and share the list.
+_opened_here: contextvars.ContextVar[Optional[list[str]]] = contextvars.ContextVar("svbench_opened_here",
+                                                                                    default=None)
+
+
+def _track(instance_id: str) -> None:
+    opened = _opened_here.get()
+    if opened is not None:
+        opened.append(instance_id)
+
+
+async def close_trajectory(instance_id: str) -> bool:
+    """Forget the trajectory and close its session; True when an episode was
+    still open (the trainer abandoned it before the end)."""
+    tr = _trajectories.pop(instance_id, None)
+    if tr is None or tr.episode is None:
+        return False
+    unfinished = not tr.episode.done
+    await asyncio.to_thread(tr.episode.close)
+    return unfinished
+
 
 def _client(config: dict[str, Any]) -> Client:
     token = os.environ.get(config.get("token_env") or "SVBENCH_TOKEN") or None
@@ -147,7 +184,7 @@ def _task_defaults(config: dict[str, Any]) -> dict[str, Any]:
 async def _open(client: Client, config: dict[str, Any], kwargs: dict[str, Any]) -> _Trajectory:
     try:
         task = task_from({k: v for k, v in kwargs.items() if k != "name"}, config.get("env"), **_task_defaults(config))
-        ep = Episode(client, task)
+        ep = Episode(client, task, idle_timeout_s=config.get("idle_timeout_s"))
         await asyncio.to_thread(ep.open)
         return _Trajectory(ep)
     except Exception as e:
@@ -169,6 +206,7 @@ class SvbenchInteraction(BaseInteraction):
         if old and old.episode:
             await asyncio.to_thread(old.episode.close)
         _trajectories[instance_id] = await _open(self.client, self.config, kwargs)
+        _track(instance_id)
         return instance_id
 
     async def generate_response(self, instance_id: str, messages: list[dict[str, Any]], **kwargs: Any
@@ -199,9 +237,7 @@ class SvbenchInteraction(BaseInteraction):
         return float(reward_of(tr.episode.score) or 0.0) if tr and tr.episode else 0.0
 
     async def finalize_interaction(self, instance_id: Optional[str] = None, **kwargs: Any) -> None:
-        tr = _trajectories.pop(instance_id or "", None)
-        if tr and tr.episode:
-            await asyncio.to_thread(tr.episode.close)
+        await close_trajectory(instance_id or "")
 
 
 class SvbenchTool(BaseTool):
@@ -228,6 +264,7 @@ class SvbenchTool(BaseTool):
             # create_kwargs (the final answer then never reaches svbench).
             tr = await _open(self.client, self.config, self._create_kwargs.get(instance_id) or {})
             _trajectories[key] = tr
+            _track(key)
         if tr.episode is None:
             return ToolResponse(text="svbench: no session: %s" % tr.error), 0.0, {"svbench_error": 1.0}
         ep = tr.episode
@@ -250,17 +287,76 @@ class SvbenchTool(BaseTool):
         self._create_kwargs.pop(instance_id, None)
 
 
+class FinalisesSessions:
+    """Mixin for a verl agent loop: whatever sessions a run opened (the
+    interaction's, or the tools' without one) are closed when the run ends,
+    however it ends. verl's ToolAgentLoop stops at ``response_length``,
+    ``max_assistant_turns`` or ``max_user_turns`` without calling the
+    interaction again, and nothing in verl calls ``finalize_interaction``:
+    without this the session stays open until the server's idle timeout."""
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> Any:
+        opened: list[str] = []
+        token = _opened_here.set(opened)
+        output = None
+        try:
+            output = await super().run(sampling_params, **kwargs)  # type: ignore[misc]
+            return output
+        finally:
+            _opened_here.reset(token)
+            unfinished = False
+            for instance_id in opened:
+                unfinished = await close_trajectory(instance_id) or unfinished
+            extra = getattr(output, "extra_fields", None)
+            if unfinished and isinstance(extra, dict):
+                extra["svbench_unfinished"] = True
+
+
+_agent_loop_class: Optional[type] = None
+
+
+def _build_agent_loop() -> type:
+    """verl's ToolAgentLoop with FinalisesSessions, registered as
+    ``svbench_tool_agent``. Built on first use: importing verl's agent loop
+    pulls in its rollout stack, which the tools and the reward function do
+    not need."""
+    global _agent_loop_class
+    if _agent_loop_class is None:
+        from verl.experimental.agent_loop.agent_loop import register
+        from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
+
+        cls = type("SvbenchToolAgentLoop", (FinalisesSessions, ToolAgentLoop), {
+            "__module__": __name__,
+            "__doc__": "verl's tool agent loop that closes the svbench sessions its trajectory opened when it ends "
+                       "(agent_loop_config_path: clients/python/examples/verl_svbench_agent_loop.yaml).",
+        })
+        _agent_loop_class = register("svbench_tool_agent")(cls)
+    return _agent_loop_class
+
+
+def __getattr__(name: str) -> Any:
+    # hydra resolves _target_: svbench.verl_tools.SvbenchToolAgentLoop with getattr.
+    if name == "SvbenchToolAgentLoop":
+        return _build_agent_loop()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 def compute_score(data_source: Any = None, solution_str: Any = None, ground_truth: Any = None,
                   extra_info: Any = None, **kwargs: Any) -> dict[str, float]:
     """verl's reward for a trajectory played through SvbenchInteraction: the
     session's score, which the interaction gave as the last turn score.
-    ``{"score", "svbench_error"}``; an unfinished episode, or a last turn
-    score that is not a finite number, scores 0 with svbench_error 1."""
-    turn_scores = (extra_info or {}).get("turn_scores") if isinstance(extra_info, dict) else None
+    ``{"score", "svbench_error", "svbench_unfinished"}``; an unfinished
+    episode, or a last turn score that is not a finite number, scores 0 with
+    svbench_error 1; svbench_unfinished is 1 when SvbenchToolAgentLoop closed
+    the episode because verl stopped the trajectory at a length or turn
+    limit."""
+    info = extra_info if isinstance(extra_info, dict) else {}
+    turn_scores = info.get("turn_scores")
     last = finite(turn_scores[-1]) if turn_scores is not None and len(turn_scores) > 0 else None
+    unfinished = 1.0 if info.get("svbench_unfinished") else 0.0
     if last is not None:
-        return {"score": last, "svbench_error": 0.0}
-    return {"score": 0.0, "svbench_error": 1.0}
+        return {"score": last, "svbench_error": 0.0, "svbench_unfinished": unfinished}
+    return {"score": 0.0, "svbench_error": 1.0, "svbench_unfinished": unfinished}
 
 
 async def compute_score_async(**kwargs: Any) -> dict[str, float]:
@@ -289,3 +385,13 @@ def tool_config(env: str, client: Optional[Client] = None, url: Optional[str] = 
 
 if __name__ == "__main__":  # python3 -m svbench.verl_tools e2 > tools.yaml
     print(tool_config(sys.argv[1] if len(sys.argv) > 1 else "e2"), end="")
+
+
+if __name__ != "svbench.verl_tools":
+    # Loaded by path as verl's custom_reward_function (custom_module_<hash>,
+    # not in sys.modules): hand out the package module's functions, which
+    # pickle by reference (svbench.verl explains why).
+    from svbench import verl_tools as _module
+
+    compute_score = _module.compute_score
+    compute_score_async = _module.compute_score_async
