@@ -63,7 +63,7 @@ func TestLeaderboardModelTable(t *testing.T) {
 	}
 	table := body[i:]
 	table = table[:strings.Index(table, "</table>")]
-	for _, want := range []string{netlogs.ID, phishing.ID, "reward ∈ [-0.5, 2.5]", "model-a", "model-b", "<td class=\"num\">—</td>"} {
+	for _, want := range []string{netlogs.ID, phishing.ID, "reward ∈ [-0.5, 2.8]", "model-a", "model-b", "<td class=\"num\">—</td>"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("models-by-env table lacks %q:\n%s", want, table)
 		}
