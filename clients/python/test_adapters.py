@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,9 +78,32 @@ class Stub(BaseHTTPRequestHandler):
         if self.path == "/v1/score":
             self._send({"results": [stub_score(it) for it in body["items"]]})
         elif self.path.startswith("/get_reward"):
+            # Labels "status:N" answer N as svbench writes errors, "sleep:S"
+            # answers after S seconds, "drop" closes the connection unanswered.
+            for label in body["labels"]:
+                if label.startswith("status:"):
+                    return self._error(int(label[7:]))
+                if label.startswith("sleep:"):
+                    time.sleep(float(label[6:]))
+                if label == "drop":
+                    self.close_connection = True
+                    return
             r = [1.5 if q.endswith(l) else 0.0 for q, l in zip(body["query"], body["labels"])]
-            self._send({"rewards": r, "scores": r, "extra_logs": {"accuracy": [x / 1.5 for x in r], "svbench_error": [0 for _ in r]},
-                        "errors": ["" for _ in r]})
+            # The server's key set: every served component, then its own keys.
+            logs = {c: [x / 1.5 for x in r] for c in ("accuracy", "coverage", "format")}
+            logs.update({k: [0.0 for _ in r] for k in ("svbench_error", "svbench_prompt_mismatch",
+                                                         "svbench_prompt_truncated")})
+            self._send({"rewards": r, "scores": r, "extra_logs": logs, "errors": ["" for _ in r]})
+
+    def _error(self, status):
+        code = {504: "timeout", 503: "canceled", 500: "internal", 429: "busy", 413: "body_too_large",
+                400: "bad_request", 401: "unauthorized"}.get(status, "http_%d" % status)
+        b = json.dumps({"error": {"code": code, "message": "stub %d" % status}, "request_id": "r1"}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
 
 
 class StubCase(unittest.TestCase):
@@ -297,6 +321,36 @@ class OpenRLHFConventionTest(StubCase):
         self.assertEqual(post[1], "/get_reward?env=toy&labels=answer")
         self.assertEqual(post[3], "Bearer tok")
         self.assertNotIn("token=", post[1])
+
+
+    def test_a_failed_request_is_a_failed_sample(self):
+        # One sample per call, in a thread, no timeout of OpenRLHF's own: what
+        # the function returns is that sample's reward, and raising leaves the
+        # sample without one. A request that fails on its own is a sample with
+        # reward 0, svbench_error 1 and the keys the others carry.
+        os.environ["SVBENCH_ENV"] = "toy"
+        os.environ["SVBENCH_LABELS"] = "answer"
+        os.environ["SVBENCH_TIMEOUT"] = "1"
+        try:
+            reward_func = self.load()
+            ok = reward_func(["P:yes"], ["P:"], ["yes"])
+            for label in ("status:504", "status:503", "status:500", "status:429", "status:413", "sleep:3", "drop"):
+                with self.subTest(label):
+                    with self.assertLogs("svbench.openrlhf_reward", "WARNING"):
+                        info = reward_func(["P:x"], ["P:"], [label])
+                    self.assertEqual((info["rewards"], info["scores"]), ([0.0], [0.0]))
+                    self.assertEqual(sorted(info["extra_logs"]), sorted(ok["extra_logs"]))
+                    self.assertEqual(info["extra_logs"]["svbench_error"], [1.0])
+                    self.assertEqual(info["extra_logs"]["accuracy"], [0.0])
+            for label in ("status:400", "status:401"):  # a wrong set-up: loud
+                with self.subTest(label), self.assertRaises(svbench.SvbenchError):
+                    reward_func(["P:x"], ["P:"], [label])
+        finally:
+            for k in ("SVBENCH_ENV", "SVBENCH_LABELS", "SVBENCH_TIMEOUT"):
+                os.environ.pop(k)
+        for post in self.posts():
+            self.assertEqual(post[3], "Bearer tok")
+            self.assertNotIn("token", post[1])
 
 
 class PackageTest(unittest.TestCase):

@@ -97,6 +97,83 @@ class VerlPrimeTest(StubCase):
         self.assertEqual(scores, [1.5, 0.0, 0.0, 1.5])
 
 
+# -- OpenRLHF --------------------------------------------------------------------
+
+OPENRLHF_SCENARIO = """
+    import asyncio, json, os
+    from openrlhf.utils.agent import SingleTurnAgentExecutor
+
+    # --reward.remote_url <file>.py: the executor imports the file by path.
+    executor = SingleTurnAgentExecutor(os.environ["REWARD_FILE"])
+
+    class Tokenizer:  # one token per character
+        def __call__(self, text, add_special_tokens=False, return_tensors=None):
+            return {"input_ids": [Ids([ord(c) for c in text])]}
+
+        def decode(self, ids, skip_special_tokens=False):
+            return "".join(chr(i) for i in ids)
+
+    class Ids(list):
+        def tolist(self):
+            return list(self)
+
+    class Engine:  # the vLLM engine's generate: one output
+        def __init__(self, text):
+            self.text = text
+
+        async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
+            out = type("O", (), {"token_ids": [ord(c) for c in self.text], "finish_reason": "stop", "logprobs": None})
+            return type("R", (), {"outputs": [out]})
+
+    class Sampling:
+        max_tokens, logprobs = 64, None
+
+    async def main():
+        labels = ["yes", "status:504", "status:503", "sleep:4", "drop", "status:401"]
+        outs = await asyncio.gather(*[executor.execute("P:", label, Sampling(), 4096, Tokenizer(), Engine("yes"))
+                                      for label in labels])
+        return [{"label": l, "reward": o["reward"], "scores": o["scores"], "extra_logs": o["extra_logs"]}
+                for l, o in zip(labels, outs)]
+
+    print("OUTPUTS " + json.dumps(asyncio.run(main())))
+"""
+
+
+class OpenRLHFRewardFuncTest(StubCase):
+    """openrlhf/utils/agent.py SingleTurnAgentExecutor (__init__ loads the
+    reward_func file by path; execute generates, decodes the query and calls
+    _fetch_rewards_via_func: reward_func in a thread, one sample, exceptions
+    logged and the sample left without a reward), OpenRLHF/OpenRLHF 3c3be62."""
+
+    def test_failed_requests_still_reward_their_samples(self):
+        src = ts.Source("openrlhf")
+        src.require(self)
+        dest = ts.tempdir(self)
+        src.extract(dest, "openrlhf/utils/agent.py", "openrlhf/utils/logging_utils.py")
+        ts.packages(dest, "openrlhf", "openrlhf/utils")
+        ts.write(dest, "aiohttp.py", ts.ANY_MODULE)  # the URL client, not used by a reward_func file
+        r = ts.run_script(dest, OPENRLHF_SCENARIO, env={
+            "REWARD_FILE": os.path.join(HERE, "svbench", "openrlhf_reward.py"), "SVBENCH_URL": self.url,
+            "SVBENCH_TOKEN": "tok", "SVBENCH_ENV": "toy", "SVBENCH_LABELS": "answer", "SVBENCH_TIMEOUT": "2"})
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-6000:])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("OUTPUTS ")]
+        self.assertTrue(line, r.stdout[-3000:] + r.stderr[-6000:])
+        outs = {o["label"]: o for o in json.loads(line[-1][len("OUTPUTS "):])}
+        ok = outs["yes"]
+        self.assertEqual((ok["reward"], ok["scores"]), ([1.5], [1.5]))
+        for label in ("status:504", "status:503", "sleep:4", "drop"):
+            o = outs[label]
+            self.assertEqual((o["reward"], o["scores"]), ([0.0], [0.0]), label)
+            self.assertEqual(sorted(o["extra_logs"]), sorted(ok["extra_logs"]), label)
+            self.assertEqual(o["extra_logs"]["svbench_error"], [1.0], label)
+        # A wrong token scores nothing: OpenRLHF logs it and leaves the sample unrewarded.
+        self.assertIsNone(outs["status:401"]["reward"])
+        self.assertIn("Failed to fetch reward", r.stdout + r.stderr)
+        for post in self.posts():
+            self.assertEqual(post[3], "Bearer tok")
+            self.assertNotIn("token", post[1])
+
+
 # -- verl agent loop ---------------------------------------------------------------
 
 # Our scripted policy for E2 rows: scan the file with the right scanner and
