@@ -382,7 +382,7 @@ class PackageTest(unittest.TestCase):
                 self.assertEqual(b.returncode, 0, b.stdout + b.stderr)
             else:
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            code = ("import svbench, svbench_client, svbench.verl, svbench.trl, svbench.openrlhf_reward;"
+            code = ("import svbench, svbench_client, svbench.verl, svbench.trl, svbench.openrlhf_reward, svbench.nemo_gym;"
                     "print(svbench.__file__)")
             r = subprocess.run([sys.executable, "-I", "-c", "import sys; sys.path.insert(0, %r); %s" % (target, code)],
                                capture_output=True, text=True, cwd=tmp)

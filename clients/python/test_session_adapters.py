@@ -105,6 +105,18 @@ class OfflineTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             _session.Episode(c, {"env": "e2"}, idle_timeout_s=-1)
 
+    def test_nemo_gym_row(self):
+        from svbench import nemo_gym
+
+        ex = {"example_id": 7, "prompt": [{"role": "user", "content": "audit a.yaml"}],
+              "tools": [{"type": "function", "function": {"name": "run_opa", "description": "d",
+                                                          "parameters": {"type": "object"}}}]}
+        self.assertEqual(nemo_gym.row("e2", ex), {
+            "responses_create_params": {"input": ex["prompt"], "tools": [
+                {"type": "function", "name": "run_opa", "description": "d", "parameters": {"type": "object"}}]},
+            "verifier_metadata": {"env": "e2", "example_id": "7"}})
+        self.assertNotIn("tools", nemo_gym.row("e1", dict(ex, tools=[]))["responses_create_params"])
+
     def test_tool_method_schema(self):
         m = trl_env._tool_method({"name": "run_x", "description": "Run x\non a file.", "parameters": {
             "type": "object", "required": ["path"],

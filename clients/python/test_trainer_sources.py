@@ -455,6 +455,297 @@ class VerlAgentLoopTest(unittest.TestCase):
             self.assertEqual(list(theirs["sessions"].values()), ["open"], theirs)
 
 
+# -- verifiers: the NeMo Gym taskset against svbench's resources-server routes ----
+
+HTTPX = '''
+    """httpx.AsyncClient as NeMoGymState.post uses it: headers and cookies on
+    every request, post(url, json=), the answer's status, text, json and
+    Set-Cookie values."""
+    import asyncio
+    import http.cookies
+    import json as _json
+    import urllib.error
+    import urllib.request
+
+
+    class HTTPError(Exception):
+        pass
+
+
+    class HTTPStatusError(HTTPError):
+        def __init__(self, message, response):
+            super().__init__(message)
+            self.response = response
+
+
+    class Timeout:
+        def __init__(self, *a, **k):
+            pass
+
+
+    class Response:
+        def __init__(self, status, headers, body):
+            self.status_code, self.headers, self.content = status, headers, body
+            self.text = body.decode("utf-8", "replace")
+            self.cookies = {}
+            for value in headers.get_all("Set-Cookie") or []:
+                jar = http.cookies.SimpleCookie()
+                jar.load(value)
+                self.cookies.update({k: m.value for k, m in jar.items()})
+
+        @property
+        def is_success(self):
+            return 200 <= self.status_code < 300
+
+        def json(self):
+            return _json.loads(self.text)
+
+        def raise_for_status(self):
+            if not self.is_success:
+                raise HTTPStatusError("%d %s" % (self.status_code, self.text[:300]), self)
+            return self
+
+
+    class AsyncClient:
+        def __init__(self, headers=None, cookies=None, timeout=None, **kwargs):
+            self.headers, self.cookies, self.timeout = dict(headers or {}), dict(cookies or {}), timeout
+
+        async def __aenter__(self):
+            return self
+
+        async def __aexit__(self, *exc):
+            return False
+
+        async def post(self, url, json=None):
+            return await asyncio.to_thread(self._post, url, json)
+
+        def _post(self, url, body):
+            headers = {"Content-Type": "application/json", **self.headers}
+            if self.cookies:
+                headers["Cookie"] = "; ".join("%s=%s" % kv for kv in self.cookies.items())
+            req = urllib.request.Request(url, data=_json.dumps(body).encode(), headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as r:
+                    return Response(r.status, r.headers, r.read())
+            except urllib.error.HTTPError as e:
+                return Response(e.code, e.headers, e.read())
+'''
+
+
+def verifiers_nemo_gym_tree(src: ts.Source, dest: str) -> None:
+    """verifiers/v1/tasksets/nemo_gym (taskset, toolset, response) with
+    verifiers' message types, State and reward decorator as they are; the
+    v1 framework around them (Task, Taskset, the MCP toolset base, runtimes,
+    the Responses dialect) and httpx/mcp stood in for."""
+    src.extract(dest,
+                "verifiers/v1/tasksets/nemo_gym/__init__.py",
+                "verifiers/v1/tasksets/nemo_gym/taskset.py",
+                "verifiers/v1/tasksets/nemo_gym/toolset.py",
+                "verifiers/v1/tasksets/nemo_gym/response.py",
+                "verifiers/v1/types.py",
+                "verifiers/v1/state.py",
+                "verifiers/v1/utils/generic.py",
+                "verifiers/v1/utils/decorators.py")
+    ts.packages(dest, "verifiers", "verifiers/v1", "verifiers/v1/tasksets", "verifiers/v1/utils",
+                "verifiers/v1/dialects", "verifiers/v1/envs", "renderers", "mcp", "mcp/client", "mcp/server")
+    ts.write(dest, "renderers/base.py", "MultiModalData = dict\n")
+    ts.write(dest, "httpx.py", HTTPX)
+    ts.write(dest, "mcp/__init__.py", "class ClientSession:\n    pass\n")
+    ts.write(dest, "mcp/types.py", '''
+        class _Fields:
+            def __init__(self, **fields):
+                self.__dict__.update(fields)
+
+
+        class CallToolResult(_Fields):
+            pass
+
+
+        class TextContent(_Fields):
+            pass
+
+
+        class Tool(_Fields):
+            pass
+        ''')
+    ts.write(dest, "mcp/client/streamable_http.py", "create_mcp_http_client = streamable_http_client = None\n")
+    ts.write(dest, "mcp/server/fastmcp.py", "class FastMCP:\n    pass\n")
+    ts.write(dest, "verifiers/v1/mcp.py", '''
+        from typing import Generic, TypeVar
+
+        from pydantic import BaseModel
+
+        C = TypeVar("C")
+        S = TypeVar("S")
+
+
+        class SharedToolsetConfig(BaseModel):
+            pass
+
+
+        class Toolset(Generic[C, S]):
+            def __init__(self, config=None):
+                self.config, self.state = config, None
+        ''')
+    ts.write(dest, "verifiers/v1/task.py", '''
+        from typing import Any, Generic, TypeVar
+
+        from pydantic import BaseModel
+
+        D, S, C = TypeVar("D"), TypeVar("S"), TypeVar("C")
+
+
+        class TaskConfig(BaseModel):
+            pass
+
+
+        class TaskData(BaseModel):
+            idx: int
+            name: str
+            prompt: list[Any]
+
+
+        class Task(Generic[D, S, C]):
+            def __init__(self, data, config):
+                self.data, self.config = data, config
+        ''')
+    ts.write(dest, "verifiers/v1/taskset.py", '''
+        from typing import Generic, TypeVar
+
+        from pydantic import BaseModel
+
+        T, C = TypeVar("T"), TypeVar("C")
+
+
+        class TasksetConfig(BaseModel):
+            pass
+
+
+        class Taskset(Generic[T, C]):
+            def __init__(self, config):
+                self.config = config
+        ''')
+    ts.write(dest, "verifiers/v1/dialects/responses.py", '''
+        class ResponsesDialect:
+            def parse_request(self, params):
+                return type("Request", (), {"messages": list(params["input"])})()
+        ''')
+    ts.write(dest, "verifiers/v1/envs/single_agent.py", "class SingleAgentEnv:\n    pass\n")
+    ts.write(dest, "verifiers/v1/runtimes.py", ts.ANY_MODULE)
+    ts.write(dest, "verifiers/v1/trace.py", "class Trace:\n    pass\n")
+    ts.write(dest, "e2_policy.py", E2_POLICY)
+
+
+VERIFIERS_NEMO_GYM_SCENARIO = """
+    import asyncio, json, os, time
+    import svbench
+    from svbench import nemo_gym
+    from verifiers.v1.tasksets.nemo_gym import NeMoGymConfig, NeMoGymTaskset
+    from verifiers.v1.tasksets.nemo_gym.toolset import NeMoGymState, NeMoGymToolset
+    from verifiers.v1.types import AssistantMessage, ToolCall, ToolMessage
+    from e2_policy import e2_answer, e2_calls
+
+    URL, TOKEN = os.environ["SVBENCH_URL"], os.environ["SVBENCH_TOKEN"]
+    client = svbench.Client()
+    picked = {}
+    for ex in client.examples("e2", limit=200)["examples"]:
+        picked.setdefault(ex["meta"].get("fixture_type"), ex)
+    with open("svbench_e2.jsonl", "w") as f:  # python3 -m svbench.nemo_gym e2
+        for ex in (picked["k8s"], picked["tf"]):
+            f.write(json.dumps(nemo_gym.row("e2", ex)) + "\\n")
+
+    class Node:
+        def __init__(self, message, sampled):
+            self.message, self.sampled, self.timestamp = message, sampled, time.time()
+
+    class Trace:  # what the taskset and trace_to_nemo_response read of a Trace
+        def __init__(self):
+            self.id, self.state, self.info, self.metrics, self.branches = "t1", NeMoGymState(), {}, {}, []
+
+        def record_metric(self, name, value):
+            self.metrics[name] = value
+
+    async def rollout(task, tools_config):
+        trace = Trace()
+        await task.setup(trace, None)  # POST /seed_session with the row; keeps the cookie
+        toolset = NeMoGymToolset(tools_config)
+        toolset.state = trace.state  # the shared tool server's per-rollout state
+        listed = [t.name for t in await toolset.list_tools()]
+        calls = [ToolCall(id="call_%d" % i, name=c["function"]["name"], arguments=json.dumps(c["function"]["arguments"]))
+                 for i, c in enumerate(e2_calls(task.data.prompt))]
+        nodes = [Node(AssistantMessage(content="", tool_calls=calls), True)]
+        for call in calls:  # the harness's tool calls through the toolset: POST /<tool> with the cookie
+            result = await toolset.call_tool(call.name, json.loads(call.arguments))
+            assert not result.isError, result.content[0].text
+            nodes.append(Node(ToolMessage(tool_call_id=call.id, content=result.content[0].text), False))
+        answer = e2_answer([{"content": n.message.content} for n in nodes[1:]])
+        nodes.append(Node(AssistantMessage(content=answer), True))
+        trace.branches = [type("Branch", (), {"nodes": nodes})()]
+        reward = await task.nemo_gym(trace)  # POST /verify with the row and the Responses object
+        after = await trace.state.post(calls[0].name, json.loads(calls[0].arguments))
+        transcript = [{"role": "assistant", "content": "", "tool_calls": [c.model_dump() for c in calls]}]
+        transcript += [{"role": "tool", "tool_call_id": n.message.tool_call_id, "content": n.message.content}
+                       for n in nodes[1:-1]]
+        transcript.append({"role": "assistant", "content": answer})
+        return {"example_id": task.data.row["verifier_metadata"]["example_id"], "reward": reward, "tools": listed,
+                "metrics": trace.metrics, "after_verify": after.status_code, "transcript": transcript,
+                "cookies": sorted(trace.state.cookies)}
+
+    async def main():
+        config = NeMoGymConfig(dataset="svbench_e2.jsonl",
+                               task={"resources_url": URL, "headers": {"Authorization": "Bearer " + TOKEN}})
+        tasks = list(NeMoGymTaskset(config).load())
+        out = [await rollout(t, config.tools) for t in tasks]
+        bare = NeMoGymConfig(dataset="svbench_e2.jsonl", task={"resources_url": URL})
+        try:
+            await rollout(list(NeMoGymTaskset(bare).load())[0], bare.tools)
+            unauthenticated = "accepted"
+        except Exception as e:  # raise_for_status on /seed_session
+            unauthenticated = str(e)[:3]
+        return {"rollouts": out, "without_token": unauthenticated}
+
+    print("NEMO " + json.dumps(asyncio.run(main())))
+"""
+
+
+@live
+class VerifiersNeMoGymTest(unittest.TestCase):
+    """verifiers/v1/tasksets/nemo_gym (NeMoGymTaskset.load, NeMoGymTask.setup
+    and its nemo_gym reward, NeMoGymState.post with headers and the cookie,
+    NeMoGymToolset.list_tools/call_tool on the row's direct tools,
+    trace_to_nemo_response), PrimeIntellect-ai/verifiers a60a606, against
+    svbench's /seed_session, /<tool>, /verify with a bearer token; the E2
+    fixtures of test_session_adapters (a k8s and a Terraform row, scanner
+    and OPA calls, an answer listing the findings)."""
+
+    def test_e2_rollouts_with_a_token_and_native_tools(self):
+        ts.require_modules(self, "pydantic", "typing_extensions")
+        src = ts.Source("verifiers")
+        src.require(self)
+        if not os.environ.get("SVBENCH_TOKEN"):
+            self.skipTest("SVBENCH_TOKEN not set: the test is about a server that requires one")
+        dest = ts.tempdir(self)
+        verifiers_nemo_gym_tree(src, dest)
+        r = ts.run_script(dest, VERIFIERS_NEMO_GYM_SCENARIO, env={"SVBENCH_URL": LIVE})
+        self.assertEqual(r.returncode, 0, r.stdout[-3000:] + r.stderr[-6000:])
+        line = [ln for ln in r.stdout.splitlines() if ln.startswith("NEMO ")]
+        self.assertTrue(line, r.stdout[-3000:] + r.stderr[-6000:])
+        out = json.loads(line[-1][len("NEMO "):])
+        c = svbench.Client(url=LIVE)
+        self.assertEqual(len(out["rollouts"]), 2)
+        for ro in out["rollouts"]:
+            want = c.score([{"env": "e2", "example_id": ro["example_id"], "completion": ro["transcript"]}])[0]
+            self.assertAlmostEqual(ro["reward"], want["reward"], places=9)
+            self.assertGreater(ro["reward"], 0)
+            for name, value in want["components"].items():
+                self.assertAlmostEqual(ro["metrics"][name], value, places=9)
+            self.assertEqual(ro["metrics"].get("svbench_solved"), 1.0 if want.get("solved") else 0.0)
+            self.assertEqual(set(ro["tools"]), {"run_kubelinter", "run_trivy", "run_opa"})
+            self.assertEqual(ro["cookies"], ["svbench_nemo_gym_session"])
+            self.assertGreaterEqual(ro["after_verify"], 400, "verify closes the cookie's session")
+        self.assertEqual(out["without_token"], "401")
+
+
 # -- TRL -----------------------------------------------------------------------
 
 
@@ -522,6 +813,7 @@ def trl_async_tree(src: ts.Source, dest: str) -> None:
     # vLLM, and runs the tool calls through the loop's own _execute_tool_calls.
     ts.write(dest, "scripted_loop.py", '''
         import collections
+        import json
         import uuid
 
         from e2_policy import e2_answer, e2_calls
@@ -543,6 +835,21 @@ def trl_async_tree(src: ts.Source, dest: str) -> None:
                 answer = {"role": "assistant", "content": e2_answer(tool_messages, report=n[group_id] % 2 == 1)}
                 seq = TrainingSequence([1, 2, 3, 4], [0, 1, 1, 1], [0.0] * 4, uuid.uuid4().hex)
                 return [first] + tool_messages + [answer], [2, 3, 4], [seq], n_calls, n_failures, None
+
+
+            async def _run_loops(self, stop_event):
+                try:
+                    await super()._run_loops(stop_event)
+                finally:
+                    # TRL never says a pooled environment's rollout is over, and
+                    # the child ends with os._exit: record what is left open,
+                    # then close it (the test's clean-up, not the adapter's).
+                    left = [env.episode for pool in self._environment_pool.values() for env in pool
+                            if env.episode is not None and not env.episode.done]
+                    with open("left_open.json", "w") as f:
+                        json.dump([ep.session_id for ep in left], f)
+                    for ep in left:
+                        ep.close()
 
 
         class ScriptedWorker(AsyncRolloutWorker):
@@ -573,8 +880,11 @@ ASYNC_GRPO_SCENARIO = """
         samples = [worker.rollout_buffer.get(timeout=300) for _ in range(4)]
     finally:
         worker.stop()
+    with open("left_open.json") as f:
+        left_open = json.load(f)
     print("SAMPLES " + json.dumps([{"prompt": s.prompt, "completion": s.completion, "metrics": s.metrics,
                                     "advantage": s.advantage, "group": s.group_id} for s in samples]))
+    print("LEFT_OPEN " + json.dumps(left_open))
 """
 
 
@@ -617,6 +927,10 @@ class TRLAsyncGRPOTest(unittest.TestCase):
             totals.append(want["reward"])
         self.assertGreater(max(totals), min(totals))
         self.assertTrue(any(s["advantage"] != 0 for s in samples))
+        # Sessions still open when the worker stopped: at most one per pooled
+        # environment (max_inflight_tasks=2).
+        left = json.loads([ln for ln in r.stdout.splitlines() if ln.startswith("LEFT_OPEN ")][-1][len("LEFT_OPEN "):])
+        self.assertLessEqual(len(left), 2)
 
 
 GRPO_SCENARIO = """

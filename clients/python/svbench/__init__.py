@@ -3,10 +3,14 @@
 Standard library only. ``Client`` wraps the HTTP API (server/README.md);
 the adapters follow each trainer's own calling convention:
 
-* TRL: ``trl_reward_funcs(env)`` (async, one per component, None on failed
-  items) with ``trl_reward_weights(env)``; ``trl_reward(env)`` (sync total);
-* verl: ``svbench.verl.compute_score`` / ``compute_score_async``;
+* TRL (GRPOTrainer, AsyncGRPOTrainer): ``trl_reward_funcs(env)`` (one per
+  component, None on failed items; picklable callables) with
+  ``trl_reward_weights(env)``; ``trl_reward(env)`` (the total);
+* verl: ``svbench.verl.compute_score`` / ``compute_score_async`` (every
+  reward manager, prime's process pool included);
 * OpenRLHF: the file ``svbench/openrlhf_reward.py`` (``reward_func``);
+* NeMo Gym rows (NeMo Gym, verifiers' NeMo Gym taskset):
+  ``python3 -m svbench.nemo_gym e2``;
 * verifiers (v0 Rubric, deprecated upstream): ``verifiers_reward(env)``;
   verifiers v1: ``svbench.verifiers_env`` (taskset id ``svbench-verifiers``,
   not imported here: it imports ``verifiers.v1`` when installed).
@@ -17,7 +21,7 @@ Session-backed (tool-using and multi-turn episodes the trainer generates):
 * TRL: ``trl_environment(env)`` (``environment_factory``) with
   ``trl_env_reward_funcs(env)``;
 * verl: ``svbench.verl_tools`` (``SvbenchTool``, ``SvbenchInteraction``,
-  ``compute_score``).
+  the agent loop ``svbench_tool_agent``, ``compute_score``).
 
 The server is found through SVBENCH_URL (default http://127.0.0.1:8080),
 authenticated with SVBENCH_TOKEN when set.
@@ -37,7 +41,7 @@ from svbench.trl_env import trl_env_dataset, trl_env_reward_funcs, trl_environme
 from svbench.verifiers import verifiers_reward
 from svbench.verl import compute_score, compute_score_async
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "DEFAULT_URL",

@@ -52,9 +52,10 @@ with the OpenRLHF agent or verl's interaction.
 
 Under AsyncGRPOTrainer a session stays open after its rollout until the
 pooled instance is reset for the next one (at most one per instance, and
-the pool holds as many instances as rollouts in flight); the last ones
-close when the instance is collected or the server's idle timeout ends
-them.
+the pool holds as many instances as rollouts in flight). The rollout
+process ends with ``os._exit`` (multiprocessing), which collects nothing:
+its last sessions close at the server's idle timeout, which the sessions
+ask to be short (``idle_timeout_s``).
 """
 
 from __future__ import annotations
@@ -154,7 +155,10 @@ class SvbenchToolEnv:
 def _close_last(holder: list[Optional[Episode]]) -> None:
     ep = holder[0]
     if ep is not None and not ep.done:
-        threading.Thread(target=ep.close, daemon=True).start()
+        # Bounded: a finalizer must not hang the thread that collects.
+        t = threading.Thread(target=ep.close, daemon=True)
+        t.start()
+        t.join(5)
 
 
 def _final_message(completion: Any) -> dict[str, Any]:
