@@ -216,8 +216,12 @@ def pin_csprng(seed):
 
     unpin_csprng()
     stream = {"key": hashlib.sha256(b"svbench-csprng:%d" % int(seed)).digest(), "n": 0, "buf": b""}
+    real_urandom = os.urandom
 
     def urandom(size):
+        if _csprng.get("stream") is not stream:
+            # A name bound while pinned outlives the pin: real bytes again.
+            return real_urandom(size)
         size = size.__index__()
         if size < 0:
             raise ValueError("negative argument not allowed")
@@ -242,27 +246,26 @@ def pin_csprng(seed):
     real_open = builtins.open
 
     def open_(file, mode="r", *args, **kwargs):
-        if isinstance(file, (str, bytes)) and os.fsdecode(file) in ("/dev/urandom", "/dev/random") and set(mode) <= set("rb") and "b" in mode:
+        if _csprng.get("stream") is stream and isinstance(file, (str, bytes)) and os.fsdecode(file) in ("/dev/urandom", "/dev/random") and set(mode) <= set("rb") and "b" in mode:
             unbuffered = kwargs.get("buffering", args[0] if args else -1) == 0
             return Device() if unbuffered else io.BufferedReader(Device())
         return real_open(file, mode, *args, **kwargs)
 
-    swap = {os.urandom: urandom, real_open: open_}
+    # Matched by identity: a module attribute's own __hash__ or __eq__ is
+    # never called.
+    swap = {id(real_urandom): (real_urandom, urandom), id(real_open): (real_open, open_)}
     if hasattr(os, "getrandom"):
-        swap[os.getrandom] = getrandom
+        swap[id(os.getrandom)] = (os.getrandom, getrandom)
     undo = []
     for mod in list(sys.modules.values()):
         d = getattr(mod, "__dict__", None)
         if not isinstance(d, dict) or mod is sys.modules.get(__name__):
             continue
         for name, value in list(d.items()):
-            try:
-                new = swap.get(value)
-            except TypeError:  # unhashable
-                continue
-            if new is not None:
+            entry = swap.get(id(value))
+            if entry is not None and entry[0] is value:
                 undo.append((d, name, value))
-                d[name] = new
+                d[name] = entry[1]
     clocks = {n: getattr(time, n) for n in ("time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns")}
     for name, fn in clocks.items():
         undo.append((time.__dict__, name, fn))
@@ -271,10 +274,12 @@ def pin_csprng(seed):
         undo.append((random.__dict__, "_urandom", random.__dict__.get("_urandom")))
         random._urandom = urandom
     _csprng["undo"] = undo
+    _csprng["stream"] = stream
 
 
 def unpin_csprng():
     """Undoes pin_csprng: the OS randomness and the clocks are real again."""
+    _csprng.pop("stream", None)
     for d, name, value in reversed(_csprng.pop("undo", [])):
         d[name] = value
 
