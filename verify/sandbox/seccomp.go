@@ -56,7 +56,36 @@ var deniedEverywhere = append([]uint32{
 	// mapping of them, a memfd is charged to no mount, secret memory to
 	// nothing readable.
 	unix.SYS_SHMGET, unix.SYS_MSGGET, unix.SYS_MEMFD_CREATE, unix.SYS_MEMFD_SECRET,
+	// The rest of SysV IPC: semaphore sets are as persistent and uncounted
+	// as segments, and no sandboxed tool uses any of it (Python's
+	// multiprocessing semaphores are POSIX ones, files in /dev/shm).
+	unix.SYS_SEMGET, unix.SYS_SEMOP, unix.SYS_SEMTIMEDOP, unix.SYS_SEMCTL,
+	unix.SYS_SHMAT, unix.SYS_SHMDT, unix.SYS_SHMCTL, unix.SYS_MSGSND, unix.SYS_MSGRCV, unix.SYS_MSGCTL,
+	// Linux AIO: kernel-side request rings like io_uring's, unused by the
+	// tools (glibc's POSIX AIO is threads in user space).
+	unix.SYS_IO_SETUP, unix.SYS_IO_DESTROY, unix.SYS_IO_SUBMIT, unix.SYS_IO_CANCEL,
+	unix.SYS_IO_GETEVENTS, unix.SYS_IO_PGETEVENTS,
+	// personality turns off address-space randomisation
+	// (ADDR_NO_RANDOMIZE) and makes data executable (READ_IMPLIES_EXEC).
+	unix.SYS_PERSONALITY,
+	// NUMA placement: page migration between nodes of the host, nothing a
+	// unit test needs.
+	unix.SYS_MBIND, unix.SYS_SET_MEMPOLICY, unix.SYS_GET_MEMPOLICY, unix.SYS_SET_MEMPOLICY_HOME_NODE,
+	unix.SYS_MIGRATE_PAGES, unix.SYS_MOVE_PAGES,
+	// pidfds of other processes. The Go runtime probes pidfd_open and
+	// pidfd_send_signal once at start (os.checkPidfd) and on EPERM falls
+	// back to plain pids, as on kernels before 5.3; nothing else calls them
+	// (traced: python3, bandit, openssl, go build and go test).
+	unix.SYS_PIDFD_OPEN, unix.SYS_PIDFD_SEND_SIGNAL,
 }, archDenied...)
+
+// socketFamilies are the address families socket(2) and socketpair(2) may
+// open: local and loopback IP sockets, and netlink, which glibc, the Go
+// runtime and bubblewrap itself (to bring loopback up) use to list
+// interfaces. Every other family (AF_VSOCK to the hypervisor, AF_ALG,
+// AF_PACKET, AF_TIPC, AF_RDS, …) is kernel code the tools never reach and
+// fails with EPERM.
+var socketFamilies = []uint32{unix.AF_UNIX, unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK}
 
 // deniedUnlessNesting are what bubblewrap itself needs to build a nested
 // sandbox: namespaces by clone flags, and the classic mount calls.
@@ -99,6 +128,17 @@ func seccompProgram(nesting bool) ([]bpf.RawInstruction, error) {
 	p = append(p,
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_CLONE3, SkipFalse: 1},
 		bpf.RetConstant{Val: enosys})
+	// socket and socketpair: the family is an int, the low 32 bits of the
+	// first argument, which is all the kernel reads of it either.
+	nf := len(socketFamilies)
+	p = append(p,
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKET, SkipTrue: 1},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.SYS_SOCKETPAIR, SkipFalse: uint8(nf + 3)},
+		bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
+	for i, f := range socketFamilies {
+		p = append(p, bpf.JumpIf{Cond: bpf.JumpEqual, Val: f, SkipTrue: uint8(nf - i)})
+	}
+	p = append(p, bpf.RetConstant{Val: eperm}, bpf.RetConstant{Val: allow})
 	if !nesting {
 		// clone(2) takes the low 32 bits of its flags argument only.
 		p = append(p,
