@@ -7,16 +7,20 @@
 // unwritable file is reported once and bypassed.
 //
 // The file is as untrusted as the model that filled it. An entry is
-// replayed only if it still matches the content hash stored beside it and
-// passes the checks a fresh answer to the same request would: an assistant
+// replayed only if it still matches the MAC stored beside it (HMAC-SHA256
+// under a secret kept in the user's config directory, see DefaultKeyFile,
+// so whoever edits an entry without that secret cannot vouch for the edit)
+// and passes the checks a fresh answer to the same request would: an assistant
 // message, within the request's max_tokens and an absolute size cap,
 // calling only tools the request offered. Any other entry is a miss: the
 // model is asked again, its answer overwrites the entry, and the rejection
 // is counted (Counts; llm.Response.CacheRejected for usage accounting).
-// An entry without a hash (written before hashes existed, or with its hash
-// cleared) is a miss like a wrong hash: it is never given a fresh hash,
-// since anyone who can clear the column could otherwise have any edit
-// blessed on the next read.
+// An entry without a valid MAC (written before MACs existed, with the
+// unkeyed SHA-256 of earlier versions, under another user's key, or with
+// its hash cleared) is a miss like a wrong one: it is never given a fresh
+// MAC, since anyone who can change the column could otherwise have any edit
+// blessed on the next read. Such entries are overwritten as they are asked
+// again, so an old cache migrates by use.
 package cache
 
 import (
@@ -74,6 +78,9 @@ type Options struct {
 	// read into memory and counts as rejected (DefaultMaxEntryBytes when
 	// 0).
 	MaxEntryBytes int64
+	// KeyFile holds the secret entries are MAC'd with; DefaultKeyFile when
+	// empty. It is created, owner-only, on first use.
+	KeyFile string
 	// Warn receives the one error that makes the cache bypass itself.
 	Warn func(error)
 	// Now replaces the clock in tests.
@@ -93,9 +100,10 @@ func DefaultDir() (string, error) {
 // Cache is an open response cache, safe for concurrent use. Reads run in
 // parallel (WAL); writes go through one writer at a time.
 type Cache struct {
-	db   *sql.DB
-	path string
-	opts Options
+	db     *sql.DB
+	path   string
+	opts   Options
+	secret []byte // the HMAC key of entries' sums
 
 	wmu  sync.Mutex // the single writer
 	size atomic.Int64
@@ -116,6 +124,13 @@ func (o Options) withDefaults() (Options, error) {
 			return o, err
 		}
 		o.Dir = d
+	}
+	if o.KeyFile == "" {
+		k, err := DefaultKeyFile()
+		if err != nil {
+			return o, err
+		}
+		o.KeyFile = k
 	}
 	if o.MaxAge <= 0 {
 		o.MaxAge = DefaultMaxAge
@@ -146,6 +161,10 @@ func Open(ctx context.Context, opts Options) (*Cache, error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("response cache: %w", err)
 	}
+	secret, err := loadKey(opts.KeyFile)
+	if err != nil {
+		return nil, err
+	}
 	path := filepath.Join(opts.Dir, FileName)
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
@@ -155,7 +174,7 @@ func Open(ctx context.Context, opts Options) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("response cache %s: %w", path, err)
 	}
-	c := &Cache{db: db, path: path, opts: opts}
+	c := &Cache{db: db, path: path, opts: opts, secret: secret}
 	if err := c.init(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("response cache %s: %w (remove it with `svbench cache clear --cache-dir %s`, or delete the file)", path, err, opts.Dir)
@@ -394,10 +413,10 @@ func (c *Cache) get(ctx context.Context, key []byte, req llm.Request) (llm.Respo
 		return llm.Response{}, reject(RejectSize, "%d bytes stored, the cap is %d", size, c.opts.MaxEntryBytes), false
 	}
 	if sum == nil {
-		return llm.Response{}, reject(RejectHash, "no content hash (written by an older svbench, or the hash was cleared)"), false
+		return llm.Response{}, reject(RejectHash, "no content MAC (written by an older svbench, or the MAC was cleared)"), false
 	}
-	if !sumMatches(sum, key, val) {
-		return llm.Response{}, reject(RejectHash, "content hash mismatch (the entry was changed after it was written)"), false
+	if !c.sumMatches(sum, key, val) {
+		return llm.Response{}, reject(RejectHash, "content MAC mismatch (the entry was changed after it was written, or written under another key or by an older svbench)"), false
 	}
 	resp, rerr := decodeEntry(req, val)
 	if rerr != nil {
@@ -442,7 +461,7 @@ func (c *Cache) put(ctx context.Context, key []byte, req llm.Request, resp llm.R
 		return
 	}
 	_, err = c.db.ExecContext(ctx, "INSERT OR REPLACE INTO responses(key, created, model, size, value, sum) VALUES (?, ?, ?, ?, ?, ?)",
-		key, c.opts.Now().UnixNano(), req.Model, len(val), val, entrySum(key, val))
+		key, c.opts.Now().UnixNano(), req.Model, len(val), val, c.entrySum(key, val))
 	if err != nil {
 		c.fail(fmt.Errorf("response cache %s: write: %w", c.path, err))
 		return

@@ -1,8 +1,8 @@
 package cache
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 
@@ -63,20 +63,22 @@ func reject(reason, format string, args ...any) *rejectError {
 	return &rejectError{reason: reason, msg: fmt.Sprintf(format, args...)}
 }
 
-// entrySum binds an entry's bytes to its key: an edited value, or a value
-// moved to another request's key, no longer matches. It is a checksum, not
-// a signature: whoever can write the file can recompute it, which is why
-// every replayed entry is also validated against its request.
-func entrySum(key, val []byte) []byte {
-	h := sha256.New()
-	h.Write([]byte("svbench response cache v1\x00"))
+// entrySum binds an entry's bytes to its key under the cache's secret: an
+// edited value, or a value moved to another request's key, no longer
+// matches, and an unkeyed hash recomputed by whoever edited the file does
+// not either. Anyone who can read the key file can still forge one, which
+// is why every replayed entry is also validated against its request. The
+// key is a fixed-length SHA-256, so key‖val splits one way only.
+func (c *Cache) entrySum(key, val []byte) []byte {
+	h := hmac.New(sha256.New, c.secret)
+	h.Write([]byte("svbench response cache v2\x00"))
 	h.Write(key)
 	h.Write(val)
 	return h.Sum(nil)
 }
 
-func sumMatches(want, key, val []byte) bool {
-	return subtle.ConstantTimeCompare(want, entrySum(key, val)) == 1
+func (c *Cache) sumMatches(want, key, val []byte) bool {
+	return hmac.Equal(want, c.entrySum(key, val))
 }
 
 // decodeEntry reads a stored value and checks it against the request it is
