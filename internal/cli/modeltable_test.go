@@ -19,8 +19,8 @@ func TestModelTableInScoreboardAndLeaderboard(t *testing.T) {
 			t.Fatalf("eval %v: exit %d: %s", a, code, stderr)
 		}
 	}
-	wants := []string{"## Models across environments", "network-logs: accuracy (reward ∈ [-0.5, 2.5])", "toy-parity: mean_reward (reward ∈ [0, 1.1])",
-		"| builtin:count | — | 1.1000 [1.1000, 1.1000]", "| builtin:features | 0.8000 [0.4000, 1.0000]"}
+	wants := []string{"## Models across environments", "network-logs: accuracy (reward ∈ [-0.5, 2.8])", "toy-parity: mean_reward (reward ∈ [0, 1.1])",
+		"| builtin:count | — | 1.1000 [1.1000, 1.1000]", "| builtin:features | 1.0000 [1.0000, 1.0000]"}
 	for _, cmd := range []string{"scoreboard", "leaderboard"} {
 		out := t.TempDir()
 		if code, _, stderr := runCLI(t, cmd, "--root", root, "--out", out); code != 0 {
