@@ -20,7 +20,9 @@ import (
 //     "s3:**") is the service's "s3:*"; "*:*" and "?*" are "*";
 //   - an Allow with NotAction grants every action but a few: "*";
 //   - an Allow whose patterns match every catalogued action of a service
-//     between them ("s3:A*" … "s3:Z*") is that service's "s3:*";
+//     between them ("s3:A*" … "s3:Z*"), more than half of them, or one that
+//     lets its holder write its own permissions (collapseEnumerations) is
+//     that service's "s3:*" ("*" for IAM's);
 //   - an Allow of "*" grants every service's "svc:*" too: the ones the
 //     original allowed are listed beside it, so replacing "s3:*" by "*"
 //     (or by an Allow of everything but IAM) still allows "s3:*";

@@ -24,13 +24,17 @@ import (
 //
 //   - an image without tag or digest is `:latest`;
 //   - an unset allowPrivilegeEscalation is true (the runtime's default);
-//   - capability names are upper case without `CAP_`;
+//   - capability names are upper case without `CAP_`, and an added
+//     capability of the escape class (escapeClass) adds SYS_ADMIN;
+//   - a volume whose claim can bind a hostPath or local PersistentVolume of
+//     the file is that hostPath (claimedHostPaths);
 //   - host paths are cleaned (`//etc` is /etc), /run is /var/run, and a
 //     directory above a sensitive path the original mounted mounts that path;
 //   - a resource quantity that limits nothing (a limit as large as a whole
 //     large node: 64 CPU cores or 256 GiB of memory, the size of an
-//     m7i.16xlarge, n2-standard-64 or D64s v5; a CPU request under 10m, a
-//     memory request under 4 MiB, an unparsable quantity) is unset. A
+//     m7i.16xlarge, n2-standard-64 or D64s v5; a memory limit 64 times its
+//     request or more; a CPU request under 10m, a memory request under
+//     4 MiB, an unparsable quantity) is unset. A
 //     container limited to a whole node is limited by the node, not by its
 //     limit: "255" cores or 1023Gi are the unset limit in other words;
 //   - an environment value read through the downward API from the pod's own
@@ -209,7 +213,10 @@ func (c *k8sCanon) doc(d *yaml.Node) bool {
 	}
 	obj := objectKey(d)
 	origSpec := podSpec(c.orig[obj])
-	changed := c.hostPaths(obj, spec, origSpec)
+	changed := c.claimedHostPaths(obj, d, spec)
+	if c.hostPaths(obj, spec, origSpec) {
+		changed = true
+	}
 	origCtr := map[string]*yaml.Node{}
 	for _, oc := range containers(origSpec, true) {
 		origCtr[scalarValue(mget(oc, "name"))] = oc
@@ -259,6 +266,9 @@ func (c *k8sCanon) container(name string, doc, ctr, orig *yaml.Node) bool {
 			}
 		}
 	}
+	if c.escapeCapabilities(name, mpath(ctr, "securityContext", "capabilities", "add")) {
+		changed = true
+	}
 	if c.resources(name, ctr) {
 		changed = true
 	}
@@ -294,6 +304,9 @@ func (c *k8sCanon) resources(name string, ctr *yaml.Node) bool {
 		case b.section == "requests" && q.Cmp(bound) < 0:
 			why = "reserves nothing (under " + b.bound + ")"
 		}
+		if why == "" && b.section == "limits" && b.res == "memory" {
+			why = overcommitted(q, mget(mget(res, "requests"), "memory"))
+		}
 		if why == "" {
 			continue
 		}
@@ -302,6 +315,32 @@ func (c *k8sCanon) resources(name string, ctr *yaml.Node) bool {
 		changed = true
 	}
 	return changed
+}
+
+// maxMemoryOvercommit bounds a memory limit by the request beside it. The
+// request is what the scheduler reserves for the container (Kubernetes
+// copies the limit into it when none is set); memory cannot be taken back
+// from a running container except by killing one, so a limit far above the
+// reservation protects the neighbours no more than no limit: a container
+// that may use what 64 containers of its size were promised is limited by
+// the node, not by its limit. Honest limits sit at 1–4 times their request
+// (the corpus: 2).
+const maxMemoryOvercommit = 64
+
+// overcommitted says why a memory limit limits nothing beside its request
+// ("" when it does): at least maxMemoryOvercommit times it.
+func overcommitted(limit resource.Quantity, request *yaml.Node) string {
+	if request == nil || request.Kind != yaml.ScalarNode {
+		return ""
+	}
+	r, err := resource.ParseQuantity(request.Value)
+	if err != nil || r.Sign() <= 0 {
+		return ""
+	}
+	if limit.AsApproximateFloat64() >= maxMemoryOvercommit*r.AsApproximateFloat64() {
+		return fmt.Sprintf("limits nothing (%d times the %s request or more)", maxMemoryOvercommit, request.Value)
+	}
+	return ""
 }
 
 var fieldRefKey = regexp.MustCompile(`^metadata\.(annotations|labels)\['([^']*)'\]$`)
@@ -440,6 +479,210 @@ func (c *k8sCanon) hostPaths(obj string, spec, origSpec *yaml.Node) bool {
 		}
 	}
 	return changed
+}
+
+// escapeClass are the capabilities that each let a container act on
+// the node outside its own isolation, so swapping one for another removes
+// nothing: SYS_ADMIN (mounts, cgroups, namespaces), SYS_MODULE (kernel
+// modules), SYS_RAWIO (raw device and port I/O, /dev/mem), SYS_PTRACE
+// (other processes, the host's with hostPID), SYS_BOOT (kexec a new
+// kernel), DAC_READ_SEARCH (open_by_handle_at reads any host file: the
+// "shocker" escape), BPF and PERFMON (kernel programs and tracing that
+// read and write kernel memory), MAC_ADMIN and MAC_OVERRIDE (the AppArmor
+// or SELinux confinement itself), and ALL, which holds them. The scanners
+// know SYS_ADMIN (kube-linter's privilege-escalation-container reads only
+// that name), so a container that adds any of the class adds SYS_ADMIN for
+// them. NET_ADMIN is not in the class: it reconfigures the pod's own
+// network namespace (the node's only with hostNetwork, which is its own
+// finding), and svbench's OPA policy still reports it.
+var escapeClass = map[string]bool{
+	"SYS_ADMIN": true, "SYS_MODULE": true, "SYS_RAWIO": true, "SYS_PTRACE": true, "SYS_BOOT": true,
+	"DAC_READ_SEARCH": true, "BPF": true, "PERFMON": true, "MAC_ADMIN": true, "MAC_OVERRIDE": true, "ALL": true,
+}
+
+// escapeCapabilities adds SYS_ADMIN to an add list that holds another
+// capability of the escape class (names already canonical).
+func (c *k8sCanon) escapeCapabilities(name string, add *yaml.Node) bool {
+	var class []string
+	for _, x := range seqItems(add) {
+		if x.Kind != yaml.ScalarNode {
+			continue
+		}
+		if x.Value == "SYS_ADMIN" {
+			return false
+		}
+		if escapeClass[x.Value] {
+			class = append(class, x.Value)
+		}
+	}
+	if len(class) == 0 {
+		return false
+	}
+	add.Content = append(add.Content, strNode("SYS_ADMIN"))
+	c.note(name, "capabilities %s escape the container as SYS_ADMIN does: SYS_ADMIN", strings.Join(class, ", "))
+	return true
+}
+
+// claimedHostPaths follows a pod's claims to the PersistentVolumes of the
+// same file they can bind: a claim that can bind a hostPath (or local)
+// volume mounts that host path, so the volume is written as the hostPath
+// it is. Binding is judged as Kubernetes' static binder may decide it,
+// failing closed where the file leaves it open: a claim's volumeName
+// binds only that volume; a volume's claimRef reserves it for that claim;
+// otherwise a claim binds a volume of its storage class (a claim without
+// one may get the cluster's default class, whose name the file does not
+// say, so it may bind any) whose labels its selector matches. Capacity and
+// access modes are not compared. A StatefulSet's volumeClaimTemplates
+// are claims named <template>-<set>-<ordinal>.
+func (c *k8sCanon) claimedHostPaths(obj string, d, spec *yaml.Node) bool {
+	ns := scalarValue(mpath(d, "metadata", "namespace"))
+	changed := false
+	for _, v := range seqItems(mget(spec, "volumes")) {
+		var claimSpec *yaml.Node
+		match := func(string) bool { return false }
+		what := ""
+		if pvc := mget(v, "persistentVolumeClaim"); pvc != nil {
+			name := scalarValue(mget(pvc, "claimName"))
+			claim := c.claim(name, ns)
+			if claim == nil {
+				continue
+			}
+			claimSpec, what = mget(claim, "spec"), "claim "+name
+			match = func(ref string) bool { return ref == name }
+		} else if tmpl := mpath(v, "ephemeral", "volumeClaimTemplate"); tmpl != nil {
+			// The claim is named <pod>-<volume>; a workload's pods have
+			// generated names, so any claimRef may be it.
+			claimSpec, what = mget(tmpl, "spec"), "ephemeral claim "+scalarValue(mget(v, "name"))
+			match = func(string) bool { return true }
+		} else {
+			continue
+		}
+		p, pv := c.boundHostPath(claimSpec, ns, match)
+		if p == "" {
+			continue
+		}
+		for _, k := range []string{"persistentVolumeClaim", "ephemeral"} {
+			mdel(v, k)
+		}
+		mset(v, "hostPath", mapNode("path", p))
+		c.note(obj, "volume %s: %s can bind PersistentVolume %s, the host path %s", scalarValue(mget(v, "name")), what, pv, p)
+		changed = true
+	}
+	if scalarValue(mget(d, "kind")) != "StatefulSet" {
+		return changed
+	}
+	set := scalarValue(mpath(d, "metadata", "name"))
+	for _, t := range seqItems(mpath(d, "spec", "volumeClaimTemplates")) {
+		name := scalarValue(mpath(t, "metadata", "name"))
+		prefix := name + "-" + set + "-"
+		p, pv := c.boundHostPath(mget(t, "spec"), ns, func(ref string) bool { return strings.HasPrefix(ref, prefix) })
+		if p == "" {
+			continue
+		}
+		vols := mget(spec, "volumes")
+		if vols == nil || vols.Kind != yaml.SequenceNode {
+			vols = seqNode()
+			mset(spec, "volumes", vols)
+		}
+		vols.Content = append(vols.Content, mapNode("name", name, "hostPath", mapNode("path", p)))
+		c.note(obj, "volumeClaimTemplate %s can bind PersistentVolume %s, the host path %s", name, pv, p)
+		changed = true
+	}
+	return changed
+}
+
+// claim finds a PersistentVolumeClaim of the file by name in the pod's
+// namespace (a missing namespace is the one the file is applied to).
+func (c *k8sCanon) claim(name, ns string) *yaml.Node {
+	for _, d := range c.docs {
+		if scalarValue(mget(d, "kind")) != "PersistentVolumeClaim" || scalarValue(mpath(d, "metadata", "name")) != name {
+			continue
+		}
+		if cns := scalarValue(mpath(d, "metadata", "namespace")); cns == "" || ns == "" || cns == ns {
+			return d
+		}
+	}
+	return nil
+}
+
+// boundHostPath is the host path of a hostPath or local PersistentVolume
+// of the file that a claim with this spec may bind (a sensitive one first),
+// and the volume's name; "" when none. claimRef tells whether a volume's
+// claimRef names the claim.
+func (c *k8sCanon) boundHostPath(claimSpec *yaml.Node, ns string, claimRef func(string) bool) (string, string) {
+	volumeName := scalarValue(mget(claimSpec, "volumeName"))
+	class, classSet := "", false
+	if n := mget(claimSpec, "storageClassName"); n != nil && n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		class, classSet = n.Value, true
+	}
+	best, bestPV := "", ""
+	for _, d := range c.docs {
+		if scalarValue(mget(d, "kind")) != "PersistentVolume" {
+			continue
+		}
+		pv := scalarValue(mpath(d, "metadata", "name"))
+		spec := mget(d, "spec")
+		p := scalarValue(mpath(spec, "hostPath", "path"))
+		if p == "" {
+			p = scalarValue(mpath(spec, "local", "path"))
+		}
+		if p == "" {
+			continue
+		}
+		switch ref := mget(spec, "claimRef"); {
+		case volumeName != "":
+			if pv != volumeName {
+				continue
+			}
+		case ref != nil:
+			rns := scalarValue(mget(ref, "namespace"))
+			if !claimRef(scalarValue(mget(ref, "name"))) || (rns != "" && ns != "" && rns != ns) {
+				continue
+			}
+		default:
+			if classSet && scalarValue(mget(spec, "storageClassName")) != class {
+				continue
+			}
+			if !selectorMatches(mget(claimSpec, "selector"), mpath(d, "metadata", "labels")) {
+				continue
+			}
+		}
+		if best == "" || (!sensitiveMount(best) && sensitiveMount(p)) {
+			best, bestPV = p, pv
+		}
+	}
+	return best, bestPV
+}
+
+func sensitiveMount(p string) bool {
+	p = canonicalHostPath(p)
+	return sensitiveHostPath(p) || strings.HasSuffix(p, ".sock")
+}
+
+// selectorMatches reports whether a claim's label selector may select a
+// volume's labels; a selector that cannot be read may (fail closed).
+func selectorMatches(selector, lbls *yaml.Node) bool {
+	if selector == nil {
+		return true
+	}
+	v, err := yamlsafe.Value(selector)
+	if err != nil {
+		return true
+	}
+	b, _ := json.Marshal(v)
+	var ls metav1.LabelSelector
+	if json.Unmarshal(b, &ls) != nil {
+		return true
+	}
+	sel, err := metav1.LabelSelectorAsSelector(&ls)
+	if err != nil {
+		return true
+	}
+	set := labels.Set{}
+	for i := 0; lbls != nil && lbls.Kind == yaml.MappingNode && i+1 < len(lbls.Content); i += 2 {
+		set[lbls.Content[i].Value] = lbls.Content[i+1].Value
+	}
+	return sel.Matches(set)
 }
 
 // procRoot is the host's root seen through a process's /proc entry.

@@ -1,9 +1,7 @@
 package configaudit
 
 import (
-	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -203,37 +201,29 @@ resource "aws_iam_policy" "reader" {
   })
 }
 `
-	type patchCase struct {
-		name    string
-		patched string
-		fixed   bool
-	}
-	cases := []struct {
-		name, ft, path, original, id string
-		patches                      []patchCase
-	}{
-		{"ssh server", FixtureK8s, "k8s/shell.yaml", sshd, "kube-linter/ssh-port", []patchCase{
+	cases := []fixCorner{
+		{"ssh server", FixtureK8s, "k8s/shell.yaml", sshd, "kube-linter/ssh-port", []fixPatch{
 			{"drop the declaration, sshd still runs", dropPort(sshd), false},
 		}},
-		{"ssh port on a web server", FixtureK8s, "k8s/web.yaml", web, "kube-linter/ssh-port", []patchCase{
+		{"ssh port on a web server", FixtureK8s, "k8s/web.yaml", web, "kube-linter/ssh-port", []fixPatch{
 			{"drop the stray declaration", dropPort(web), true},
 		}},
-		{"docker socket", FixtureK8s, "k8s/builder.yaml", sockPod, "kube-linter/docker-sock", []patchCase{
+		{"docker socket", FixtureK8s, "k8s/builder.yaml", sockPod, "kube-linter/docker-sock", []fixPatch{
 			{"mount its directory", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /var/run", 1), false},
 			{"reach it through /proc/1/root", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /proc/1/root/var/run/docker.sock", 1), false},
 			{"spell it through /run", strings.Replace(sockPod, "path: /var/run/docker.sock", "path: /run//docker.sock", 1), false},
 			{"hide the path behind an alias", strings.Replace(strings.Replace(sockPod, "path: /var/run/docker.sock", "path: *sock", 1), "  name: builder\n", "  name: builder\n  annotations:\n    note: &sock /var/run/docker.sock\n", 1), false},
 			{"remove the volume", strings.Replace(strings.Replace(sockPod, "      volumeMounts:\n        - {name: sock, mountPath: /var/run/docker.sock}\n", "", 1), "  volumes:\n    - name: sock\n      hostPath:\n        path: /var/run/docker.sock\n", "", 1), true},
 		}},
-		{"secret in env", FixtureK8s, "k8s/api.yaml", secretPod, "opa/K8S_SECRET_IN_ENV", []patchCase{
+		{"secret in env", FixtureK8s, "k8s/api.yaml", secretPod, "opa/K8S_SECRET_IN_ENV", []fixPatch{
 			{"move it to a ConfigMap in the same file", strings.Replace(secretPod, "          value: hunter2hunter2\n", "          valueFrom:\n            configMapKeyRef: {name: api-config, key: pw}\n", 1) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api-config\n  namespace: app\ndata:\n  pw: hunter2hunter2\n", false},
 			{"read it from a Secret", strings.Replace(secretPod, "          value: hunter2hunter2\n", "          valueFrom:\n            secretKeyRef: {name: api-secrets, key: db_password}\n", 1), true},
 		}},
-		{"cluster-admin binding", FixtureK8s, "k8s/rbac.yaml", binding, "kube-linter/cluster-admin-role-binding", []patchCase{
+		{"cluster-admin binding", FixtureK8s, "k8s/rbac.yaml", binding, "kube-linter/cluster-admin-role-binding", []fixPatch{
 			{"aggregate every role with an empty selector", strings.Replace(binding, "name: cluster-admin", "name: everything", 1) + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: everything\naggregationRule:\n  clusterRoleSelectors:\n    - {}\nrules: []\n", false},
 			{"bind view instead", strings.Replace(binding, "name: cluster-admin", "name: view", 1), true},
 		}},
-		{"open SSH ingress", FixtureTF, "tf/sg.tf", tfSG, "trivy/AVD-AWS-0107", []patchCase{
+		{"open SSH ingress", FixtureTF, "tf/sg.tf", tfSG, "trivy/AVD-AWS-0107", []fixPatch{
 			{"three prefixes that cover everything", strings.Replace(tfSG, `["0.0.0.0/0"]`, `["0.0.0.0/2", "64.0.0.0/2", "128.0.0.0/1"]`, 1), false},
 			{"a local that evaluates to the open range", strings.Replace(tfSG, `["0.0.0.0/0"]`, `[local.any]`, 1) + "\nlocals {\n  any = cidrsubnet(\"0.0.0.0/0\", 0, 0)\n}\n", false},
 			{"a data source", strings.Replace(tfSG, `["0.0.0.0/0"]`, `data.aws_ip_ranges.all.cidr_blocks`, 1), false},
@@ -242,11 +232,11 @@ resource "aws_iam_policy" "reader" {
 			{"a quarter inline and the rest in rule resources", ruleQuarters, false},
 			{"two offices in two blocks", twoOffices, true},
 		}},
-		{"open SSH beside a closed rule", FixtureTF, "tf/edge.tf", tfTwoRules, "trivy/AVD-AWS-0107", []patchCase{
+		{"open SSH beside a closed rule", FixtureTF, "tf/edge.tf", tfTwoRules, "trivy/AVD-AWS-0107", []fixPatch{
 			{"swap the blocks, then make the open range unknown", swapped, false},
 			{"close it", strings.Replace(tfTwoRules, `["0.0.0.0/0"]`, `["10.20.0.0/16"]`, 1), true},
 		}},
-		{"S3 full access in an IAM policy", FixtureTF, "tf/iam.tf", tfIAM, "trivy/AVD-AWS-0345", []patchCase{
+		{"S3 full access in an IAM policy", FixtureTF, "tf/iam.tf", tfIAM, "trivy/AVD-AWS-0345", []fixPatch{
 			{"every action as s3:?*", iamActions(`["s3:?*"]`), false},
 			{"every action as s3:**", iamActions(`["s3:**"]`), false},
 			{"grant everything", iamActions(`["*"]`), false},
@@ -255,14 +245,14 @@ resource "aws_iam_policy" "reader" {
 			{"name the actions", iamActions(`["s3:GetObject", "s3:ListBucket"]`), true},
 			{"a family of actions", iamActions(`["s3:Get*"]`), true},
 		}},
-		{"S3 full access in a JSON policy", FixtureTF, "tf/writer.tf", tfIAMJSON, "trivy/AVD-AWS-0345", []patchCase{
+		{"S3 full access in a JSON policy", FixtureTF, "tf/writer.tf", tfIAMJSON, "trivy/AVD-AWS-0345", []fixPatch{
 			{"every action as S3:?*", strings.Replace(tfIAMJSON, `["s3:*"]`, `["S3:?*"]`, 1), false},
 			{"allow everything but IAM", strings.Replace(tfIAMJSON, `Action   = ["s3:*"]`, `NotAction = ["iam:*"]`, 1), false},
 			{"a conditional deny added", strings.Replace(tfIAMJSON, "    }]\n", "    }, {\n      Effect = \"Deny\"\n      Action = \"s3:*\"\n      Resource = \"*\"\n      Condition = { Bool = { \"aws:ViaAWSService\" = \"true\" } }\n    }]\n", 1), false},
 			{"name the actions", strings.Replace(tfIAMJSON, `["s3:*"]`, `["s3:PutObject"]`, 1), true},
 			{"deny it everywhere", strings.Replace(tfIAMJSON, "    }]\n", "    }, {\n      Effect = \"Deny\"\n      Action = \"s3:*\"\n      Resource = \"*\"\n    }]\n", 1), true},
 		}},
-		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []patchCase{
+		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []fixPatch{
 			{"a variable without a default", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.mode`, 1) + "\nvariable \"mode\" {}\n", false},
 			{"a random value", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = uuid()`, 1), false},
 			{"a variable whose default stays unsafe", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = var.tokens`, 1), false},
@@ -270,30 +260,7 @@ resource "aws_iam_policy" "reader" {
 			{"a function that yields required", strings.Replace(tfIMDS, `http_tokens = "optional"`, `http_tokens = lower("REQUIRED")`, 1), true},
 		}},
 	}
-	ctx := context.Background()
-	for _, c := range cases {
-		ex := exampleFor(t, e, c.ft, c.path, c.original)
-		base, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}}), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if oracle, _ := base.Parsed["oracle_ids"].([]string); !slices.Contains(oracle, c.id) {
-			t.Fatalf("%s: the original does not carry %s (oracle %v): the case tests nothing", c.name, c.id, base.Parsed["oracle_ids"])
-		}
-		for _, p := range c.patches {
-			t.Run(c.name+"/"+p.name, func(t *testing.T) {
-				diff := unifiedDiff(c.path, []byte(c.original), []byte(p.patched))
-				s, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}, "patch": diff}), "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				fixed, _ := s.Parsed["fixed_ids"].([]string)
-				if got := slices.Contains(fixed, c.id); got != p.fixed {
-					t.Errorf("%s fixed = %v, want %v (fixed %v, structure %v %v, rewordings %v)", c.id, got, p.fixed, fixed, s.Parsed["patch_structure_ok"], s.Parsed["structure_error"], s.Parsed["rewordings"])
-				}
-			})
-		}
-	}
+	assertFixCorners(t, e, cases)
 }
 
 func TestCanonicalAction(t *testing.T) {
@@ -315,6 +282,8 @@ func FuzzCanonicalise(f *testing.F) {
 	f.Add(false, []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n    image: x\n"), []byte("kind: Pod\nmetadata: {name: a, annotations: {k: &v /etc}}\nspec:\n  volumes: [{name: v, hostPath: {path: *v}}]\n  containers:\n  - <<: {name: a}\n    image: x\n    env: [{name: T, valueFrom: {fieldRef: {fieldPath: \"metadata.annotations['k']\"}}}]\n---\nkind: ClusterRole\nmetadata: {name: r}\naggregationRule: {clusterRoleSelectors: [{matchExpressions: [{key: a, operator: Bogus}]}]}\n"))
 	f.Add(true, []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/0\"]\n  }\n}\n"), []byte("resource \"aws_security_group\" \"a\" {\n  ingress {\n    cidr_blocks = [\"0.0.0.0/2\"]\n  }\n  ingress {\n    cidr_blocks = [\"64.0.0.0/2\", \"::/1\"]\n  }\n}\nresource \"aws_security_group_rule\" \"r\" {\n  type = \"ingress\"\n  security_group_id = aws_security_group.a.id\n  cidr_blocks = [\"128.0.0.0/2\"]\n}\n"))
 	f.Add(true, []byte("data \"aws_iam_policy_document\" \"d\" {\n  statement {\n    effect = \"Deny\"\n    actions = [\"s3:*\"]\n    resources = [\"x\"]\n  }\n}\nresource \"aws_iam_policy\" \"p\" {\n  policy = \"{\\\"Statement\\\":{\\\"Effect\\\":\\\"Allow\\\",\\\"Action\\\":\\\"s3:*\\\"}}\"\n}\n"), []byte("data \"aws_iam_policy_document\" \"d\" {\n  statement {\n    not_actions = [\"iam:*\"]\n  }\n  statement {\n    effect = \"Deny\"\n    actions = [\"?*\"]\n    condition {\n    }\n  }\n}\nresource \"aws_iam_policy\" \"p\" {\n  policy = jsonencode({Statement = [{Effect = \"Allow\", NotAction = \"s3:?*\"}, {Effect = \"Deny\", Action = [\"*\"], Resource = [\"a\"]}, 7]})\n}\n"))
+	f.Add(false, []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  volumes: [{name: v, hostPath: {path: /etc}}]\n  containers:\n  - name: a\n    image: x:1\n    securityContext: {capabilities: {add: [SYS_ADMIN]}}\n"), []byte("kind: Pod\nmetadata: {name: a}\nspec:\n  volumes: [{name: v, persistentVolumeClaim: {claimName: c}}, {name: w, ephemeral: {volumeClaimTemplate: {spec: {selector: {matchLabels: [1]}}}}}]\n  containers:\n  - name: a\n    image: x:1\n    securityContext: {capabilities: {add: [cap_bpf, [x]]}}\n    resources: {requests: {memory: 1Ki}, limits: {memory: 1Gi}}\n---\nkind: PersistentVolumeClaim\nmetadata: {name: c}\nspec: {storageClassName: null, selector: {matchExpressions: [{key: a, operator: Bogus}]}}\n---\nkind: PersistentVolume\nmetadata: {name: p, labels: [x]}\nspec: {claimRef: x, local: {path: //proc/1/root/etc}}\n---\nkind: StatefulSet\nmetadata: {name: s}\nspec:\n  template: {spec: {containers: [{name: a, image: x:1}]}}\n  volumeClaimTemplates: [{metadata: {name: d}, spec: {}}]\n"))
+	f.Add(true, []byte("resource \"aws_instance\" \"a\" {\n  metadata_options {\n    http_tokens = \"optional\"\n  }\n}\n"), []byte("resource \"aws_instance\" \"a\" {\n  metadata_options {\n    http_tokens = terraform_data.m.output\n  }\n  monitoring = aws_instance.a.monitoring\n}\nresource \"terraform_data\" \"m\" {\n  input = local.m\n}\nlocals {\n  m = terraform_data.m.output\n}\nresource \"aws_security_group\" \"g\" {\n  ingress {\n    cidr_blocks = [aws_vpc.v.cidr_block, \"52.0.0.0/9\"]\n  }\n}\nresource \"aws_vpc\" \"v\" {\n  cidr_block = \"2600::/17\"\n}\n"))
 	f.Fuzz(func(t *testing.T, tf bool, original, patched []byte) {
 		ft := FixtureK8s
 		if tf {

@@ -23,19 +23,23 @@ import (
 // match literal values. Before a patched Terraform file is re-verified:
 //
 //   - an attribute the patch changed whose value svbench can evaluate
-//     (literals, variables with defaults, locals, a bounded set of Terraform's own functions)
-//     is written as that literal value, so `cidrsubnet("0.0.0.0/0", 0, 0)` is
-//     "0.0.0.0/0" and `format("public-%s", "read")` is "public-read";
+//     (literals, variables with defaults, locals, terraform_data inputs and
+//     outputs, a bounded set of Terraform's own functions) is written as
+//     that literal value, so `cidrsubnet("0.0.0.0/0", 0, 0)` is "0.0.0.0/0"
+//     and `terraform_data.x.output` is the input it holds;
 //   - an attribute whose value cannot be known here (a variable without a
 //     default, a data source, a module output, a function svbench does not
 //     evaluate or that reads files or the clock) is unsafe for the finding
 //     it would hide: it gets the original's value back, or is removed when
 //     the original did not set it. References to managed resources, `each`,
 //     `count` and `self` are left alone: they are how real fixes wire a KMS
-//     key or a log bucket in;
-//   - a set of network ranges that admits as much public address space as
-//     capability_net.go's bound (a /8 of IPv4, a /16 of IPv6: 0.0.0.0/2,
-//     0.0.0.0/1 + 128.0.0.0/1), an Azure service tag other than the
+//     key or a log bucket in; but in a security setting (securitySetting) a
+//     managed resource's attribute is the argument the file gives it, and
+//     one that resolves to nothing here is unknowable (evalSetting);
+//   - a set of network ranges that admits more public address space than
+//     the task needs (capability_net.go: a prefix wider than a site, a /24
+//     or a /48, or than the original's own public blocks; 256 sites
+//     together), an Azure service tag other than the
 //     customer's own network (Internet, AzureCloud, Any), or a prefix list
 //     that holds such a range or cannot be resolved in the file, is the
 //     open range trivy recognises ("0.0.0.0/0", "::/0", Azure's "*").
@@ -144,11 +148,14 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 	if origFile != nil {
 		octx := tfEvalContext(origFile, fns)
 		collectTFAttrs(origFile.Body(), "", octx, origAttrs, nil)
+		settleSettings(origAttrs, withResources(origFile, octx))
 	}
+	need := needOf(origAttrs)
 	pctx := tfEvalContext(pf, fns)
 	var order []string
 	attrs := map[string]tfAttr{}
 	collectTFAttrs(pf.Body(), "", pctx, attrs, &order)
+	settleSettings(attrs, withResources(pf, pctx))
 	var notes []string
 	for _, path := range order {
 		a := attrs[path]
@@ -172,8 +179,8 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 		}
 		v := a.value
 		lit := func(v cty.Value) string { return shorten(string(hclwrite.TokensForValue(v).Bytes())) }
-		if open, ok := openRange(a.name, v); ok && cidrAttributes[a.name] && !v.RawEquals(open) {
-			notes = append(notes, fmt.Sprintf("%s = %s covers half an address family or more: %s", path, shorten(a.text), lit(open)))
+		if open, ok := openRange(a.name, v, need); ok && cidrAttributes[a.name] && !v.RawEquals(open) {
+			notes = append(notes, fmt.Sprintf("%s = %s admits more public address space than the file's own networks need: %s", path, shorten(a.text), lit(open)))
 			a.body.SetAttributeValue(a.name, open)
 			continue
 		}
@@ -182,8 +189,8 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 			a.body.SetAttributeValue(a.name, v)
 		}
 	}
-	notes = append(notes, openPrefixLists(pf, fns)...)
-	notes = append(notes, openUnions(pf, fns)...)
+	notes = append(notes, openPrefixLists(pf, fns, need)...)
+	notes = append(notes, openUnions(pf, fns, need)...)
 	notes = append(notes, canonicaliseIAM(pf, fns, origAttrs)...)
 	if len(notes) == 0 {
 		return patched, nil
@@ -297,6 +304,20 @@ func matchOriginal(orig map[string]tfAttr, path string, a tfAttr) (tfAttr, bool)
 
 // evalTF evaluates an expression's text in ctx.
 func evalTF(text string, ctx *hcl.EvalContext) (cty.Value, valueStatus) {
+	return evalExpr(text, ctx, false)
+}
+
+// evalSetting evaluates the value of a security setting (securitySetting)
+// in a context from withResources: a reference to a managed resource
+// resolves to the argument the file gives that resource, and one that does
+// not resolve (a computed attribute, an SSM parameter's value) is
+// unknowable rather than a reference, since a setting svbench cannot read
+// is not shown to be safe. each, count and self stay references.
+func evalSetting(text string, ctx *hcl.EvalContext) (cty.Value, valueStatus) {
+	return evalExpr(text, ctx, true)
+}
+
+func evalExpr(text string, ctx *hcl.EvalContext, setting bool) (cty.Value, valueStatus) {
 	expr, diags := hclsyntax.ParseExpression([]byte(text), "", hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, valueUnknowable
@@ -304,15 +325,23 @@ func evalTF(text string, ctx *hcl.EvalContext) (cty.Value, valueStatus) {
 	reference := false
 	for _, tr := range expr.Variables() {
 		switch root := tr.RootName(); root {
-		case "var", "local":
+		case "var", "local", "terraform_data":
+			// terraform_data holds the value it is given: its input and
+			// output are what the file wrote, evaluated like a local.
 			if !resolvable(tr, ctx) {
 				return cty.NilVal, valueUnknowable
 			}
 		case "data", "module", "terraform", "path":
 			return cty.NilVal, valueUnknowable
-		default:
-			// a managed resource, each, count or self
+		case "each", "count", "self":
 			reference = true
+		default:
+			// a managed resource
+			if !setting {
+				reference = true
+			} else if !resolvable(tr, ctx) {
+				return cty.NilVal, valueUnknowable
+			}
 		}
 	}
 	if reference {
@@ -342,11 +371,13 @@ func resolvable(tr hcl.Traversal, ctx *hcl.EvalContext) bool {
 	return !diags.HasErrors() && v.IsWhollyKnown()
 }
 
-// tfEvalContext holds the file's variables that have defaults and the
-// locals that evaluate from them.
+// tfEvalContext holds the file's variables that have defaults, and the
+// locals and terraform_data values (input, and output, which Terraform
+// sets to the input) that evaluate from them.
 func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.EvalContext {
 	vars := map[string]cty.Value{}
 	var localExprs = map[string]string{}
+	dataInputs := map[string]string{}
 	for _, b := range f.Body().Blocks() {
 		switch b.Type() {
 		case "variable":
@@ -368,15 +399,25 @@ func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.Eval
 			for n, a := range b.Body().Attributes() {
 				localExprs[n] = string(a.Expr().BuildTokens(nil).Bytes())
 			}
+		case "resource":
+			// One instance only: with count or for_each the output is
+			// indexed, and an index svbench does not follow is unknowable.
+			body := b.Body()
+			if len(b.Labels()) == 2 && b.Labels()[0] == "terraform_data" && body.GetAttribute("count") == nil && body.GetAttribute("for_each") == nil {
+				if in := body.GetAttribute("input"); in != nil {
+					dataInputs[b.Labels()[1]] = string(in.Expr().BuildTokens(nil).Bytes())
+				}
+			}
 		}
 	}
 	ctx := &hcl.EvalContext{Functions: fns, Variables: map[string]cty.Value{
-		"var": cty.ObjectVal(vars), "local": cty.EmptyObjectVal,
+		"var": cty.ObjectVal(vars), "local": cty.EmptyObjectVal, "terraform_data": cty.EmptyObjectVal,
 	}}
 	locals := map[string]cty.Value{}
-	// Locals may read each other in any order; a pass per local settles
-	// every chain that has an end.
-	for range len(localExprs) + 1 {
+	data := map[string]cty.Value{}
+	// Locals and terraform_data inputs may read each other in any order; a
+	// pass per value settles every chain that has an end.
+	for range len(localExprs) + len(dataInputs) + 1 {
 		progress := false
 		for n, text := range localExprs {
 			if _, done := locals[n]; done {
@@ -387,7 +428,17 @@ func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.Eval
 				progress = true
 			}
 		}
+		for n, text := range dataInputs {
+			if _, done := data[n]; done {
+				continue
+			}
+			if v, st := evalTF(text, ctx); st == valueKnown {
+				data[n] = cty.ObjectVal(map[string]cty.Value{"input": v, "output": v})
+				progress = true
+			}
+		}
 		ctx.Variables["local"] = cty.ObjectVal(locals)
+		ctx.Variables["terraform_data"] = cty.ObjectVal(data)
 		if !progress {
 			break
 		}
@@ -395,15 +446,91 @@ func tfEvalContext(f *hclwrite.File, fns map[string]function.Function) *hcl.Eval
 	return ctx
 }
 
+// withResources extends ctx with the arguments the file gives its managed
+// resources (single instances, top-level attributes whose value is known),
+// so that a setting read from another resource (`cidr_blocks =
+// [aws_vpc.main.cidr_block]`) is judged by that value. Terraform keeps a
+// configured argument as written; an attribute the provider computes (an
+// id, an ARN) is absent and does not resolve.
+func withResources(f *hclwrite.File, ctx *hcl.EvalContext) *hcl.EvalContext {
+	byType := map[string]map[string]cty.Value{}
+	for _, b := range f.Body().Blocks() {
+		body := b.Body()
+		if b.Type() != "resource" || len(b.Labels()) != 2 || b.Labels()[0] == "terraform_data" ||
+			body.GetAttribute("count") != nil || body.GetAttribute("for_each") != nil {
+			continue
+		}
+		args := map[string]cty.Value{}
+		for n, a := range body.Attributes() {
+			if v, st := evalTF(exprText(a), ctx); st == valueKnown {
+				args[n] = v
+			}
+		}
+		if byType[b.Labels()[0]] == nil {
+			byType[b.Labels()[0]] = map[string]cty.Value{}
+		}
+		byType[b.Labels()[0]][b.Labels()[1]] = cty.ObjectVal(args)
+	}
+	out := &hcl.EvalContext{Functions: ctx.Functions, Variables: maps.Clone(ctx.Variables)}
+	for typ, rs := range byType {
+		if _, taken := out.Variables[typ]; !taken {
+			out.Variables[typ] = cty.ObjectVal(rs)
+		}
+	}
+	return out
+}
+
+// settingNames are string attributes that scanners compare with a literal
+// (an ACL, a token mode, a TLS version, a default action, a member, a
+// protocol, an IAM statement's effect and actions). With cidrAttributes and
+// every boolean or number tfSchema lists they are the security settings:
+// where one of them is written, a literal value is required to judge it.
+var settingNames = map[string]bool{
+	"acl": true, "http_tokens": true, "http_endpoint": true, "status": true, "min_tls_version": true,
+	"container_access_type": true, "default_action": true, "public_access_prevention": true,
+	"member": true, "members": true, "access": true, "direction": true, "type": true, "protocol": true,
+	"ip_protocol": true, "source_port_range": true, "destination_port_range": true,
+	"effect": true, "actions": true, "not_actions": true, "enabled_cluster_log_types": true,
+}
+
+// scalarSettings are the attribute names tfSchema types as bool or number.
+var scalarSettings = func() map[string]bool {
+	out := map[string]bool{}
+	for _, attrs := range tfSchema {
+		for path, typ := range attrs {
+			if typ == tBool || typ == tNum {
+				out[path[strings.LastIndexByte(path, '.')+1:]] = true
+			}
+		}
+	}
+	return out
+}()
+
+func securitySetting(name string) bool {
+	return cidrAttributes[name] || settingNames[name] || scalarSettings[name]
+}
+
+// settleSettings re-evaluates the security settings that read managed
+// resources (see evalSetting).
+func settleSettings(attrs map[string]tfAttr, ctx *hcl.EvalContext) {
+	for p, a := range attrs {
+		if a.status != valueReference || !securitySetting(a.name) {
+			continue
+		}
+		a.value, a.status = evalSetting(a.text, ctx)
+		attrs[p] = a
+	}
+}
+
 // openRange returns the open range trivy recognises when v (a string or a
 // list of strings) covers at least half of an address family.
-func openRange(attr string, v cty.Value) (cty.Value, bool) {
+func openRange(attr string, v cty.Value, need netNeed) (cty.Value, bool) {
 	r, ok := rangesOf(attr, v)
 	if !ok {
 		return v, false
 	}
-	open4 := r.open4 || tooOpen(r.v4, false)
-	open6 := r.open6 || tooOpen(r.v6, true)
+	open4 := r.open4 || need.tooOpen(r.v4, false)
+	open6 := r.open6 || need.tooOpen(r.v6, true)
 	if !open4 && !open6 {
 		return v, false
 	}
@@ -518,7 +645,7 @@ func rangeGroup(path string, a tfAttr) string {
 // an address family or more between them, each rule naming that family is
 // written as the open range. An honest restriction names a few small
 // ranges and never comes near.
-func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
+func openUnions(pf *hclwrite.File, fns map[string]function.Function, need netNeed) []string {
 	attrs := map[string]tfAttr{}
 	var order []string
 	collectTFAttrs(pf.Body(), "", tfEvalContext(pf, fns), attrs, &order)
@@ -554,7 +681,7 @@ func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
 		for _, m := range ms {
 			v4, v6 = append(v4, m.r.v4...), append(v6, m.r.v6...)
 		}
-		open4, open6 := tooOpen(v4, false), tooOpen(v6, true)
+		open4, open6 := need.tooOpen(v4, false), need.tooOpen(v6, true)
 		if !open4 && !open6 {
 			continue
 		}
@@ -568,7 +695,7 @@ func openUnions(pf *hclwrite.File, fns map[string]function.Function) []string {
 				continue
 			}
 			m.a.body.SetAttributeValue(m.a.name, open)
-			notes = append(notes, fmt.Sprintf("%s = %s: with the other rules of %s it covers half an address family or more: %s",
+			notes = append(notes, fmt.Sprintf("%s = %s: with the other rules of %s it admits more public address space than the file's own networks need: %s",
 				m.path, shorten(m.a.text), strings.ReplaceAll(g, "|", " "), shorten(string(hclwrite.TokensForValue(open).Bytes()))))
 		}
 	}

@@ -396,10 +396,34 @@ func expandAction(a string) ([]string, bool) {
 	return out, true
 }
 
-// collapseEnumerations writes an Allow's patterns that between them
-// match every catalogued action of a service as that service's "svc:*":
-// "s3:A*" … "s3:Z*", or "s3:Get*" + "s3:Put*" + … covering all of S3,
-// grant what "s3:*" grants.
+// selfGranting are catalogued actions that let their holder write its own
+// permissions, so an Allow of one grants what it can write: a bucket or
+// access point policy may grant any S3 action to its writer, a key policy
+// any KMS action, and an IAM principal that may put, attach or re-version
+// a policy (or take over a role, a user or a group's membership) may grant
+// itself anything at all.
+var selfGranting = map[string]string{
+	"s3:putbucketpolicy": "s3:*", "s3:putaccesspointpolicy": "s3:*",
+	"kms:putkeypolicy":  "kms:*",
+	"iam:putrolepolicy": "*", "iam:putuserpolicy": "*", "iam:putgrouppolicy": "*",
+	"iam:attachrolepolicy": "*", "iam:attachuserpolicy": "*", "iam:attachgrouppolicy": "*",
+	"iam:createpolicyversion": "*", "iam:setdefaultpolicyversion": "*", "iam:updateassumerolepolicy": "*",
+	"iam:addusertogroup": "*", "iam:createaccesskey": "*", "iam:createloginprofile": "*", "iam:updateloginprofile": "*",
+}
+
+// collapseEnumerations writes an Allow's patterns for a catalogued service
+// as what they grant when that is the whole service: expanded against the
+// catalogue, they match
+//
+//   - every action of it ("s3:A*" … "s3:Z*", or "s3:Get*" + "s3:Put*" + …
+//     covering all of S3);
+//   - more than half of its actions: a list that grants more than it
+//     withholds is not a least-privilege list, whichever letters it skips
+//     ("s3:A*", "s3:C*" … "s3:Z*" leaves out BypassGovernanceRetention
+//     alone; the honest families "s3:Get*" + "s3:List*" + "s3:Describe*"
+//     are 48 of 107);
+//   - an action that grants its holder the rest (selfGranting): "s3:*", or
+//     "*" for IAM's.
 func collapseEnumerations(actions []string) []string {
 	out := actions
 	for _, svc := range slices.Sorted(maps.Keys(iamActionCatalogue)) {
@@ -411,18 +435,21 @@ func collapseEnumerations(actions []string) []string {
 				mine = append(mine, strings.ToLower(a))
 			}
 		}
-		if len(mine) < 2 || slices.Contains(mine, whole) {
+		if len(mine) == 0 || slices.Contains(mine, whole) {
 			continue
 		}
-		all := true
+		matched, grants := 0, ""
 		for _, c := range cat {
 			full := svc + ":" + strings.ToLower(c)
 			if !slices.ContainsFunc(mine, func(p string) bool { return globMatch(p, full) }) {
-				all = false
-				break
+				continue
+			}
+			matched++
+			if g, ok := selfGranting[full]; ok && grants != "*" {
+				grants = g
 			}
 		}
-		if !all {
+		if grants == "" && 2*matched <= len(cat) {
 			continue
 		}
 		kept := []string{}
@@ -432,6 +459,9 @@ func collapseEnumerations(actions []string) []string {
 			}
 		}
 		out = append(kept, whole)
+		if grants == "*" && !slices.Contains(out, "*") {
+			out = append(out, "*")
+		}
 	}
 	return out
 }

@@ -15,17 +15,38 @@ import (
 )
 
 // Network exposure is judged by the address space a rule admits, not by
-// whether it spells the open range. A source (or destination) set is open
-// when the public address space it covers is at least as large as the
-// largest block one organisation was ever allocated: a /8 of IPv4 (the
-// legacy class-A allocations) or a /16 of IPv6 (three bits above the /19s
-// the largest RIR allocations are). An office, a VPN pool or a partner's
-// range is far smaller; a /2 ("a quarter of the internet") is not a fix.
-// Private, shared, loopback and link-local space is nobody's public
-// network, so 10.0.0.0/8 stays an honest restriction.
-const (
-	openShareV4 = 1.0 / (1 << 8)
-	openShareV6 = 1.0 / (1 << 16)
+// whether it spells the open range. Private, shared, loopback and
+// link-local space is nobody's public network, so 10.0.0.0/8 stays an
+// honest restriction. Public space is measured against the task's own
+// need (netNeed): a rule restricts its sources to the networks that need
+// to reach it (an office, a VPN egress, a partner), and each of those is a
+// site. A site is announced on the internet as at most a /24 of IPv4 or a
+// /48 of IPv6 (the longest prefixes the global routing table carries, and
+// the RIRs' end-site assignment), unless the original file itself names a
+// wider public block for its own networks (a partner's /20), which then is
+// the unit. A set of ranges admits more than the task needs, and is the
+// open range for every purpose here, when
+//
+//   - one of its prefixes covers more public space than one unit, whatever
+//     its size: 52.0.0.0/9 is eight million addresses nobody's office
+//     needs, as 0.0.0.0/2 is (the /8 bound of issue #33 paid the /9), or
+//   - its prefixes together cover as much as 256 units (a /16 of IPv4 in
+//     /24s, a /40 of IPv6 in /48s): a list of many sites is a list of
+//     everyone.
+//
+// Two office /24s stay a fix; the original's own public ranges never
+// count against it.
+const sitesPerRuleSet = 256
+
+var (
+	siteShareV4 = math.Ldexp(1, -24)
+	siteShareV6 = math.Ldexp(1, -48)
+	// allocShareV4/V6 are the largest blocks one organisation was ever
+	// allocated (a legacy /8; a /16 of IPv6, above the largest RIR /19s):
+	// an original's public prefix at least that wide is no site of its own
+	// and never widens the unit.
+	allocShareV4 = math.Ldexp(1, -8)
+	allocShareV6 = math.Ldexp(1, -16)
 )
 
 var (
@@ -47,13 +68,56 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 	return out
 }
 
-// tooOpen reports whether ps (one family) admits as much public address
-// space as the bound for that family.
-func tooOpen(ps []netip.Prefix, v6 bool) bool {
-	if v6 {
-		return publicShare(ps, privateV6) >= openShareV6
+// netNeed is the widest public prefix, as a share of its address family,
+// that the task's own networks take: a site, or the widest public block
+// the original file names for itself.
+type netNeed struct{ unit4, unit6 float64 }
+
+// siteNeed is the need of a file that names no public block of its own.
+var siteNeed = netNeed{unit4: siteShareV4, unit6: siteShareV6}
+
+// needOf widens siteNeed to the public prefixes the original's range
+// attributes name, each narrower than one organisation's allocation.
+func needOf(orig map[string]tfAttr) netNeed {
+	n := siteNeed
+	for _, a := range orig {
+		if !cidrAttributes[a.name] || a.status != valueKnown {
+			continue
+		}
+		r, ok := rangesOf(a.name, a.value)
+		if !ok {
+			continue
+		}
+		for _, p := range r.v4 {
+			if s := publicShare([]netip.Prefix{p}, privateV4); s < allocShareV4 {
+				n.unit4 = max(n.unit4, s)
+			}
+		}
+		for _, p := range r.v6 {
+			if s := publicShare([]netip.Prefix{p}, privateV6); s < allocShareV6 {
+				n.unit6 = max(n.unit6, s)
+			}
+		}
 	}
-	return publicShare(ps, privateV4) >= openShareV4
+	return n
+}
+
+// tooOpen reports whether ps (one family) admits more public address space
+// than the need allows (see above).
+func (n netNeed) tooOpen(ps []netip.Prefix, v6 bool) bool {
+	private, unit := privateV4, n.unit4
+	if v6 {
+		private, unit = privateV6, n.unit6
+	}
+	total := 0.0
+	for _, p := range mergePrefixes(ps) {
+		s := publicShare([]netip.Prefix{p}, private)
+		if s > unit {
+			return true
+		}
+		total += s
+	}
+	return total >= sitesPerRuleSet*unit
 }
 
 // publicShare is the fraction of an address family ps cover outside the
@@ -128,7 +192,7 @@ var prefixListRules = map[string][3]string{
 // is judged by its entries; any other list (a literal pl- id, a data
 // source, a variable) cannot be resolved here and is open, since the patch
 // could name any list at all.
-func openPrefixLists(pf *hclwrite.File, fns map[string]function.Function) []string {
+func openPrefixLists(pf *hclwrite.File, fns map[string]function.Function, need netNeed) []string {
 	ctx := tfEvalContext(pf, fns)
 	lists := map[string][]string{}
 	for _, b := range pf.Body().Blocks() {
@@ -184,8 +248,8 @@ func openPrefixLists(pf *hclwrite.File, fns map[string]function.Function) []stri
 				continue
 			}
 			v4, v6, unresolved := prefixListRanges(exprText(a), lists)
-			open4 := unresolved || tooOpen(v4, false)
-			open6 := tooOpen(v6, true)
+			open4 := unresolved || need.tooOpen(v4, false)
+			open6 := need.tooOpen(v6, true)
 			where := "resource." + strings.Join(res.Labels(), ".") + "." + shape[0]
 			for _, set := range []struct {
 				open  bool

@@ -1,13 +1,21 @@
 package configaudit
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 )
+
+// sites lists n distinct public /24s.
+func sites(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("52.%d.%d.0/24", 16+i/256, i%256)
+	}
+	return out
+}
 
 func TestTooOpen(t *testing.T) {
 	cases := []struct {
@@ -17,13 +25,23 @@ func TestTooOpen(t *testing.T) {
 		{[]string{"0.0.0.0/2"}, true},
 		{[]string{"17.0.0.0/8"}, true},
 		{[]string{"17.0.0.0/9", "17.128.0.0/9"}, true},
-		{[]string{"17.0.0.0/9"}, false},
+		{[]string{"17.0.0.0/9"}, true}, // issue #41: under the old /8 bound, eight million addresses
+		{[]string{"52.0.0.0/9"}, true},
+		{[]string{"203.0.113.0/24"}, false},
+		{[]string{"203.0.112.0/23"}, true},
+		{[]string{"203.0.113.7", "198.51.100.9"}, false},
+		{[]string{"10.0.0.0/7"}, true}, // 11.0.0.0/8 is public
+		{sites(255), false},
+		{sites(256), true},
 		{[]string{"10.0.0.0/8"}, false},
 		{[]string{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}, false},
 		{[]string{"203.0.113.0/24", "198.51.100.0/24"}, false},
 		{[]string{"::ffff:0.0.0.0/98"}, true},
 		{[]string{"::/2"}, true},
-		{[]string{"2001:db8::/32"}, false},
+		{[]string{"2001:db8::/32"}, true}, // an LIR's allocation, not a site (was false under the /16 bound)
+		{[]string{"2001:db8:1::/48"}, false},
+		{[]string{"2001:db8:1::/48", "2001:db8:2::/48"}, false},
+		{[]string{"2001:db8::/47"}, true},
 		{[]string{"fc00::/7"}, false},
 	}
 	for _, c := range cases {
@@ -39,7 +57,7 @@ func TestTooOpen(t *testing.T) {
 				v6 = append(v6, p)
 			}
 		}
-		if got := tooOpen(v4, false) || tooOpen(v6, true); got != c.open {
+		if got := siteNeed.tooOpen(v4, false) || siteNeed.tooOpen(v6, true); got != c.open {
 			t.Errorf("%v: open = %v, want %v", c.ranges, got, c.open)
 		}
 	}
@@ -196,16 +214,8 @@ spec:
 	limits := func(mem string) string {
 		return strings.Replace(deploy, "            requests: {cpu: 100m, memory: 128Mi}\n", "            requests: {cpu: 100m, memory: 128Mi}\n            limits: {cpu: 500m, memory: "+mem+"}\n", 1)
 	}
-	type patchCase struct {
-		name    string
-		patched string
-		fixed   bool
-	}
-	cases := []struct {
-		name, ft, path, original, id string
-		patches                      []patchCase
-	}{
-		{"open SSH ingress", FixtureTF, "tf/sg.tf", tfSG, "trivy/AVD-AWS-0107", []patchCase{
+	cases := []fixCorner{
+		{"open SSH ingress", FixtureTF, "tf/sg.tf", tfSG, "trivy/AVD-AWS-0107", []fixPatch{
 			{"a quarter of the internet", sg(`cidr_blocks = ["0.0.0.0/2"]`), false},
 			{"a public /8", sg(`cidr_blocks = ["17.0.0.0/8"]`), false},
 			{"a prefix list holding the open range", prefixList("0.0.0.0/0"), false},
@@ -214,7 +224,7 @@ spec:
 			{"the private network", sg(`cidr_blocks = ["10.0.0.0/8"]`), true},
 			{"a list where a string list belongs", sg(`cidr_blocks = [["10.0.0.0/8"]]`), false},
 		}},
-		{"S3 full access attached to a role", FixtureTF, "tf/iam.tf", tfIAM, "trivy/AVD-AWS-0345", []patchCase{
+		{"S3 full access attached to a role", FixtureTF, "tf/iam.tf", tfIAM, "trivy/AVD-AWS-0345", []fixPatch{
 			{"narrow it and attach AdministratorAccess", attach("arn:aws:iam::aws:policy/AdministratorAccess"), false},
 			{"narrow it and attach an AWS-managed policy svbench does not know", attach("arn:aws:iam::aws:policy/SomeFuturePolicy"), false},
 			{"narrow it and list IAMFullAccess in managed_policy_arns", strings.Replace(narrowed, "  assume_role_policy = \"{}\"\n", "  assume_role_policy  = \"{}\"\n  managed_policy_arns = [\"arn:aws:iam::aws:policy/IAMFullAccess\"]\n", 1), false},
@@ -222,55 +232,32 @@ spec:
 			{"narrow it", narrowed, true},
 			{"narrow it and attach a read-only policy of the same service", attach("arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly"), false},
 		}},
-		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []patchCase{
+		{"IMDSv1", FixtureTF, "tf/app.tf", tfIMDS, "trivy/AVD-AWS-0028", []fixPatch{
 			{"the value wrapped in a list", imds(`http_tokens = ["optional"]`), false},
 			{"a resource the file does not declare", imds(`http_tokens = aws_ssm_parameter.mode.value`), false},
 			{"the metadata block written as an attribute", strings.Replace(tfIMDS, "  metadata_options {\n    http_tokens = \"optional\"\n  }\n", "  metadata_options = { http_tokens = \"optional\" }\n", 1), false},
 			{"required", imds(`http_tokens = "required"`), true},
 		}},
-		{"secrets in a Role", FixtureK8s, "k8s/rbac.yaml", role, "kube-linter/access-to-secrets", []patchCase{
+		{"secrets in a Role", FixtureK8s, "k8s/rbac.yaml", role, "kube-linter/access-to-secrets", []fixPatch{
 			{"drop secrets, bind the built-in admin", bindAlso("RoleBinding", "admin"), false},
 			{"drop secrets, bind the built-in edit cluster-wide", bindAlso("ClusterRoleBinding", "edit"), false},
 			{"drop secrets, bind a ClusterRole the file does not define", bindAlso("RoleBinding", "platform-operator"), false},
 			{"drop secrets", noSecrets, true},
 		}},
-		{"cluster-admin binding", FixtureK8s, "k8s/ops.yaml", adminBinding, "kube-linter/cluster-admin-role-binding", []patchCase{
+		{"cluster-admin binding", FixtureK8s, "k8s/ops.yaml", adminBinding, "kube-linter/cluster-admin-role-binding", []fixPatch{
 			{"bind admin cluster-wide instead", strings.Replace(adminBinding, "name: cluster-admin", "name: admin", 1), false},
 			{"bind edit cluster-wide instead", strings.Replace(adminBinding, "name: cluster-admin", "name: edit", 1), false},
 			{"bind view instead", strings.Replace(adminBinding, "name: cluster-admin", "name: view", 1), true},
 		}},
-		{"memory limit unset", FixtureK8s, "k8s/web.yaml", deploy, "kube-linter/unset-memory-requirements", []patchCase{
+		{"memory limit unset", FixtureK8s, "k8s/web.yaml", deploy, "kube-linter/unset-memory-requirements", []fixPatch{
 			{"a limit one unit under a tebibyte", limits("1023Gi"), false},
 			{"a limit of a whole large node", limits("256Gi"), false},
 			{"a limit the workload needs", limits("512Mi"), true},
 		}},
-		{"ssh port", FixtureK8s, "k8s/web.yaml", deploy, "kube-linter/ssh-port", []patchCase{
+		{"ssh port", FixtureK8s, "k8s/web.yaml", deploy, "kube-linter/ssh-port", []fixPatch{
 			{"misspell the ports field", strings.Replace(deploy, "          ports:\n", "          portz:\n", 1), false},
 			{"drop the declaration", strings.Replace(deploy, "          ports:\n            - containerPort: 22\n", "", 1), true},
 		}},
 	}
-	ctx := context.Background()
-	for _, c := range cases {
-		ex := exampleFor(t, e, c.ft, c.path, c.original)
-		base, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}}), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if oracle, _ := base.Parsed["oracle_ids"].([]string); !slices.Contains(oracle, c.id) {
-			t.Fatalf("%s: the original does not carry %s (oracle %v): the case tests nothing", c.name, c.id, base.Parsed["oracle_ids"])
-		}
-		for _, p := range c.patches {
-			t.Run(c.name+"/"+p.name, func(t *testing.T) {
-				diff := unifiedDiff(c.path, []byte(c.original), []byte(p.patched))
-				s, err := e.Score(ctx, ex, answerRollout(nil, map[string]any{"violations": []any{}, "patch": diff}), "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				fixed, _ := s.Parsed["fixed_ids"].([]string)
-				if got := slices.Contains(fixed, c.id); got != p.fixed {
-					t.Errorf("%s fixed = %v, want %v (fixed %v, structure %v %v, capability %v, rewordings %v)", c.id, got, p.fixed, fixed, s.Parsed["patch_structure_ok"], s.Parsed["structure_error"], s.Parsed["capability"], s.Parsed["rewordings"])
-				}
-			})
-		}
-	}
+	assertFixCorners(t, e, cases)
 }
