@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -29,8 +30,7 @@ func (d deafToy) Score(ctx context.Context, ex env.Example, r *env.Rollout, rubr
 // request's deadline and does not stop when asked is reported unscored in
 // a 200 answer sent before the deadline, with the other items' results;
 // before, the handler waited for it and the client got a 504 or nothing.
-// /get_reward answers its documented 504 at the deadline instead of
-// hanging. The stuck scorer keeps its worker until it returns, then hands
+// /get_reward answers 200 before the deadline too, the query failed. The stuck scorer keeps its worker until it returns, then hands
 // it on.
 func TestDeadlineAnswerDespiteDeafScorer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -60,8 +60,17 @@ func TestDeadlineAnswerDespiteDeafScorer(t *testing.T) {
 
 		status, body = ls.do(t, "POST", "/get_reward", map[string]any{
 			"query": []string{"DEAF"}, "prompts": []string{""}, "labels": []string{"q0"}})
-		if status != http.StatusGatewayTimeout {
-			t.Errorf("/get_reward: %d %v, want 504 at the deadline", status, body)
+		// OpenRLHF's client re-sends any non-2xx five times (re-scoring the
+		// batch) and then drops the reward: the answer is a 200 whose
+		// query failed with a timeout, reward 0 and svbench_error 1.
+		if status != http.StatusOK || body["unscored"] != float64(1) {
+			t.Fatalf("/get_reward: %d %v, want 200 with one query unscored", status, body)
+		}
+		if errs := body["errors"].([]any); !strings.HasPrefix(errs[0].(string), CodeTimeout) {
+			t.Errorf("/get_reward error %q, want a timeout", errs[0])
+		}
+		if logs := body["extra_logs"].(map[string]any); logs["svbench_error"].([]any)[0] != 1.0 || body["rewards"].([]any)[0] != 0.0 {
+			t.Errorf("/get_reward unscored query: rewards %v, svbench_error %v", body["rewards"], logs["svbench_error"])
 		}
 
 		synctest.Wait()

@@ -168,7 +168,7 @@ func (s *Server) nemoGymSession(r *http.Request) (*session, string) {
 	if err != nil || c.Value == "" {
 		return nil, ""
 	}
-	return s.sessions.get(c.Value), c.Value
+	return s.sessions.get(c.Value, s.ownerOf(r), scopeNemoGym), c.Value
 }
 
 func (s *Server) handleNemoGymSeed(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +187,7 @@ func (s *Server) handleNemoGymSeed(w http.ResponseWriter, r *http.Request) {
 		s.sessions.remove(old)
 	}
 	sess, status, aerr := s.openSession(r.Context(), SessionCreate{Env: meta.Env, ExampleID: meta.ExampleID, Example: meta.Example,
-		Answer: meta.Answer, Rubric: meta.Rubric, MaxTurns: meta.MaxTurns})
+		Answer: meta.Answer, Rubric: meta.Rubric, MaxTurns: meta.MaxTurns}, s.ownerOf(r), scopeNemoGym)
 	if aerr != nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -257,20 +257,24 @@ func (s *Server) handleNemoGymTool(w http.ResponseWriter, r *http.Request, tool 
 			return
 		}
 		sess.done = true
-		_ = sess.ep.Close()
+		s.sessions.finish(sess)
 		writeError(w, r, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "tool %s: the episode failed: %v", tool, err))
 		return
 	}
 	sess.transcript = append(sess.transcript, step.Messages...)
+	s.sessions.grow(sess, transcriptBytes(append([]env.Message{msg}, step.Messages...)))
 	var out []string
 	for _, m := range step.Messages {
 		if m.Role == env.RoleTool {
 			out = append(out, m.Content)
 		}
 	}
+	if len(out) > 0 {
+		s.produced.add(sess.st.id, strings.Join(out, "\n"))
+	}
 	if step.Done || sess.turns >= sess.maxTurns {
 		sess.done = true
-		_ = sess.ep.Close()
+		s.sessions.finish(sess)
 	}
 	if len(out) == 0 {
 		reason := step.Reason
@@ -324,6 +328,18 @@ func (s *Server) handleNemoGymVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	transcript, skipped := llm.TranscriptFromResponse(resp.Output)
 	var st *envState
+	envID := ""
+	if meta != nil {
+		if est, aerr := s.lookupEnv(meta.Env); aerr == nil {
+			envID = est.id
+		}
+	} else if bound != nil {
+		envID = bound.st.id
+	}
+	// A function_call_output is the agent's word for what a tool said:
+	// only text svbench's own tools produced (in a NeMo Gym session) is
+	// credited as tool output; anything else reaches the scorer empty.
+	unverified := s.produced.redact(envID, transcript)
 	var score func() ScoreResult
 	switch {
 	case meta != nil:
@@ -386,6 +402,9 @@ func (s *Server) handleNemoGymVerify(w http.ResponseWriter, r *http.Request) {
 	if skipped > 0 {
 		out["svbench_skipped_output_items"] = skipped
 	}
+	if unverified > 0 {
+		out["svbench_unverified_tool_outputs"] = unverified
+	}
 	if res.Error != nil {
 		out["svbench_error"] = res.Error.Message
 	}
@@ -420,8 +439,22 @@ func (s *Server) handleNemoGymAggregate(w http.ResponseWriter, r *http.Request) 
 		writeError(w, r, status, aerr)
 		return
 	}
-	writeJSON(w, http.StatusOK, nemoGymAggregate(req.VerifyResponses))
+	m, aerr := nemoGymAggregate(req.VerifyResponses)
+	if aerr != nil {
+		writeError(w, r, http.StatusBadRequest, aerr)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
 }
+
+// Bounds on /aggregate_metrics' work and answer: it runs on the request
+// goroutine, outside the scoring queues, so what one body may cost is
+// capped here. A real evaluation has tens of metrics; its groups are its
+// tasks.
+const (
+	nemoGymMaxMetrics = 512     // distinct numeric fields
+	nemoGymMaxCells   = 1 << 20 // groups × metrics, each five numbers in the answer
+)
 
 // NemoGymMetrics is NeMo Gym's AggregateMetrics.
 type NemoGymMetrics struct {
@@ -468,40 +501,65 @@ func nemoGymStats(rows []map[string]float64, into map[string]any) {
 	}
 	for k, vs := range cols {
 		sort.Float64s(vs)
+		// Scaled sums: a plain sum of two 1e308s overflows to +Inf, which
+		// JSON cannot carry; v/n summed stays within the values' range, and
+		// the spread is taken on values scaled into [-1, 1].
 		n := float64(len(vs))
-		sum := 0.0
+		mean, scale := 0.0, max(math.Abs(vs[0]), math.Abs(vs[len(vs)-1]))
 		for _, v := range vs {
-			sum += v
+			mean += v / n
 		}
-		mean := sum / n
+		ss := 0.0
+		if scale > 0 {
+			for _, v := range vs {
+				d := v/scale - mean/scale
+				ss += d * d
+			}
+		}
 		med := vs[len(vs)/2]
 		if len(vs)%2 == 0 {
-			med = (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
+			med = vs[len(vs)/2-1]/2 + vs[len(vs)/2]/2
 		}
 		std := 0.0 // one value: 0, as their profiler fills it
 		if len(vs) > 1 {
-			ss := 0.0
-			for _, v := range vs {
-				ss += (v - mean) * (v - mean)
-			}
-			std = math.Sqrt(ss / (n - 1)) // sample std, as pandas
+			std = scale * math.Sqrt(ss/(n-1)) // sample std, as pandas
 		}
-		into["mean/"+k], into["max/"+k], into["min/"+k], into["median/"+k], into["std/"+k] = mean, vs[len(vs)-1], vs[0], med, std
+		into["mean/"+k], into["max/"+k], into["min/"+k], into["median/"+k], into["std/"+k] =
+			jsonNumber(mean), vs[len(vs)-1], vs[0], jsonNumber(med), jsonNumber(std)
 	}
 }
 
-func nemoGymAggregate(vrs []map[string]any) NemoGymMetrics {
+// jsonNumber is x, or null where x is not finite (a spread of values near
+// the float64 limit can still overflow).
+func jsonNumber(x float64) any {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return x
+}
+
+func nemoGymAggregate(vrs []map[string]any) (NemoGymMetrics, *APIError) {
 	out := NemoGymMetrics{GroupLevelMetrics: []map[string]any{}, AgentMetrics: map[string]any{}, KeyMetrics: map[string]any{}}
 	if len(vrs) == 0 {
-		return out
+		return out, nil
 	}
 	all := make([]map[string]float64, 0, len(vrs))
 	byTask := map[float64][]map[string]float64{}
-	for _, vr := range vrs {
+	metrics := map[string]bool{}
+	for i, vr := range vrs {
 		nums := nemoGymNumbers(vr)
+		for k := range nums {
+			metrics[k] = true
+		}
+		if len(metrics) > nemoGymMaxMetrics {
+			return out, apiErrorf(CodeBadRequest, "verify_responses[%d]: more than %d distinct numeric fields across the responses; send the verify responses of one evaluation", i, nemoGymMaxMetrics)
+		}
 		all = append(all, nums)
 		task, _ := vr[nemoGymTaskIndex].(float64)
 		byTask[task] = append(byTask[task], nums)
+	}
+	if cells := len(byTask) * len(metrics); cells > nemoGymMaxCells {
+		return out, apiErrorf(CodeBadRequest, "%d task groups × %d metrics = %d statistics, over the %d one answer carries; aggregate fewer tasks per request", len(byTask), len(metrics), cells, nemoGymMaxCells)
 	}
 	nemoGymStats(all, out.AgentMetrics)
 	tasks := slices.Sorted(maps.Keys(byTask))
@@ -515,7 +573,7 @@ func nemoGymAggregate(vrs []map[string]any) NemoGymMetrics {
 			out.KeyMetrics[k] = v
 		}
 	}
-	return out
+	return out, nil
 }
 
 // handleNemoGymReverifyMode: /verify reads everything it scores from the

@@ -136,8 +136,8 @@ func openEnvCode(status int) string {
 	return openEnvExecutionError
 }
 
-// openEnvOpen opens the session reset asks for.
-func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset) (*session, OpenEnvResult, int, *APIError) {
+// openEnvOpen opens the session reset asks for, for owner in scope.
+func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset, owner string, scope sessionScope) (*session, OpenEnvResult, int, *APIError) {
 	given := func(f json.RawMessage) bool { return len(f) > 0 && strings.TrimSpace(string(f)) != "null" }
 	if !given(req.ExampleID) && !given(req.Example) && !given(req.Answer) {
 		st, aerr := s.lookupEnv(req.Env)
@@ -158,7 +158,7 @@ func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset) (*session, O
 		}
 		req.ExampleID, _ = json.Marshal(st.ds.Examples[rows[i]].ID)
 	}
-	sess, status, aerr := s.openSession(ctx, req.SessionCreate)
+	sess, status, aerr := s.openSession(ctx, req.SessionCreate, owner, scope)
 	if aerr != nil {
 		return nil, OpenEnvResult{}, status, aerr
 	}
@@ -206,12 +206,22 @@ func openEnvState(sess *session) OpenEnvState {
 }
 
 func (s *Server) handleOpenEnvWS(w http.ResponseWriter, r *http.Request) {
+	// Each socket may hold a session, so sockets are bounded as sessions
+	// are; one that opens none still costs a goroutine and a buffer.
+	if n := s.sockets.Add(1); n > int64(s.cfg.MaxSessions) {
+		s.sockets.Add(-1)
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d OpenEnv WebSockets open, the --max-sessions bound; close idle ones", s.cfg.MaxSessions))
+		return
+	}
+	defer s.sockets.Add(-1)
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept answered the client
 	}
 	c.SetReadLimit(s.cfg.MaxBody)
 	ctx := r.Context()
+	owner := s.ownerOf(r)
 	var sess *session
 	defer func() {
 		if sess != nil {
@@ -230,7 +240,16 @@ func (s *Server) handleOpenEnvWS(w http.ResponseWriter, r *http.Request) {
 		return send("error", data)
 	}
 	for {
-		_, raw, err := c.Read(ctx)
+		// A socket with nothing to say for the idle timeout is closed, as
+		// an idle session is: it would otherwise hold its place an hour.
+		rctx, cancel := context.WithTimeout(ctx, s.cfg.SessionIdle)
+		_, raw, err := c.Read(rctx)
+		idle := rctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if idle {
+			_ = c.Close(websocket.StatusPolicyViolation, fmt.Sprintf("idle for %s", s.cfg.SessionIdle))
+			return
+		}
 		if err != nil {
 			if websocket.CloseStatus(err) == -1 && !errors.Is(err, context.Canceled) {
 				s.log.Debug("openenv websocket read", "request_id", requestID(ctx), "err", err)
@@ -241,7 +260,7 @@ func (s *Server) handleOpenEnvWS(w http.ResponseWriter, r *http.Request) {
 		if jerr := json.Unmarshal(raw, &m); jerr != nil {
 			err = fail(openEnvInvalidJSON, apiErrorf(CodeInvalidJSON, "Invalid JSON: %v", jerr))
 		} else {
-			err = s.openEnvMessage(ctx, &sess, m, send, fail)
+			err = s.openEnvMessage(ctx, owner, &sess, m, send, fail)
 		}
 		if errors.Is(err, errOpenEnvClose) {
 			_ = c.Close(websocket.StatusNormalClosure, "")
@@ -257,7 +276,7 @@ var errOpenEnvClose = errors.New("close")
 
 // openEnvMessage answers one WebSocket message; *sess is the connection's
 // session.
-func (s *Server) openEnvMessage(ctx context.Context, sess **session, m openEnvMsg, send func(string, any) error, fail func(string, *APIError) error) error {
+func (s *Server) openEnvMessage(ctx context.Context, owner string, sess **session, m openEnvMsg, send func(string, any) error, fail func(string, *APIError) error) error {
 	switch m.Type {
 	case "reset":
 		var req OpenEnvReset
@@ -270,7 +289,7 @@ func (s *Server) openEnvMessage(ctx context.Context, sess **session, m openEnvMs
 			s.sessions.remove(*sess)
 			*sess = nil
 		}
-		ns, res, status, aerr := s.openEnvOpen(ctx, req)
+		ns, res, status, aerr := s.openEnvOpen(ctx, req, owner, scopeWS)
 		if aerr != nil {
 			return fail(openEnvCode(status), aerr)
 		}
@@ -301,7 +320,7 @@ func (s *Server) handleOpenEnvReset(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	_, res, status, aerr := s.openEnvOpen(r.Context(), req)
+	_, res, status, aerr := s.openEnvOpen(r.Context(), req, s.ownerOf(r), scopeHTTP)
 	if aerr != nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -346,7 +365,7 @@ func (s *Server) handleOpenEnvStep(w http.ResponseWriter, r *http.Request) {
 			`field "session_id" missing: an episode lives in the session POST /reset opened (its observation.session_id); or use the WebSocket /ws`))
 		return
 	}
-	sess := s.sessions.get(id)
+	sess := s.sessions.get(id, s.ownerOf(r), scopeHTTP)
 	if sess == nil {
 		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound,
 			"session %q does not exist: it ended, was closed, expired (idle %s, age %s) or is held by another server process; POST /reset again", id, s.cfg.SessionIdle, s.cfg.SessionTTL))
@@ -376,7 +395,7 @@ func (s *Server) handleOpenEnvState(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, OpenEnvState{}) // OpenEnv's fresh environment
 		return
 	}
-	sess := s.sessions.get(id)
+	sess := s.sessions.get(id, s.ownerOf(r), scopeHTTP)
 	if sess == nil {
 		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound, "session %q does not exist", id))
 		return

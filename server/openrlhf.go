@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -31,6 +32,9 @@ type RewardResponse struct {
 	Scores    []float64            `json:"scores"`
 	ExtraLogs map[string][]float64 `json:"extra_logs"`
 	Errors    []string             `json:"errors"`
+	// Unscored counts queries not scored before the server's deadline
+	// (each has reward 0, svbench_error 1 and a "timeout" error).
+	Unscored int `json:"unscored,omitempty"`
 }
 
 // labelRef is the JSON-object form of a label.
@@ -111,29 +115,52 @@ func (s *Server) handleGetReward(w http.ResponseWriter, r *http.Request) {
 		results[i].dur = time.Since(start)
 	})
 	// As in /v1/score: items still running at the deadline finish on their
-	// own and must not write into the answer.
+	// own and must not write into the answer, and the answer comes before
+	// the deadline with the unscored items failed. OpenRLHF's client
+	// retries any non-2xx five times, scoring the batch again each time,
+	// and then leaves the sample without a reward: a 200 whose items say
+	// "timeout" is what it can use.
+	scoreCtx := r.Context()
+	if dl, ok := scoreCtx.Deadline(); ok {
+		var cancel context.CancelFunc
+		scoreCtx, cancel = context.WithDeadline(scoreCtx, dl.Add(-scoreMargin(s.cfg.Timeout)))
+		defer cancel()
+	}
 	var mu sync.Mutex
 	closed := false
-	err := s.scoreAll(r.Context(), states, func(i int) {
+	done := make([]bool, n)
+	_ = s.scoreAll(scoreCtx, states, func(i int) {
 		start := time.Now()
-		res := s.scoreItem(r.Context(), states[i], items[i])
+		res := s.scoreItem(scoreCtx, states[i], items[i])
 		mu.Lock()
 		defer mu.Unlock()
 		if !closed {
 			res.dur = results[i].dur + time.Since(start)
 			results[i] = res
+			done[i] = true
 		}
 	})
 	mu.Lock()
 	closed = true
 	mu.Unlock()
-	s.recordItems("/get_reward", results)
-	if err != nil {
+	if r.Context().Err() != nil {
+		// The client went away or the server is stopping: nobody reads it.
+		s.recordItems("/get_reward", results)
 		status, aerr := contextError(r.Context())
 		writeError(w, r, status, aerr)
 		return
 	}
+	unscored := 0
+	for i := range results {
+		if states[i] != nil && !done[i] {
+			results[i] = ScoreResult{env: states[i].id, Error: apiErrorf(CodeTimeout,
+				"query %d was not scored within the server's timeout; its reward is 0 (raise --timeout: OpenRLHF's own client waits 180 s)", i)}
+			unscored++
+		}
+	}
+	s.recordItems("/get_reward", results)
 	resp := RewardResponse{
+		Unscored:  unscored,
 		Rewards:   make([]float64, n),
 		Scores:    make([]float64, n),
 		ExtraLogs: map[string][]float64{},

@@ -104,8 +104,11 @@ type Config struct {
 	// SessionIdle closes a session after that long without a request,
 	// SessionTTL at that age whatever happens.
 	MaxSessions int
-	SessionIdle time.Duration
-	SessionTTL  time.Duration
+	// MaxSessionBytes bounds what live sessions hold together (inline
+	// examples and transcripts, estimated); 0 = DefaultMaxSessionBytes.
+	MaxSessionBytes int64
+	SessionIdle     time.Duration
+	SessionTTL      time.Duration
 
 	// RolloutAllow lists the model endpoints /v1/rollout may reach, as
 	// "host:port" or "host" (any port). Empty allows loopback only.
@@ -171,6 +174,9 @@ type Server struct {
 	rollSem chan struct{}
 	// sessions are the episodes trainers drive turn by turn.
 	sessions *sessions
+	// produced are the tool outputs NeMo Gym's tool routes handed out.
+	produced *producedOutputs
+	sockets  atomic.Int64 // OpenEnv WebSockets open
 	allow    *allowList
 	modelHC  *http.Client
 	handler  http.Handler
@@ -192,7 +198,8 @@ func New(cfg Config) (*Server, error) {
 		envs:     map[string]*envState{},
 		metrics:  newMetrics(),
 		rollSem:  make(chan struct{}, cfg.MaxRollouts),
-		sessions: newSessions(cfg.MaxSessions, cfg.SessionIdle, cfg.SessionTTL),
+		produced: newProducedOutputs(),
+		sessions: newSessions(cfg.MaxSessions, cfg.MaxSessionBytes, cfg.SessionIdle, cfg.SessionTTL),
 	}
 	names := cfg.Envs
 	if len(names) == 0 {
@@ -645,7 +652,11 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	if err := s.metrics.write(w, s.adm.writeMetrics); err != nil {
+	extra := func(b *strings.Builder) {
+		s.adm.writeMetrics(b)
+		s.sessions.writeMetrics(b)
+	}
+	if err := s.metrics.write(w, extra); err != nil {
 		s.log.Warn("write metrics", "err", err)
 	}
 }

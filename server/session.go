@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/svbench/svbench/env"
@@ -52,6 +50,10 @@ type SessionCreate struct {
 	// MaxTurns caps assistant turns below the environment's own limit
 	// (0: the environment's).
 	MaxTurns int `json:"max_turns,omitempty"`
+	// IdleTimeoutS shortens the idle timeout of this session (0: the
+	// server's --session-idle, which it can never exceed): a trainer
+	// that abandons cut-off rollouts gets their slots back sooner.
+	IdleTimeoutS float64 `json:"idle_timeout_s,omitempty"`
 }
 
 // SessionInfo is what creating (or reading) a session answers.
@@ -148,142 +150,13 @@ type SessionStepResult struct {
 	Score *ScoreResult `json:"score,omitempty"`
 }
 
-type session struct {
-	id       string
-	st       *envState
-	ex       env.Example
-	ep       env.Episode
-	rubric   string
-	maxTurns int
-	prompt   []env.Message
-	tools    []env.Tool
-
-	created time.Time
-
-	mu         sync.Mutex // one step at a time; guards what follows
-	turns      int
-	transcript []env.Message
-	done       bool
-	result     *SessionStepResult
-	closed     bool
-	lastUsed   time.Time
-}
-
-// sessions is the set of live sessions, bounded in count, idle time and age.
-type sessions struct {
-	mu   sync.Mutex
-	byID map[string]*session
-	max  int
-	idle time.Duration
-	ttl  time.Duration
-}
-
-func newSessions(max int, idle, ttl time.Duration) *sessions {
-	return &sessions{byID: map[string]*session{}, max: max, idle: idle, ttl: ttl}
-}
-
-func newSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return "ses_" + hex.EncodeToString(b[:])
-}
-
-// add registers s unless the server holds max sessions already.
-func (ss *sessions) add(s *session) bool {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if len(ss.byID) >= ss.max {
-		return false
-	}
-	ss.byID[s.id] = s
-	return true
-}
-
-func (ss *sessions) get(id string) *session {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.byID[id]
-}
-
-// remove forgets the session and releases what its episode holds.
-func (ss *sessions) remove(s *session) {
-	ss.mu.Lock()
-	delete(ss.byID, s.id)
-	ss.mu.Unlock()
-	s.close()
-}
-
-func (s *session) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	s.closed = true
-	_ = s.ep.Close()
-}
-
-// expired lists sessions past their idle timeout or age. A session busy in
-// a step is not idle.
-func (ss *sessions) expired(now time.Time) []*session {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	var out []*session
-	for _, s := range ss.byID {
-		if !s.mu.TryLock() {
-			continue
-		}
-		if now.Sub(s.lastUsed) >= ss.idle || now.Sub(s.created) >= ss.ttl {
-			out = append(out, s)
-		}
-		s.mu.Unlock()
-	}
-	return out
-}
-
-// janitor closes expired sessions until ctx ends, then closes them all.
-func (ss *sessions) janitor(ctx context.Context) {
-	t := time.NewTicker(max(ss.idle/sessionSweepFraction, time.Second))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			ss.closeAll()
-			return
-		case now := <-t.C:
-			for _, s := range ss.expired(now) {
-				ss.remove(s)
-			}
-		}
-	}
-}
-
-func (ss *sessions) closeAll() {
-	ss.mu.Lock()
-	all := make([]*session, 0, len(ss.byID))
-	for _, s := range ss.byID {
-		all = append(all, s)
-	}
-	clear(ss.byID)
-	ss.mu.Unlock()
-	for _, s := range all {
-		s.close()
-	}
-}
-
-func (ss *sessions) count() int {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return len(ss.byID)
-}
-
 func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
 	var req SessionCreate
 	if status, aerr := decodeBody(r, &req); aerr != nil {
 		writeError(w, r, status, aerr)
 		return
 	}
-	sess, status, aerr := s.openSession(r.Context(), req)
+	sess, status, aerr := s.openSession(r.Context(), req, s.ownerOf(r), scopeHTTP)
 	if aerr != nil {
 		if status == http.StatusTooManyRequests {
 			w.Header().Set("Retry-After", "1")
@@ -294,9 +167,11 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, s.describe(sess, false))
 }
 
-// openSession starts an episode for req and registers it, or answers the
-// HTTP status and error that say why not (429: too many sessions).
-func (s *Server) openSession(ctx context.Context, req SessionCreate) (*session, int, *APIError) {
+// openSession starts an episode for req and registers it for owner in
+// scope, or answers the HTTP status and error that say why not (429: no
+// slot, or no byte budget, or owner holds its fair share while another
+// client waits).
+func (s *Server) openSession(ctx context.Context, req SessionCreate, owner string, scope sessionScope) (*session, int, *APIError) {
 	st, aerr := s.lookupEnv(req.Env)
 	if aerr != nil {
 		return nil, http.StatusNotFound, aerr
@@ -316,27 +191,70 @@ func (s *Server) openSession(ctx context.Context, req SessionCreate) (*session, 
 	if req.Rubric != "" && !slices.Contains(info.Rubrics, req.Rubric) {
 		return nil, http.StatusBadRequest, apiErrorf(CodeBadRequest, "rubric %q: %s has %s", req.Rubric, st.id, strings.Join(info.Rubrics, ", "))
 	}
-	if s.sessions.count() >= s.cfg.MaxSessions {
-		return nil, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones (DELETE /v1/sessions/{id}) or raise --max-sessions", s.cfg.MaxSessions)
+	if req.IdleTimeoutS < 0 || math.IsNaN(req.IdleTimeoutS) || math.IsInf(req.IdleTimeoutS, 0) {
+		return nil, http.StatusBadRequest, apiErrorf(CodeBadRequest, `field "idle_timeout_s" must be a number of seconds >= 0 (0: the server's %s)`, s.cfg.SessionIdle)
 	}
-	ae := admittedEnv{Environment: st.env, adm: s.adm, lane: st.lane}
-	ep, err := ae.Start(ctx, ex)
+	idle := s.cfg.SessionIdle
+	if req.IdleTimeoutS > 0 {
+		idle = min(idle, max(time.Duration(req.IdleTimeoutS*float64(time.Second)), time.Second))
+	}
+	now := time.Now()
+	sess := &session{id: newSessionID(), st: st, ex: ex, rubric: req.Rubric, maxTurns: maxTurns, owner: owner, scope: scope, idle: idle,
+		inline: int64(len(req.Example) + len(req.Answer)), created: now, lastUsed: now}
+	// The slot is taken before the episode starts (a start can take
+	// seconds: a sandbox, a simulated target), so a burst of creates
+	// cannot all start episodes past the bound.
+	sess.ep = pendingEpisode{}
+	if why := s.sessions.add(sess, now); why != slotOK {
+		return nil, http.StatusTooManyRequests, s.slotError(why)
+	}
+	// Start holds a worker of the lane while it runs; the episode is kept
+	// bare, because every step admits itself once (stepLocked, the NeMo
+	// Gym tools): an episode wrapped here too would hold one worker and
+	// wait for a second inside it, which on a one-worker lane never comes.
+	var ep env.Episode
+	var err error
+	if qerr := s.adm.run(ctx, st.lane, func() { ep, err = st.env.Start(ctx, ex) }); qerr != nil {
+		err = fmt.Errorf("waiting for a worker: %w", qerr)
+	}
 	if err != nil {
+		s.sessions.remove(sess)
 		if ctx.Err() != nil {
 			status, aerr := contextError(ctx)
 			return nil, status, aerr
 		}
 		return nil, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "start episode %s: %v", ex.ID, err)
 	}
-	now := time.Now()
-	sess := &session{id: newSessionID(), st: st, ex: ex, ep: ep, rubric: req.Rubric, maxTurns: maxTurns,
-		prompt: ep.Prompt(), tools: ep.Tools(), created: now, lastUsed: now}
-	if !s.sessions.add(sess) {
+	sess.mu.Lock()
+	closed := sess.closed
+	if !closed {
+		sess.ep, sess.prompt, sess.tools = ep, ep.Prompt(), ep.Tools()
+	}
+	sess.mu.Unlock()
+	if closed {
+		// Shut down or expired while starting.
 		_ = ep.Close()
-		return nil, http.StatusTooManyRequests, apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones or raise --max-sessions", s.cfg.MaxSessions)
+		return nil, http.StatusServiceUnavailable, apiErrorf(CodeSessionNotFound, "the session closed while its episode started (the server is stopping); create a new one")
 	}
 	return sess, 0, nil
 }
+
+// slotError says why no session slot was given, and what to do.
+func (s *Server) slotError(why slotRefusal) *APIError {
+	switch why {
+	case slotBytes:
+		return apiErrorf(CodeSessionsExhausted, "the open sessions hold %d bytes, the budget (--max-session-bytes); close finished ones (DELETE /v1/sessions/{id}), send examples by id instead of inline, or raise it", s.sessions.maxBytes)
+	case slotFairShare:
+		return apiErrorf(CodeSessionsExhausted, "this client holds its fair share of the %d session slots while another client waits for one; finish or close sessions first", s.cfg.MaxSessions)
+	}
+	return apiErrorf(CodeSessionsExhausted, "%d sessions open; close finished ones (DELETE /v1/sessions/{id}) or raise --max-sessions", s.cfg.MaxSessions)
+}
+
+// pendingEpisode stands in for an episode still starting: closing a
+// session before its start returns must not touch a nil episode.
+type pendingEpisode struct{ env.Episode }
+
+func (pendingEpisode) Close() error { return nil }
 
 func (s *Server) describe(sess *session, transcript bool) SessionInfo {
 	tools := make([]map[string]any, 0, len(sess.tools))
@@ -345,7 +263,7 @@ func (s *Server) describe(sess *session, transcript bool) SessionInfo {
 	}
 	info := SessionInfo{SessionID: sess.id, Env: sess.st.id, ExampleID: sess.ex.ID, Prompt: sess.prompt, Tools: tools,
 		MaxTurns: sess.maxTurns, ToolBudget: sess.st.env.Info().ToolBudget, Turns: sess.turns, Done: sess.done,
-		IdleTimeoutS: s.cfg.SessionIdle.Seconds(), ExpiresAt: sess.created.Add(s.cfg.SessionTTL).UTC()}
+		IdleTimeoutS: sess.idleTimeout(s.cfg.SessionIdle).Seconds(), ExpiresAt: sess.created.Add(s.cfg.SessionTTL).UTC()}
 	if transcript {
 		info.Transcript = append([]env.Message(nil), sess.transcript...)
 	}
@@ -355,7 +273,7 @@ func (s *Server) describe(sess *session, transcript bool) SessionInfo {
 // session finds a live session or answers why there is none.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) *session {
 	id := r.PathValue("id")
-	sess := s.sessions.get(id)
+	sess := s.sessions.get(id, s.ownerOf(r), scopeHTTP)
 	if sess == nil {
 		writeError(w, r, http.StatusNotFound, apiErrorf(CodeSessionNotFound,
 			"session %q does not exist: it was closed, expired (idle %s, age %s) or held by another server process; create a new one", id, s.cfg.SessionIdle, s.cfg.SessionTTL))
@@ -429,6 +347,8 @@ func (s *Server) stepLocked(ctx context.Context, sess *session, msg env.Message)
 	}
 	sess.turns++
 	sess.transcript = append(sess.transcript, msg)
+	grown := len(sess.transcript) - 1
+	defer func() { s.sessions.grow(sess, transcriptBytes(sess.transcript[grown:])) }()
 	res := SessionStepResult{SessionID: sess.id, Turn: sess.turns, Observations: []env.Message{}}
 	// The episode sees the answer the message commits to, as the final
 	// score does (reasoning is not the answer).
@@ -456,22 +376,12 @@ func (s *Server) stepLocked(ctx context.Context, sess *session, msg env.Message)
 		sess.done = true
 		res.Score = s.scoreSession(ctx, sess)
 		sess.result = &res
-		// The episode's resources go now; the session stays readable
-		// until it is deleted or expires.
-		_ = sess.ep.Close()
+		// The episode's resources and the session's slot go now; the
+		// session stays readable until it is deleted, expires or the
+		// finished store needs its room.
+		s.sessions.finish(sess)
 	}
 	return res, 0, nil
-}
-
-// removeLocked is remove for a caller holding the session's lock.
-func (ss *sessions) removeLocked(s *session) {
-	ss.mu.Lock()
-	delete(ss.byID, s.id)
-	ss.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		_ = s.ep.Close()
-	}
 }
 
 // scoreSession scores the transcript as `svbench score` scores it:

@@ -308,14 +308,14 @@ func (c countingEpisode) Close() error { *c.closed++; return nil }
 // every session at shutdown.
 func TestSessionsExpire(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ss := newSessions(8, time.Minute, 10*time.Minute)
+		ss := newSessions(8, 0, time.Minute, 10*time.Minute)
 		closed := map[string]*int{}
 		add := func(id string) *session {
 			n := 0
 			closed[id] = &n
 			now := time.Now()
 			s := &session{id: id, ep: countingEpisode{closed: &n}, created: now, lastUsed: now}
-			if !ss.add(s) {
+			if ss.add(s, now) != slotOK {
 				t.Fatal("add refused")
 			}
 			return s
@@ -334,8 +334,8 @@ func TestSessionsExpire(t *testing.T) {
 			last.mu.Unlock()
 		}
 		synctest.Wait()
-		if ss.get("idle") != nil || *closed["idle"] != 1 || ss.get("busy") == nil {
-			t.Fatalf("after 7.5 min: idle closed %d, busy present %v", *closed["idle"], ss.get("busy") != nil)
+		if ss.get("idle", "", scopeHTTP) != nil || *closed["idle"] != 1 || ss.get("busy", "", scopeHTTP) == nil {
+			t.Fatalf("after 7.5 min: idle closed %d, busy present %v", *closed["idle"], ss.get("busy", "", scopeHTTP) != nil)
 		}
 		for range 4 { // past the 10 min age: busy goes however used
 			time.Sleep(50 * time.Second)
@@ -344,7 +344,7 @@ func TestSessionsExpire(t *testing.T) {
 			last.mu.Unlock()
 		}
 		synctest.Wait()
-		if ss.get("busy") != nil || *closed["busy"] != 1 {
+		if ss.get("busy", "", scopeHTTP) != nil || *closed["busy"] != 1 {
 			t.Fatalf("past the age limit the session is still open (closed %d)", *closed["busy"])
 		}
 		_, _ = idle, last

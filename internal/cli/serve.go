@@ -18,11 +18,11 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var (
-		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, logFormat, logLevel, split string
-		envs, datasets, allow, keyEnvs, params, envWorkers                             []string
-		flagParams                                                                     envParamFlags
-		maxBatch, workers, maxRollouts, maxSessions                                    int
-		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL  time.Duration
+		addr, tokenEnv, defaultEnv, maxBody, maxCompletion, maxSessionBytes, logFormat, logLevel, split string
+		envs, datasets, allow, keyEnvs, params, envWorkers                                              []string
+		flagParams                                                                                      envParamFlags
+		maxBatch, workers, maxRollouts, maxSessions                                                     int
+		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL                   time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -66,6 +66,9 @@ Ctrl-C after draining in-flight requests.`,
 			if cfg.MaxBody, err = serveParseSize("--max-body", maxBody); err != nil {
 				return err
 			}
+			if cfg.MaxSessionBytes, err = serveParseSize("--max-session-bytes", maxSessionBytes); err != nil {
+				return err
+			}
 			mc, err := serveParseSize("--max-completion", maxCompletion)
 			if err != nil {
 				return err
@@ -75,6 +78,9 @@ Ctrl-C after draining in-flight requests.`,
 				if v < 0 {
 					return usagef("%s must not be negative", name)
 				}
+			}
+			if err := checkConcurrency("--workers", workers); err != nil {
+				return err
 			}
 			for name, v := range map[string]time.Duration{"--timeout": timeout, "--rollout-timeout": rolloutTimeout, "--drain-timeout": drainTimeout, "--read-header-timeout": headerTimeout, "--session-idle": sessionIdle, "--session-ttl": sessionTTL} {
 				if v <= 0 {
@@ -96,8 +102,8 @@ Ctrl-C after draining in-flight requests.`,
 				for _, ew := range envWorkers {
 					k, v, ok := strings.Cut(ew, "=")
 					n, err := strconv.Atoi(v)
-					if !ok || k == "" || err != nil || n < 1 {
-						return usagef("--env-workers %q: want env=N with N ≥ 1, e.g. e3=2", ew)
+					if !ok || k == "" || err != nil || n < 1 || n > maxConcurrency {
+						return usagef("--env-workers %q: want env=N with 1 ≤ N ≤ %d, e.g. e3=2", ew, maxConcurrency)
 					}
 					cfg.EnvWorkers[k] = n
 				}
@@ -154,6 +160,7 @@ Ctrl-C after draining in-flight requests.`,
 	fs.StringArrayVar(&envWorkers, "env-workers", nil, "most items of one environment scored at once: env=N (repeatable; default: its cost class's share of --workers)")
 	fs.IntVar(&maxRollouts, "max-rollouts", server.DefaultMaxRollouts, "concurrent /v1/rollout episodes; more get 429")
 	fs.IntVar(&maxSessions, "max-sessions", server.DefaultMaxSessions, "open /v1/sessions at once; more get 429")
+	fs.StringVar(&maxSessionBytes, "max-session-bytes", "1GiB", "what open sessions may hold together (inline examples, transcripts); more get 429")
 	fs.DurationVar(&sessionIdle, "session-idle", server.DefaultSessionIdle, "close a session after this long without a request")
 	fs.DurationVar(&sessionTTL, "session-ttl", server.DefaultSessionTTL, "close a session at this age whatever happens")
 	fs.StringSliceVar(&allow, "rollout-allow", nil, "model endpoints /v1/rollout may reach, host:port or host (default: loopback only)")
