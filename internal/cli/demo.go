@@ -26,6 +26,9 @@ artifacts are written (results.jsonl, metadata.json, summary.json, report.md wit
 followed by a scoreboard over all of them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkConcurrency("-c/--concurrency", concurrency); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			ids := env.Default.IDs()
 			if len(envs) > 0 {

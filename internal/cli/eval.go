@@ -26,6 +26,29 @@ import (
 	"github.com/svbench/svbench/runner"
 )
 
+// maxConcurrency bounds every episodes-, rows- or requests-in-flight flag
+// (eval/demo/probe/score -c, rewards agree --concurrency, serve --workers,
+// --max-in-flight). Each unit in flight is a goroutine holding an episode's
+// state and, against an endpoint, a connection and a request slot; the runner
+// starts min(concurrency, jobs) of them and the client sizes a semaphore to
+// the bound, so -c 9223372036854775807 ran out of memory (or panicked) instead
+// of failing fast. 4096 is far above what one endpoint or one machine serves
+// usefully, so no real run is refused.
+const maxConcurrency = 4096
+
+// checkConcurrency refuses a negative or absurd concurrency flag the way
+// -r/--rollouts is refused: as a usage error naming the flag and the bound.
+// Zero keeps each flag's own default.
+func checkConcurrency(flag string, n int) error {
+	switch {
+	case n < 0:
+		return usagef("%s %d: cannot be negative (0 takes the default)", flag, n)
+	case n > maxConcurrency:
+		return usagef("%s %d: at most %d at once — each one is a goroutine with its own state and request, so more exhausts memory long before it adds throughput; to go wider, split the work over processes or machines (eval --shard i/n, joined with svbench merge)", flag, n, maxConcurrency)
+	}
+	return nil
+}
+
 type evalFlags struct {
 	envName     string
 	models      string
@@ -189,6 +212,9 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	}
 	if f.rollouts < 1 {
 		return usagef("-r/--rollouts %d: want at least one rollout per example", f.rollouts)
+	}
+	if err := checkConcurrency("-c/--concurrency", f.concurrency); err != nil {
+		return err
 	}
 	shard, err := runner.ParseShard(f.shard)
 	if err != nil {

@@ -181,6 +181,9 @@ func (f *modelFlags) endpointModel(name string, concurrency int, builtinHint str
 	if err != nil {
 		return nil, err
 	}
+	if err := checkConcurrency("--max-in-flight", f.maxInFlight); err != nil {
+		return nil, err
+	}
 	inFlight := f.maxInFlight
 	if inFlight <= 0 {
 		inFlight = max(concurrency, 1)

@@ -73,6 +73,9 @@ func runProbe(cmd *cobra.Command, o probeOptions) error {
 	if o.limit < 0 {
 		return usagef("-n %d: the number of rows cannot be negative", o.limit)
 	}
+	if err := checkConcurrency("-c/--concurrency", o.concurrency); err != nil {
+		return err
+	}
 	params, err := o.params.parse()
 	if err != nil {
 		return usageError(err)

@@ -53,6 +53,9 @@ unless --allow-incomplete. Writes rewards_agree.json and rewards_agree.md.`,
 			if tolerance < 0 || tolerance > 1 {
 				return usagef("--tolerance %v: want a number in [0, 1] (rewards are scaled to [0, 1])", tolerance)
 			}
+			if err := checkConcurrency("--concurrency", workers); err != nil {
+				return err
+			}
 			if _, err := os.Stat(args[0]); err != nil {
 				return usagef("rewards agree: %v", err)
 			}

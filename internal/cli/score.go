@@ -75,6 +75,9 @@ environment's parameters as for eval (svbench envs lists them).`,
 			if input == "" {
 				return usagef("--input is required (a JSONL file, or - for standard input)")
 			}
+			if err := checkConcurrency("-c/--concurrency", workers); err != nil {
+				return err
+			}
 			params, err := pf.parse()
 			if err != nil {
 				return err
@@ -105,7 +108,7 @@ environment's parameters as for eval (svbench envs lists them).`,
 				defer f.Close()
 				out = f
 			}
-			if workers <= 0 {
+			if workers == 0 {
 				workers = runtime.GOMAXPROCS(0)
 			}
 			var runResults *os.File
