@@ -2,12 +2,8 @@
 package version
 
 import (
-	"context"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
-	"time"
 )
 
 // Version is the svbench release; overridden with -ldflags at release time.
@@ -17,29 +13,59 @@ var Version = "0.1.0-dev"
 // its checkout still records the commit it was built from.
 var Commit = ""
 
+// Unknown is what `svbench version` prints when the build recorded no commit.
+const Unknown = "unknown"
+
 // Go is the toolchain that built the binary.
 func Go() string { return runtime.Version() }
 
-// GitCommit returns the commit of the build (from VCS stamping) or, failing
-// that, of the working directory's checkout; "" when neither is known.
+// GitCommit returns the commit svbench was built from, as the build itself
+// recorded it: the -ldflags stamp, else the Go toolchain's VCS stamp (with
+// "-dirty" when the tree had uncommitted changes). It returns "" when the
+// build recorded neither (go install from the module proxy, go test, a build
+// with -buildvcs=false); run metadata leaves git_commit out then and the
+// manifest says "unknown".
+//
+// It never asks git about the working directory: a binary run from a user's
+// own repository would record that repository's commit as svbench's.
 func GitCommit() string {
-	if Commit != "" {
-		return Commit
-	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && s.Value != "" {
-				return s.Value
-			}
-		}
+		return commitOf(Commit, bi)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
-	if err != nil {
+	return commitOf(Commit, nil)
+}
+
+// CommitOrUnknown is GitCommit, or Unknown when the build recorded none.
+func CommitOrUnknown() string {
+	if c := GitCommit(); c != "" {
+		return c
+	}
+	return Unknown
+}
+
+// commitOf resolves the commit from the -ldflags stamp and the build info;
+// split from GitCommit so both sources can be tested without a stamped binary.
+func commitOf(stamp string, bi *debug.BuildInfo) string {
+	if stamp != "" {
+		return stamp
+	}
+	if bi == nil {
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	var rev string
+	var modified bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" && modified {
+		return rev + "-dirty"
+	}
+	return rev
 }
 
 // Module returns the version of a dependency compiled into the binary, so

@@ -14,11 +14,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print svbench's version, the commit it was built from and the Go toolchain",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			commit := version.GitCommit()
-			if commit == "" {
-				commit = "unknown"
-			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "svbench %s\ncommit  %s\ngo      %s\n", version.Version, commit, version.Go())
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "svbench %s\ncommit  %s\ngo      %s\n", version.Version, version.CommitOrUnknown(), version.Go())
 			return err
 		},
 	}
