@@ -40,6 +40,15 @@ type Options struct {
 	ProbeRows int
 	// Params are environment parameters for every instance.
 	Params map[string]string
+	// SolvableFamilies, when > 0, makes the solvability check play only
+	// that many rows of each generated family (Family) per split, for
+	// environments whose scoring runs programs; SVBENCH_FULL_SOLVABLE=1
+	// plays every row anyway. 0 plays every row.
+	SolvableFamilies int
+	// NoReference says why the environment's rows have no gold answer: the
+	// solvability check is then skipped with that reason. Without it an
+	// environment that is no Referencer fails the check.
+	NoReference string
 }
 
 // Hostile are answers every environment's parser must survive: scored (to
@@ -83,6 +92,7 @@ func Run(t *testing.T, id string, opts Options) {
 
 	t.Run("registration", func(t *testing.T) { checkRegistration(t, spec, e) })
 	t.Run("splits", func(t *testing.T) { checkSplits(t, spec, e) })
+	t.Run("solvable", func(t *testing.T) { checkSolvable(ctx, t, e, opts) })
 	rubrics := describeRubrics(t, e)
 
 	var played []artifact.Result

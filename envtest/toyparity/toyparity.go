@@ -139,6 +139,17 @@ func (Env) Policy(name string) (env.Policy, bool) {
 	}), true
 }
 
+// ReferencePolicy answers the row's gold yes/no (envtest.Referencer).
+func (Env) ReferencePolicy(ex env.Example) (env.Policy, error) {
+	var gold string
+	if err := json.Unmarshal(ex.Answer, &gold); err != nil {
+		return nil, fmt.Errorf("answer: %w", err)
+	}
+	return env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) {
+		return env.Message{Role: env.RoleAssistant, Content: gold}, nil
+	}), nil
+}
+
 // Exploits: always yes.
 func (e Env) Exploits() []env.Exploit {
 	yes := env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) {

@@ -20,9 +20,11 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Environments whose scoring runs programs (E3's sandboxed
-			// tests) play fewer rows.
+			// tests) play fewer rows, and the solvability check plays one
+			// row of each generated family and every hand-written row
+			// (SVBENCH_FULL_SOLVABLE=1 plays them all).
 			if c, ok := e.(env.ScoreCoster); ok && c.ScoreCost() == env.CostHeavy {
-				opts.Rows, opts.ProbeRows = 2, 1
+				opts.Rows, opts.ProbeRows, opts.SolvableFamilies = 2, 1, 1
 				if testing.Short() {
 					opts.Rows = 1
 				}
