@@ -148,14 +148,14 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 	if origFile != nil {
 		octx := tfEvalContext(origFile, fns)
 		collectTFAttrs(origFile.Body(), "", octx, origAttrs, nil)
-		settleSettings(origAttrs, withResources(origFile, octx))
+		settleSettings(origAttrs, origFile, octx)
 	}
 	need := needOf(origAttrs)
 	pctx := tfEvalContext(pf, fns)
 	var order []string
 	attrs := map[string]tfAttr{}
 	collectTFAttrs(pf.Body(), "", pctx, attrs, &order)
-	settleSettings(attrs, withResources(pf, pctx))
+	settleSettings(attrs, pf, pctx)
 	var notes []string
 	for _, path := range order {
 		a := attrs[path]
@@ -511,13 +511,18 @@ func securitySetting(name string) bool {
 }
 
 // settleSettings re-evaluates the security settings that read managed
-// resources (see evalSetting).
-func settleSettings(attrs map[string]tfAttr, ctx *hcl.EvalContext) {
+// resources (see evalSetting). The resources' context is built only for a
+// file that has such a setting, which most patched files do not.
+func settleSettings(attrs map[string]tfAttr, f *hclwrite.File, ctx *hcl.EvalContext) {
+	var rctx *hcl.EvalContext
 	for p, a := range attrs {
 		if a.status != valueReference || !securitySetting(a.name) {
 			continue
 		}
-		a.value, a.status = evalSetting(a.text, ctx)
+		if rctx == nil {
+			rctx = withResources(f, ctx)
+		}
+		a.value, a.status = evalSetting(a.text, rctx)
 		attrs[p] = a
 	}
 }
