@@ -30,9 +30,9 @@ const maxVerifyFileBytes = 64 << 20
 
 func newVerifyCmd() *cobra.Command {
 	var (
-		tool, format, contextMode string
-		allChecks                 bool
-		policyDirs                []string
+		tool, format, contextMode, checks string
+		allChecks                         bool
+		policyDirs                        []string
 	)
 	cmd := &cobra.Command{
 		Use:   "verify [flags] PATH...",
@@ -46,6 +46,12 @@ sibling file, a Service's selector) see every object; a file argument is linted
 on its own, which is what an environment sees for that file. --context file or
 dir forces one behaviour.
 
+--checks picks kube-linter's checks: default runs kube-linter's own default set,
+as the kube-linter CLI does without a config file; e2 adds the RBAC checks E2
+scores with (` + strings.Join(suite.ScoringKubeChecks, ", ") + `), so a file
+verify --checks e2 calls clean is one E2 pays as clean; all runs every built-in
+check that needs no network (--all-checks is the same).
+
 --policy DIR adds Rego policies: package svbench.kubernetes (input: one object)
 or svbench.terraform (input: the converted configuration), rule
 deny contains {"id", "severity", "msg"}.
@@ -54,6 +60,7 @@ Exit status: 0 when nothing is found, 1 when there are findings, 2 on usage
 errors, 3 when verification itself failed (unreadable file, verifier error).`,
 		Example: `  svbench verify deploy.yaml
   svbench verify --tool kube-linter --context dir --format table k8s/
+  svbench verify --tool kube-linter --checks e2 rbac.yaml
   svbench verify --tool opa --policy ./policies infra/main.tf`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -69,6 +76,12 @@ errors, 3 when verification itself failed (unreadable file, verifier error).`,
 			if contextMode != "file" && contextMode != "dir" && contextMode != "auto" {
 				return usagef("verify: --context %q: want auto, file or dir", contextMode)
 			}
+			if allChecks {
+				if cmd.Flags().Changed("checks") && checks != checksAll {
+					return usagef("verify: --all-checks and --checks %s disagree; give one of them", checks)
+				}
+				checks = checksAll
+			}
 			groups, err := verifyContexts(args, contextMode)
 			if err != nil {
 				return checkFailed(err)
@@ -77,9 +90,18 @@ errors, 3 when verification itself failed (unreadable file, verifier error).`,
 				return err
 			}
 			// E2's configuration (suite.ScoringOptions), so verify and
-			// the reward agree on what is clean and on a broken file.
+			// the reward agree on a broken file; kube-linter's checks are
+			// the tool's own defaults unless --checks names E2's set.
 			opts := suite.ScoringOptions(policyDirs)
-			opts.KubeLinter.AllChecks = allChecks
+			switch checks {
+			case checksDefault:
+				opts.KubeLinter.Include = nil
+			case checksE2:
+			case checksAll:
+				opts.KubeLinter.AllChecks = true
+			default:
+				return usagef("verify: --checks %q: want %s, %s or %s", checks, checksDefault, checksE2, checksAll)
+			}
 			s, err := suite.New(cmd.Context(), opts)
 			if err != nil {
 				return checkFailed(err)
@@ -117,10 +139,18 @@ errors, 3 when verification itself failed (unreadable file, verifier error).`,
 	f.StringVar(&tool, "tool", suite.ToolAll, "verifier to run: kube-linter, trivy, opa or all")
 	f.StringVar(&format, "format", "json", "output format: json or table")
 	f.StringVar(&contextMode, "context", "auto", "lint context: auto (directories together, files alone), file (each file alone) or dir (each directory together)")
-	f.BoolVar(&allChecks, "all-checks", false, "enable every offline kube-linter built-in check, not only the defaults")
+	f.StringVar(&checks, "checks", checksDefault, "kube-linter checks: default (kube-linter's own defaults), e2 (the defaults plus E2's RBAC checks) or all (every offline built-in check)")
+	f.BoolVar(&allChecks, "all-checks", false, "enable every offline kube-linter built-in check, not only the defaults (--checks all)")
 	f.StringArrayVar(&policyDirs, "policy", nil, "directory of extra Rego policies (repeatable)")
 	return cmd
 }
+
+// The kube-linter check sets --checks names.
+const (
+	checksDefault = "default"
+	checksE2      = "e2"
+	checksAll     = "all"
+)
 
 type lintGroup struct {
 	name  string // the file, or the directory for --context dir
