@@ -17,6 +17,7 @@ func TestEvalCacheAndCost(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{KeepLog: true})
 	defer srv.Close()
 	t.Setenv("SVBENCH_TEST_KEY", "k")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the cache key, away from the user's
 	cacheDir := t.TempDir()
 	prices := filepath.Join(t.TempDir(), "prices.toml")
 	os.WriteFile(prices, []byte("date = \"2026-11-01\"\ncurrency = \"USD\"\n[models.\"m1\"]\ninput = 1000\noutput = 1000\n"), 0o644)
@@ -121,6 +122,7 @@ func TestJudgeUsageRecorded(t *testing.T) {
 	srv := llmtest.New(llmtest.Options{Respond: func(llmtest.ChatRequest) llmtest.Reply { return llmtest.Reply{Content: "yes"} }})
 	defer srv.Close()
 	t.Setenv("SVBENCH_JUDGE_KEY", "k")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the cache key, away from the user's
 	out := t.TempDir()
 	code, _, stderr := runCLI(t, "eval", "--env", "e2", "--model", "builtin:tool-autofix", "-n", "2",
 		"--param", "reward_source=hybrid", "--judge-model", "judge-1", "--base-url", srv.BaseURL(),

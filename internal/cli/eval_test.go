@@ -403,3 +403,39 @@ func TestContextLengthRowIsUnanswered(t *testing.T) {
 		t.Fatalf("resume sent %d requests, want 1 (the torn row only)", n)
 	}
 }
+
+// Every concurrency flag is bounded like -r: an absurd value is a usage
+// error naming the flag and the bound, not a goroutine per job or a
+// semaphore sized past memory (-c 9223372036854775807 ran out of memory).
+func TestAbsurdConcurrencyRefused(t *testing.T) {
+	t.Setenv("SVBENCH_TEST_KEY", "k")
+	const huge = "9223372036854775807"
+	out := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"eval -c", []string{"eval", "--env", "e1", "--model", "builtin:heuristic", "-n", "1", "-c", huge, "--out", out, "--progress", "none"}, "-c/--concurrency " + huge + ": at most 4096"},
+		{"eval --concurrency negative", []string{"eval", "--env", "e1", "--model", "builtin:heuristic", "-n", "1", "--concurrency", "-3", "--out", out, "--progress", "none"}, "-c/--concurrency -3: cannot be negative"},
+		{"eval --max-in-flight", []string{"eval", "--env", "e1", "--model", "m1", "-n", "1", "--base-url", "http://127.0.0.1:9/v1", "--api-key-env", "SVBENCH_TEST_KEY", "--max-in-flight", huge, "--out", out, "--progress", "none"}, "--max-in-flight " + huge + ": at most 4096"},
+		{"demo -c", []string{"demo", "-c", huge, "--out", out}, "-c/--concurrency " + huge + ": at most 4096"},
+		{"probe -c", []string{"probe", "--env", "e1", "-c", huge, "--out", out}, "-c/--concurrency " + huge + ": at most 4096"},
+		{"score -c", []string{"score", "--env", "e1", "--input", "-", "-c", huge}, "-c/--concurrency " + huge + ": at most 4096"},
+		{"rewards agree --concurrency", []string{"rewards", "agree", out, "--judge-model", "j", "--concurrency", huge}, "--concurrency " + huge + ": at most 4096"},
+		{"serve --workers", []string{"serve", "--workers", huge}, "--workers " + huge + ": at most 4096"},
+		{"serve --env-workers", []string{"serve", "--env-workers", "e3=" + huge}, "1 ≤ N ≤ 4096"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+		})
+	}
+	// The bound itself is accepted.
+	code, _, stderr := runCLI(t, "eval", "--env", "e1", "--model", "builtin:heuristic", "-n", "2", "-c", "4096", "--out", t.TempDir(), "--progress", "none", "--no-report")
+	if code != 0 {
+		t.Fatalf("-c 4096: exit %d, %s", code, stderr)
+	}
+}
