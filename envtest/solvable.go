@@ -104,7 +104,7 @@ func SampleFamilies(rows []env.Example, perFamily int) []env.Example {
 // is not solved (or the row has none, or playing it failed), or an inert
 // answer is.
 type Unsolvable struct {
-	Split, Row string
+	Env, Split, Row string
 	// Answer is "reference" or the inert answer's name.
 	Answer string
 	// Err is why nothing was scored (no reference, episode or score
@@ -128,14 +128,14 @@ func (u Unsolvable) String() string {
 // Short is String without the parsed view.
 func (u Unsolvable) Short() string {
 	if u.Err != nil {
-		return fmt.Sprintf("split %s, row %s: %s answer: %v", u.Split, u.Row, u.Answer, u.Err)
+		return fmt.Sprintf("%s split %s, row %s: %s answer: %v", u.Env, u.Split, u.Row, u.Answer, u.Err)
 	}
 	what := "the reference answer is not solved"
 	if u.Answer != "reference" {
 		what = fmt.Sprintf("the inert answer %q is solved", u.Answer)
 	}
-	return fmt.Sprintf("split %s, row %s: %s: reward %.4g, components %s, stop %q",
-		u.Split, u.Row, what, u.Score.Total, components(u.Score.Components), u.Stop)
+	return fmt.Sprintf("%s split %s, row %s: %s: reward %.4g, components %s, stop %q",
+		u.Env, u.Split, u.Row, what, u.Score.Total, components(u.Score.Components), u.Stop)
 }
 
 func components(c map[string]float64) string {
@@ -241,7 +241,7 @@ func Solvability(ctx context.Context, e env.Environment, opts SolvableOptions) (
 func solveRow(ctx context.Context, e env.Environment, ref Referencer, inerter Inerter, split string, ex env.Example) []Unsolvable {
 	var fails []Unsolvable
 	fail := func(u Unsolvable) {
-		u.Split, u.Row = split, ex.ID
+		u.Env, u.Split, u.Row = e.Info().ID, split, ex.ID
 		fails = append(fails, u)
 	}
 	play := func(p env.Policy) (env.Score, string, error) {

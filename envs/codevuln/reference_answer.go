@@ -2,8 +2,10 @@ package codevuln
 
 import (
 	"context"
+	"maps"
 
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/envs/codevuln/taskset"
 )
 
 // ReferencePolicy answers with the task's reference fix as a diff, read
@@ -15,17 +17,36 @@ func (e *Env) ReferencePolicy(ex env.Example) (env.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	msg := answerMsg(ApplyableDiff(Files(t.Src), Files(t.Fixed()), t.Files), true, "Reference fix.")
-	return env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) { return msg, nil }), nil
+	return fixedAnswer(answerMsg(ApplyableDiff(Files(t.Src), Files(t.Fixed()), t.Files), true, "Reference fix.")), nil
 }
 
-// InertPolicies are builtin:noop (an empty diff: the vulnerable code
-// unchanged) and an empty reply (envtest.Inerter). Neither may solve a
-// row.
-func (e *Env) InertPolicies(env.Example) map[string]env.Policy {
-	noop, _ := e.Policy(PolicyNoop)
-	empty := env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) {
-		return env.Message{Role: env.RoleAssistant}, nil
-	})
-	return map[string]env.Policy{PolicyNoop: noop, "empty": empty}
+// InertPolicies are an empty reply and an inert edit: the vulnerable code
+// with a function that is never called appended, a substantive patch that
+// fixes nothing (envtest.Inerter). Neither may solve a row. builtin:noop
+// is left out: Solved refuses a patch that changes nothing before any
+// test counts, so only the inert edit asks whether the hidden tests catch
+// the vulnerable code.
+func (e *Env) InertPolicies(ex env.Example) map[string]env.Policy {
+	out := map[string]env.Policy{"empty": fixedAnswer(env.Message{Role: env.RoleAssistant})}
+	if t, err := e.taskOf(ex); err == nil && len(t.Files) > 0 {
+		out["inert-edit"] = fixedAnswer(answerMsg(ApplyableDiff(Files(t.Src), inertlyEdited(t), t.Files), true, "Inert edit."))
+	}
+	return out
+}
+
+// inertlyEdited is the vulnerable source with an uncalled function
+// appended to its first editable file.
+func inertlyEdited(t *taskset.Task) Files {
+	out := maps.Clone(Files(t.Src))
+	f := t.Files[0]
+	add := "\n\ndef _svbench_inert():\n    return None\n"
+	if t.Language == taskset.Go {
+		add = "\nfunc svbenchInert() {}\n"
+	}
+	out[f] = append(append([]byte(nil), t.Src[f]...), add...)
+	return out
+}
+
+func fixedAnswer(m env.Message) env.Policy {
+	return env.PolicyFunc(func(context.Context, []env.Message, []env.Tool) (env.Message, error) { return m, nil })
 }
