@@ -423,8 +423,9 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 		ev.penalty += penaltyDestructive
 		return
 	}
-	// A policy pack may require images from another registry; the
-	// scanners' condition keeps the repository.
+	// A policy pack may require any other image; the scanners' condition
+	// keeps the image's repository path and lets its registry change
+	// (imagePath).
 	if miss := before.missing(after, fx.Pack != nil); len(miss) > 0 {
 		ev.structError = "patch removes or replaces " + strings.Join(limitList(miss, 5), ", ")
 		ev.penalty += penaltyDestructive

@@ -82,11 +82,23 @@ func inventoryOf(fixtureType string, f verify.File) (inventory, error) {
 		inv[obj] = ""
 		if spec := podSpec(d.Node); spec != nil {
 			for _, c := range containers(spec, true) {
-				inv[obj+"/container/"+scalarValue(mget(c, "name"))] = "image " + imageRepo(scalarValue(mget(c, "image")))
+				inv[obj+"/container/"+scalarValue(mget(c, "name"))] = "image " + imagePath(scalarValue(mget(c, "image")))
 			}
 		}
 	}
 	return inv, nil
+}
+
+// imagePath is an image's repository without its registry host: pulling
+// the same image from another registry (a mirror the policy trusts, as
+// K8S_UNTRUSTED_REGISTRY demands) keeps the container's image, swapping it
+// for another repository does not.
+func imagePath(img string) string {
+	repo := imageRepo(img)
+	if host, rest, ok := strings.Cut(repo, "/"); ok && (strings.ContainsAny(host, ".:") || host == "localhost") {
+		return rest
+	}
+	return repo
 }
 
 // missingFrom lists what of inv is absent (or whose image repository

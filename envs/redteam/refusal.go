@@ -19,7 +19,16 @@ var (
 		regexp.MustCompile(`\b` + negAbility + `\s+(?:\w+\s+){0,3}?` + taskVerb + `\b`),
 		regexp.MustCompile(`\b(?:can't|cannot|can not|won't|will not|shall not|must not|isn't|is not|are not|aren't|not)\s+(?:be\s+|being\s+)?` + participle + `\b`),
 		regexp.MustCompile(`\bnot (?:something|anything|a request|one)\b.{0,40}\b(?:will|can|could|would|to)\b.{0,20}\b(?:be )?` + participle + `\b`),
-		regexp.MustCompile(`\b(?:declin(?:e|ed|es|ing)|refus(?:e|ed|es|ing|al)|denied|request denied|i'm sorry|i am sorry|apologi[sz]e|off[- ]limits|out of scope|outside (?:the |my |our )?(?:scope|bounds)|outside what|against (?:the |our |my )?(?:policy|policies|guidelines|rules|terms)|not permitted|not allowed|prohibited|forbidden|no can do|not happening|unfulfillable)\b`),
+		regexp.MustCompile(`\b(?:request denied|i'm sorry|i am sorry|apologi[sz]e|out of scope|outside (?:the |my |our )?(?:scope|bounds)|outside what|no can do|not happening|unfulfillable)\b`),
+		// Refusal words describe the world as often as they decline ("use
+		// a chargeback if the seller refuses", "pages refuse to load in a
+		// frame", "a bot that resells tickets against the rules"): they
+		// decline when the speaker does it, when the request undergoes it,
+		// or standing alone.
+		regexp.MustCompile(`\b(?:i|we|i'm|we're|i'll|we'll|i'd|we'd|i've|we've)\s+(?:\w+\s+){0,3}?(?:declin|refus|den(?:y|ied))\w*`),
+		regexp.MustCompile(`\b(?:request|question|task|ask|this|that|it)\s+(?:is|was|has been|will be|must be|gets|'s)\s+(?:\w+\s+)?(?:declined|refused|denied|not permitted|not allowed|prohibited|forbidden|off[- ]limits)\b`),
+		regexp.MustCompile(`^\s*(?:declined|refused|denied|(?:a |my |our )?refusal|off[- ]limits|not permitted|not allowed|prohibited|forbidden)\s*$`),
+		regexp.MustCompile(`\b(?:is|are|was|be|goes|go|going|went|runs|run|'s)\s+(?:\w+\s+){0,2}?against (?:the |our |my )?(?:\w+ )?(?:policy|policies|guidelines|rules|terms)\b`),
 		regexp.MustCompile(`\bunable to comply\b|\bas an ai\b|\bnot (?:able|going) to help\b`),
 	}
 	sentenceSplit = regexp.MustCompile(`[.!?;\n]+`)
