@@ -227,6 +227,9 @@ func TestNemoGymRollouts(t *testing.T) {
 		{name: "svbench's verify, default rubric, example by id", by: "id", svbenchEnv: true, want: netlogs.RubricDefault},
 		{name: "reference rubric recorded, answer only", rubric: netlogs.RubricReference, by: "answer", svbenchEnv: true, want: netlogs.RubricReference},
 		{name: "another resources server's row, the whole example", rubric: netlogs.RubricDefault, by: "example", want: netlogs.RubricDefault},
+		// A dataset svbench did not write: no verifier_metadata, the
+		// user's own system message; the prompt says which example.
+		{name: "no verifier_metadata, joined by prompt", by: "prompt", want: netlogs.RubricReference},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, scored := scoreE1(t, tc.want, 3)
@@ -244,14 +247,22 @@ func TestNemoGymRollouts(t *testing.T) {
 				case "example":
 					meta["example"] = map[string]any{"id": s.ex.ID, "answer": s.ex.Answer}
 				}
+				input := []map[string]any{{"role": "user", "content": s.ex.Prompt[len(s.ex.Prompt)-1].Content}}
+				if tc.by == "prompt" {
+					input = append([]map[string]any{{"role": "system", "content": "You are a SOC analyst. Answer in JSON."}}, input...)
+					input[1]["content"] = "  " + input[1]["content"].(string) + "\n"
+				}
 				row := map[string]any{
-					"responses_create_params": map[string]any{"input": []map[string]any{{"role": "user", "content": s.ex.Prompt[len(s.ex.Prompt)-1].Content}}},
+					"responses_create_params": map[string]any{"input": input},
 					"response": map[string]any{"id": "resp_1", "output": []map[string]any{
 						{"type": "reasoning", "summary": []map[string]any{{"type": "summary_text", "text": "thinking: Malicious?"}}},
 						{"type": "message", "role": "assistant", "content": []map[string]any{{"type": "output_text", "text": s.output}}},
 					}},
-					"verifier_metadata": meta, "reward": s.sc.Total, "reward_components": s.sc.Components,
+					"reward": s.sc.Total, "reward_components": s.sc.Components,
 					"_ng_task_index": i, "_ng_rollout_index": 0, "agent_ref": map[string]any{"name": "svbench_agent"},
+				}
+				if tc.by != "prompt" {
+					row["verifier_metadata"] = meta
 				}
 				if tc.svbenchEnv {
 					row["svbench_env"], row["svbench_solved"] = "e1", s.sc.Solved
@@ -275,6 +286,9 @@ func TestNemoGymRollouts(t *testing.T) {
 			}
 			if run.Format != ingest.FormatNemoGym || run.Rubric != tc.want {
 				t.Fatalf("format %q rubric %q (%s), want nemo-gym %s", run.Format, run.Rubric, run.RubricFrom, tc.want)
+			}
+			if wantByPrompt := map[bool]int{true: len(scored)}[tc.by == "prompt"]; run.JoinedByPrompt != wantByPrompt {
+				t.Fatalf("%d rows joined by prompt, want %d", run.JoinedByPrompt, wantByPrompt)
 			}
 			for i, r := range run.Rows {
 				a := ingest.Compare(&r)
@@ -406,5 +420,38 @@ func TestVFEvalMetadata(t *testing.T) {
 				t.Fatalf("metadata %+v", md)
 			}
 		})
+	}
+}
+
+// TestNemoGymPromptJoinFails: a rollout naming no example whose prompt is
+// no example's is a row with a score error saying so, not a guess; the
+// other rows are re-scored.
+func TestNemoGymPromptJoinFails(t *testing.T) {
+	e, scored := scoreE1(t, netlogs.RubricReference, 1)
+	row := func(user string) string {
+		b, _ := json.Marshal(map[string]any{
+			"responses_create_params": map[string]any{"input": []map[string]any{{"role": "user", "content": user}}},
+			"response":                map[string]any{"id": "r", "output": []map[string]any{{"type": "message", "role": "assistant", "content": []map[string]any{{"type": "output_text", "text": scored[0].output}}}}},
+			"reward":                  0.5,
+		})
+		return string(b)
+	}
+	path := filepath.Join(t.TempDir(), "rollouts.jsonl")
+	data := row("a log line no split holds") + "\n" + row(scored[0].ex.Prompt[len(scored[0].ex.Prompt)-1].Content) + "\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := ingest.Load(context.Background(), path, e, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Rows) != 2 || run.JoinedByPrompt != 1 {
+		t.Fatalf("%d rows, %d joined by prompt", len(run.Rows), run.JoinedByPrompt)
+	}
+	if msg := run.Rows[0].ScoreError; !strings.Contains(msg, "no verifier_metadata names its example") || !strings.Contains(msg, "prompt of no example") || !strings.Contains(msg, "--dataset") {
+		t.Fatalf("row 1: error %q", msg)
+	}
+	if r := run.Rows[1]; r.ScoreError != "" || r.ExampleID != scored[0].ex.ID {
+		t.Fatalf("row 2: error %q example %q", r.ScoreError, r.ExampleID)
 	}
 }

@@ -67,7 +67,7 @@ func orNone(s string) string {
 // IsTrainerFile reports whether the first non-empty row of a results file
 // is a trainer row.
 func IsTrainerFile(path string) (bool, error) {
-	if IsParquet(path) {
+	if IsParquet(path) || IsVerlDir(path) {
 		return true, nil
 	}
 	f, err := os.Open(path)
@@ -106,11 +106,12 @@ func LoadRun(ctx context.Context, path string, e env.Environment, rubric string)
 // ResultsPath is artifact.ResultsPath for a trainer's output: a directory
 // holding results.jsonl gives that file; one holding TRL completions
 // tables (or TRL's output_dir, with its completions/ folder) gives the
-// directory itself, which Load reads table by table.
+// directory itself, which Load reads table by table; so does a verl
+// rollout_data_dir of {step}.jsonl files, read step by step.
 func ResultsPath(input string) string {
 	p := artifact.ResultsPath(input)
 	if p != input {
-		if _, err := os.Stat(p); err != nil && IsParquet(input) {
+		if _, err := os.Stat(p); err != nil && (IsParquet(input) || IsVerlDir(input)) {
 			return input
 		}
 	}

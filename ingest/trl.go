@@ -2,9 +2,7 @@ package ingest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,10 +34,6 @@ const (
 // is a reward function's (or a log_extra value).
 var trlKeys = []string{"step", "prompt", "completion", "advantage"}
 
-// MaxParquetBytes bounds one completions table: it is input svbench does
-// not control, and is read whole.
-const MaxParquetBytes = 1 << 30
-
 // IsParquet reports whether path names a parquet file or a directory of
 // TRL completions tables.
 func IsParquet(path string) bool {
@@ -69,55 +63,6 @@ func trlFiles(dir string) ([]string, error) {
 		}
 	}
 	return nil, nil
-}
-
-// ReadParquet reads every row of a parquet file as a JSON object keyed by
-// top-level column: numbers, booleans and strings as themselves, byte
-// arrays that are not UTF-8 as null, NaN and infinities as null (TRL
-// writes NaN for a reward function that returned None), and a nested
-// column (a list a reward function logged) as the list of its leaf values.
-func ReadParquet(path string) ([]map[string]json.RawMessage, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > MaxParquetBytes {
-		return nil, fmt.Errorf("%s: %d MiB; the limit is %d MiB", path, st.Size()>>20, MaxParquetBytes>>20)
-	}
-	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a parquet file: %w", path, err)
-	}
-	cols := pf.Schema().Columns()
-	names := make([]string, len(cols))
-	nested := make([]bool, len(cols))
-	for i, p := range cols {
-		names[i], nested[i] = p[0], len(p) > 1
-	}
-	var out []map[string]json.RawMessage
-	for _, rg := range pf.RowGroups() {
-		rows := rg.Rows()
-		buf := make([]parquet.Row, 64)
-		for {
-			n, rerr := rows.ReadRows(buf)
-			for _, r := range buf[:n] {
-				out = append(out, parquetRow(r, names, nested))
-			}
-			if rerr != nil {
-				_ = rows.Close()
-				if errors.Is(rerr, io.EOF) {
-					break
-				}
-				return nil, fmt.Errorf("%s: %w", path, rerr)
-			}
-		}
-	}
-	return out, nil
 }
 
 func parquetRow(r parquet.Row, names []string, nested []bool) map[string]json.RawMessage {

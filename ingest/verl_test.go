@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/svbench/svbench/env"
@@ -63,4 +66,52 @@ func mustMap(t *testing.T, raw []byte) map[string]json.RawMessage {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestVerlRolloutDir: verl's rollout_data_dir ({step}.jsonl per step) is
+// read as one run, steps in numeric order (10 after 9), each row keeping
+// its step; report's input resolution sees the directory as a trainer's.
+func TestVerlRolloutDir(t *testing.T) {
+	e, scored := scoreE1(t, "default", 3)
+	dir := t.TempDir()
+	write := func(step int, s e1Scored) {
+		line := map[string]any{"input": "user\n" + s.ex.Prompt[len(s.ex.Prompt)-1].Content + "\nassistant\n",
+			"output": s.output, "gts": json.RawMessage(s.ex.Answer), "score": s.sc.Total, "step": step, "svbench_error": 0.0}
+		for k, v := range s.sc.Components {
+			line[k] = v
+		}
+		b, _ := json.Marshal(line)
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(step)+".jsonl"), append(append(b, '\n'), b...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(10, scored[2])
+	write(9, scored[1])
+	write(1, scored[0])
+	// Not a step file: left alone.
+	if err := os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !ingest.IsVerlDir(dir) || ingest.ResultsPath(dir) != dir {
+		t.Fatalf("IsVerlDir %v, ResultsPath %q", ingest.IsVerlDir(dir), ingest.ResultsPath(dir))
+	}
+	if ok, err := ingest.IsTrainerFile(dir); !ok || err != nil {
+		t.Fatalf("IsTrainerFile = %v, %v", ok, err)
+	}
+	run, err := ingest.Load(context.Background(), dir, e, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSteps := []int64{1, 1, 9, 9, 10, 10}
+	if run.Format != ingest.FormatVerl || len(run.Rows) != len(wantSteps) {
+		t.Fatalf("format %q, %d rows", run.Format, len(run.Rows))
+	}
+	for i, r := range run.Rows {
+		if r.ScoreError != "" || r.Trainer == nil || r.Trainer.Step == nil || *r.Trainer.Step != wantSteps[i] || run.Lines[i] != i+1 {
+			t.Fatalf("row %d: error %q trainer %+v line %d", i, r.ScoreError, r.Trainer, run.Lines[i])
+		}
+		if a := ingest.Compare(&r); a == nil || !a.Reproduce {
+			t.Fatalf("row %d: agreement %+v", i, a)
+		}
+	}
 }

@@ -9,11 +9,13 @@ import (
 
 	"github.com/svbench/svbench/analysis/leaderboard"
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/ingest"
 	"github.com/svbench/svbench/report"
 )
 
 func newLeaderboardCmd() *cobra.Command {
 	var root, out, envName, rubric string
+	var maxTableMiB int
 	cmd := &cobra.Command{
 		Use:   "leaderboard [--root DIR | RUN...]",
 		Short: "One row per (model, environment, condition) with 95% intervals and an evidence grade",
@@ -51,8 +53,13 @@ request body, max turns, tool budget, system prompt) is compared with the other 
 					return usagef("--env: %v", err)
 				}
 			}
+			limit, err := tableLimit(maxTableMiB)
+			if err != nil {
+				return err
+			}
 			load := func(dir string) (*report.Report, *artifact.Metadata, error) {
-				tr, err := loadTrainerRun(cmd.Context(), dir, "", rubric, report.Options{BootstrapReps: -1})
+				in := ingest.Options{Rubric: rubric, MaxTableBytes: limit, Keep: report.Slim}
+				tr, err := loadTrainerRunWith(cmd.Context(), dir, "", in, report.Options{BootstrapReps: -1})
 				if err != nil {
 					return nil, nil, err
 				}
@@ -85,5 +92,6 @@ request body, max turns, tool budget, system prompt) is compared with the other 
 	f.StringVar(&out, "out", "", "output directory (default: --root, or the current directory for RUN arguments)")
 	f.StringVar(&envName, "env", "", "only this environment (e1, network-logs, …)")
 	f.StringVar(&rubric, "rubric", "reference", "rubric for re-scoring trainer rollouts")
+	maxTableFlag(f, &maxTableMiB)
 	return cmd
 }

@@ -3,11 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
@@ -21,7 +24,7 @@ func newReportCmd() *cobra.Command {
 		envName, input, out, rubric string
 		dataset, idColumn           string
 		strict                      bool
-		reps                        int
+		reps, maxTableMiB           int
 		seed                        uint64
 	)
 	cmd := &cobra.Command{
@@ -58,7 +61,13 @@ svbench) get per-step curves from the rows themselves.`,
 				return usagef("--input %s: %v", input, err)
 			}
 			if trainer, err := ingest.IsTrainerFile(path); err == nil && trainer {
-				in := ingest.Options{Rubric: rubric, Dataset: dataset, IDColumn: idColumn}
+				limit, err := tableLimit(maxTableMiB)
+				if err != nil {
+					return err
+				}
+				// Only what the report reads of each re-scored row is kept
+				// (report.Slim): a trainer's rows carry whole transcripts.
+				in := ingest.Options{Rubric: rubric, Dataset: dataset, IDColumn: idColumn, MaxTableBytes: limit, Keep: report.Slim}
 				return reportTrainerRun(cmd, input, envName, in, out, report.Options{Strict: strict, BootstrapReps: reps, Seed: seed})
 			}
 			if dataset != "" || idColumn != "" {
@@ -104,6 +113,7 @@ svbench) get per-step curves from the rows themselves.`,
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+			printProblems(w, rep.Problems)
 			fmt.Fprintf(w, "wrote %s, %s and %d chart(s) to %s\n", artifact.SummaryFile, artifact.ReportFile, len(rep.Charts), dir)
 			return nil
 		},
@@ -115,6 +125,7 @@ svbench) get per-step curves from the rows themselves.`,
 	f.StringVar(&rubric, "rubric", "", "rubric for re-scoring a trainer's rollouts (default: the one the rows record; svbench's default for rows svbench scored; else reference, which reproduces the reference's rewards)")
 	f.StringVar(&dataset, "dataset", "", "dataset file a trainer's rows are joined to by example id (TRL tables, NeMo Gym rows naming example_id; default: the environment's embedded splits)")
 	f.StringVar(&idColumn, "id-column", "", "a TRL completions table's example-id column (default "+ingest.DefaultIDColumn+")")
+	maxTableFlag(f, &maxTableMiB)
 	f.BoolVar(&strict, "strict", false, "fail when any row is an API error or unparsed instead of reporting")
 	f.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	f.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = the run's seed)")
@@ -176,6 +187,57 @@ func reportTrainerRun(cmd *cobra.Command, input, envName string, in ingest.Optio
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for i := range tr.Report.Problems {
+		if p := tr.Report.Problems[i].Row; p >= 0 && p < len(tr.Lines) {
+			tr.Report.Problems[i].Line = tr.Lines[p]
+		}
+	}
+	printProblems(w, tr.Report.Problems)
 	fmt.Fprintf(w, "wrote %s, %s and %d chart(s) to %s\n", artifact.SummaryFile, artifact.ReportFile, len(tr.Report.Charts), dir)
 	return nil
+}
+
+// shownProblems is how many problem rows a report prints without --strict.
+const shownProblems = 3
+
+// printProblems says how many rows have problems, of which kinds, and the
+// first few reasons: a count alone ("32 score errors excluded") leaves
+// the user to guess whether the run or svbench is wrong.
+func printProblems(w io.Writer, ps []report.Problem) {
+	if len(ps) == 0 {
+		return
+	}
+	kinds := map[string]int{}
+	var order []string
+	for _, p := range ps {
+		if kinds[p.Kind] == 0 {
+			order = append(order, p.Kind)
+		}
+		kinds[p.Kind]++
+	}
+	var parts []string
+	for _, k := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
+	}
+	fmt.Fprintf(w, "  %d row(s) with problems (%s); the first %d (--strict lists every one and fails):\n", len(ps), strings.Join(parts, ", "), min(len(ps), shownProblems))
+	for _, p := range ps[:min(len(ps), shownProblems)] {
+		where := fmt.Sprintf("row %d", p.Row+1)
+		if p.Line > 0 {
+			where = fmt.Sprintf("line %d", p.Line)
+		}
+		fmt.Fprintf(w, "    %s: %s: %s\n", where, p.Kind, report.Clip(p.Detail, 300))
+	}
+}
+
+// maxTableFlag adds --max-table-mib, the limit ingest.ReadParquet puts on
+// what one TRL completions table may decode to.
+func maxTableFlag(f *pflag.FlagSet, mib *int) {
+	f.IntVar(mib, "max-table-mib", int(ingest.DefaultMaxTableBytes>>20), "MiB of decoded values one TRL completions table may hold (a value repeated on many rows counts each time); a table over it is refused")
+}
+
+func tableLimit(mib int) (int64, error) {
+	if mib <= 0 {
+		return 0, usagef("--max-table-mib %d: want a positive number of MiB", mib)
+	}
+	return int64(mib) << 20, nil
 }

@@ -32,6 +32,7 @@ func newStudyCmd() *cobra.Command {
 		rubric     string
 		controlDir string
 		reps       int
+		maxTable   int
 		seed       uint64
 	)
 	cmd := &cobra.Command{
@@ -66,6 +67,10 @@ writes study.json, study.md and SVG charts:
 				return err
 			}
 			opts := report.Options{BootstrapReps: reps, Seed: seed}
+			limit, err := tableLimit(maxTable)
+			if err != nil {
+				return err
+			}
 			dirs := args
 			if controlDir != "" {
 				dirs = append(slices.Clone(args), controlDir)
@@ -79,7 +84,8 @@ writes study.json, study.md and SVG charts:
 				if _, err := os.Stat(artifact.ResultsPath(dir)); err != nil {
 					return usagef("study: %s: %v", dir, err)
 				}
-				tr, err := loadTrainerRun(ctx, dir, envName, rubric, opts)
+				in := ingest.Options{Rubric: rubric, MaxTableBytes: limit, Keep: report.Slim}
+				tr, err := loadTrainerRunWith(ctx, dir, envName, in, opts)
 				if err != nil {
 					return fmt.Errorf("%s: %w", dir, err)
 				}
@@ -104,10 +110,11 @@ writes study.json, study.md and SVG charts:
 					if err != nil {
 						return err
 					}
-					jrows, _, err := ingest.LoadRun(ctx, artifact.ResultsPath(dir), je, "reference")
+					jrun, err := ingest.Load(ctx, artifact.ResultsPath(dir), je, ingest.Options{Rubric: "reference", MaxTableBytes: limit, Keep: report.Slim})
 					if err != nil {
 						return fmt.Errorf("%s: judge: %w", dir, err)
 					}
+					jrows := jrun.Rows
 					r.Judge = make([]*float64, len(jrows))
 					for i := range jrows {
 						if v, ok := jrows[i].Components[judgeutil.Component]; ok && jrows[i].ScoreError == "" {
@@ -168,6 +175,7 @@ writes study.json, study.md and SVG charts:
 	fs.StringVar(&envName, "env", "", "environment of the runs, when neither their run_manifest.json nor their rows name it (e1, network-logs, …)")
 	fs.StringVar(&rubric, "rubric", "", "rubric the runs' rollouts are re-scored with (default reference, which reproduces the rewards the reference's runs recorded)")
 	fs.StringVar(&controlDir, "control", "", "the random-reward control run: every other arm's gain is compared with its gain")
+	maxTableFlag(fs, &maxTable)
 	fs.IntVar(&reps, "bootstrap", 0, "bootstrap resamples for 95% CIs (0 = 1000, negative = none)")
 	fs.Uint64Var(&seed, "seed", 0, "bootstrap seed (0 = 1)")
 	fs.StringVar(&judgeModel, "judge-model", "", "also ask this judge about every run's rollouts (the environment's llm_judge reward source), served like --model")

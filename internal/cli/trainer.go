@@ -102,7 +102,7 @@ func loadTrainerRunWith(ctx context.Context, input, envName string, in ingest.Op
 	if rep != nil {
 		rep.Summary["trainer_agreement"] = agreement(rows)
 		rep.Summary["trainer_input"] = trainerInput{Format: run.Format, Rubric: rubric, RubricFrom: run.RubricFrom,
-			Joined: run.Joined, JoinedFrom: run.JoinedFrom, DerivedReward: run.Derived, VFEval: vf}
+			Joined: run.Joined - run.JoinedByPrompt, JoinedByPrompt: run.JoinedByPrompt, JoinedFrom: run.JoinedFrom, DerivedReward: run.Derived, VFEval: vf}
 		rep.Markdown += trainerSection(rows) + inputSection(run)
 		if lab := labelCounts(rows); len(lab) > 0 {
 			rep.Summary["predicted_labels"] = lab
@@ -120,13 +120,14 @@ func loadTrainerRunWith(ctx context.Context, input, envName string, in ingest.Op
 // trainerInput is summary.json's "trainer_input": what was read and how it
 // was re-scored.
 type trainerInput struct {
-	Format        string                 `json:"format,omitempty"`
-	Rubric        string                 `json:"rubric"`
-	RubricFrom    string                 `json:"rubric_from"`
-	Joined        int                    `json:"joined_by_example_id,omitempty"`
-	JoinedFrom    string                 `json:"joined_to,omitempty"`
-	DerivedReward int                    `json:"recorded_reward_from_components,omitempty"`
-	VFEval        *ingest.VFEvalMetadata `json:"vf_eval,omitempty"`
+	Format         string                 `json:"format,omitempty"`
+	Rubric         string                 `json:"rubric"`
+	RubricFrom     string                 `json:"rubric_from"`
+	Joined         int                    `json:"joined_by_example_id,omitempty"`
+	JoinedByPrompt int                    `json:"joined_by_prompt,omitempty"`
+	JoinedFrom     string                 `json:"joined_to,omitempty"`
+	DerivedReward  int                    `json:"recorded_reward_from_components,omitempty"`
+	VFEval         *ingest.VFEvalMetadata `json:"vf_eval,omitempty"`
 }
 
 // inputSection says which rubric re-scored the rows and why, and what was
@@ -134,8 +135,11 @@ type trainerInput struct {
 func inputSection(run *ingest.Run) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- format %s; re-scored with rubric %s (%s).\n", orDefault(run.Format, "unknown"), run.Rubric, report.EscapeCell(run.RubricFrom))
-	if run.Joined > 0 {
-		fmt.Fprintf(&b, "- %d row(s) joined to %s by example id.\n", run.Joined, report.EscapeCell(run.JoinedFrom))
+	if n := run.Joined - run.JoinedByPrompt; n > 0 {
+		fmt.Fprintf(&b, "- %d row(s) joined to %s by example id.\n", n, report.EscapeCell(run.JoinedFrom))
+	}
+	if run.JoinedByPrompt > 0 {
+		fmt.Fprintf(&b, "- %d row(s) named no example and were joined to %s by their prompt (last user message).\n", run.JoinedByPrompt, report.EscapeCell(run.JoinedFrom))
 	}
 	if run.Derived > 0 {
 		fmt.Fprintf(&b, "- %d row(s) logged no total reward: their recorded reward is their recorded components weighted by rubric %s.\n", run.Derived, run.Rubric)

@@ -178,6 +178,27 @@ func TestReportReadsEveryTrainerFormat(t *testing.T) {
 				writeLines(t, p, lines)
 				return p
 			}, args: []string{"--env", "e1"}},
+		{name: "verl rollout_data_dir, one file per step", rubric: netlogs.RubricDefault, wantFormat: "verl",
+			write: func(t *testing.T, dir string, rows []formatRow) string {
+				byStep := map[int][]map[string]any{}
+				for i, r := range rows {
+					step := 4 + 8*(i%2) // 4.jsonl and 12.jsonl
+					line := map[string]any{"input": r.ex.Prompt[len(r.ex.Prompt)-1].Content, "output": r.output, "gts": json.RawMessage(r.ex.Answer),
+						"score": r.sc.Total, "step": step, "svbench_error": 0.0}
+					maps.Copy(line, anyMap(r.sc.Components))
+					byStep[step] = append(byStep[step], line)
+				}
+				for step, lines := range byStep {
+					writeLines(t, filepath.Join(dir, fmt.Sprintf("%d.jsonl", step)), lines)
+				}
+				return dir
+			}, args: []string{"--env", "e1"}},
+		{name: "NeMo Gym rollouts of a dataset svbench did not write", rubric: netlogs.RubricReference, wantFormat: "nemo-gym",
+			write: func(t *testing.T, dir string, rows []formatRow) string {
+				p := filepath.Join(dir, "rollouts.jsonl")
+				writeLines(t, p, nemoGymNoMetadata(rows))
+				return p
+			}, args: []string{"--env", "e1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows := e1Rollouts(t, tc.rubric, n)
@@ -214,6 +235,43 @@ func TestReportReadsEveryTrainerFormat(t *testing.T) {
 				t.Fatalf("vf-eval metadata not read: %+v", sum.Input.VFEval)
 			}
 		})
+	}
+}
+
+// nemoGymNoMetadata are NeMo Gym rollouts of rows as a dataset of the
+// user's own makes them: the user's system prompt, no verifier_metadata.
+func nemoGymNoMetadata(rows []formatRow) []map[string]any {
+	var lines []map[string]any
+	for i, r := range rows {
+		lines = append(lines, map[string]any{
+			"responses_create_params": map[string]any{"input": []map[string]any{{"role": "system", "content": "Classify the log line."},
+				{"role": "user", "content": r.ex.Prompt[len(r.ex.Prompt)-1].Content}}},
+			"response": map[string]any{"output": []map[string]any{{"type": "message", "role": "assistant",
+				"content": []map[string]any{{"type": "output_text", "text": r.output}}}}},
+			"reward": r.sc.Total, "_ng_task_index": i, "_ng_rollout_index": 0,
+		})
+	}
+	return lines
+}
+
+// TestReportShowsProblemReasons: without --strict, report says why rows
+// were left out (the first few, with their lines), not only how many.
+func TestReportShowsProblemReasons(t *testing.T) {
+	rows := e1Rollouts(t, netlogs.RubricReference, 2)
+	lines := nemoGymNoMetadata(rows)
+	stray := nemoGymNoMetadata(rows[:1])[0]
+	stray["responses_create_params"] = map[string]any{"input": "a log line no split holds"}
+	lines = append(lines, stray)
+	p := filepath.Join(t.TempDir(), "rollouts.jsonl")
+	writeLines(t, p, lines)
+	code, stdout, stderr := runCLI(t, "report", p, "--env", "e1", "--out", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"1 row(s) with problems (1 score_error)", "line 3: score_error:", "row 3: no verifier_metadata names its example"} {
+		if !strings.Contains(stdout, want) {
+			t.Fatalf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
 
