@@ -1,16 +1,21 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/svbench/svbench/base/version"
 	"github.com/svbench/svbench/env"
@@ -36,6 +41,20 @@ import (
 //     simulated turns as observation.messages; reward is null until done,
 //     then the score's total, as `svbench score` gives the transcript, the
 //     whole score (components, solved, …) in observation.score.
+//   - OpenEnv's MCP tool actions are steps too: {"type": "list_tools"}
+//     answers observation.tools (name, description, input_schema) and
+//     spends no turn; {"type": "call_tool", "tool_name", "arguments"} is
+//     the turn an assistant message calling that one tool would be, and
+//     answers observation.tool_name, .result (the tool's text) and .error
+//     beside a step's fields. An object that is the environment's answer
+//     (it validates against output_schema, which names required fields)
+//     is the final answer as it stands: verifiers' OpenEnv taskset sends
+//     a JSON reply so. Anything else (another type, a field no assistant
+//     message has) is a validation error and the episode stays as it was:
+//     taking it as an answer scored list_tools as an empty one.
+//   - A reset without "env" opens serve --openenv-default-env (default:
+//     --default-env, else the first served environment): OpenEnv's
+//     clients and harness factories reset with seed and episode_id only.
 //   - state answers {"episode_id": the session id, "step_count": turns,
 //     …}; close (or the socket closing) closes the session.
 //
@@ -87,11 +106,172 @@ type OpenEnvAction struct {
 	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
+// OpenEnvCallTool is OpenEnv's CallToolAction: {"type": "call_tool",
+// "tool_name", "arguments"}.
+type OpenEnvCallTool struct {
+	Type     string          `json:"type"`
+	ToolName string          `json:"tool_name"`
+	Args     json.RawMessage `json:"arguments"`
+	Metadata map[string]any  `json:"metadata,omitempty"`
+}
+
+// OpenEnvTool is a tool as OpenEnv's ListToolsObservation carries it (MCP's
+// tool spec, input_schema spelled as OpenEnv's Tool model spells it).
+type OpenEnvTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// OpenEnvToolError is OpenEnv's ToolError: a call that did not reach a tool.
+type OpenEnvToolError struct {
+	ErrorType string `json:"error_type"`
+	Message   string `json:"message"`
+}
+
+// openEnvMessageKeys are the fields a message action may carry: the
+// assistant message svbench reads, plus the OpenAI message fields a
+// trainer passing its whole choice.message along would include, which
+// carry nothing svbench scores. Any other key means the sender meant
+// something svbench does not do, and guessing that it is an answer is
+// what scored {"type": "list_tools"} as an empty one.
+var openEnvMessageKeys = map[string]bool{
+	"content": true, "tool_calls": true, "reasoning_content": true, "reasoning": true, "metadata": true,
+	"role": true, "name": true, "refusal": true, "annotations": true, "audio": true,
+}
+
+// openEnvCallToolKeys are CallToolAction's fields (OpenEnv forbids others).
+var openEnvCallToolKeys = map[string]bool{"type": true, "tool_name": true, "arguments": true, "metadata": true}
+
+// openEnvAction is a step's action, read: exactly one of listTools, call
+// or msg.
+type openEnvAction struct {
+	listTools bool
+	call      *OpenEnvCallTool
+	msg       *env.Message
+}
+
+// openEnvAnswerSchemas caches compiled output schemas by their text.
+var openEnvAnswerSchemas sync.Map // string -> *jsonschema.Schema (nil: none usable)
+
+// openEnvAnswerSchema is the environment's answer schema, compiled, when
+// it names required fields; an object that only satisfies "type":
+// "object" says nothing about being meant as an answer.
+func openEnvAnswerSchema(raw json.RawMessage) *jsonschema.Schema {
+	if len(raw) == 0 {
+		return nil
+	}
+	if v, ok := openEnvAnswerSchemas.Load(string(raw)); ok {
+		sch, _ := v.(*jsonschema.Schema)
+		return sch
+	}
+	var sch *jsonschema.Schema
+	var top struct {
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(raw, &top) == nil && len(top.Required) > 0 {
+		if doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw)); err == nil {
+			c := jsonschema.NewCompiler()
+			if c.AddResource("answer.schema.json", doc) == nil {
+				sch, _ = c.Compile("answer.schema.json")
+			}
+		}
+	}
+	openEnvAnswerSchemas.Store(string(raw), sch)
+	return sch
+}
+
+// parseOpenEnvAction reads an action as the shapes svbench documents:
+// OpenEnv's list_tools and call_tool, one assistant message, and the
+// environment's own answer object (output_schema) sent as the action
+// itself, which is what verifiers' OpenEnv taskset makes of a reply that
+// is a JSON object. Everything else is a validation error, never an
+// answer. answer is the episode's output schema (nil: no episode).
+func parseOpenEnvAction(data json.RawMessage, answer *jsonschema.Schema) (openEnvAction, *APIError) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil || fields == nil {
+		return openEnvAction{}, apiErrorf(CodeInvalidItem, "action: want a JSON object (an assistant message, {\"type\": \"list_tools\"} or {\"type\": \"call_tool\", \"tool_name\", \"arguments\"}), got %.60s", data)
+	}
+	if raw, ok := fields["type"]; ok {
+		var typ string
+		if err := json.Unmarshal(raw, &typ); err != nil {
+			return openEnvAction{}, apiErrorf(CodeInvalidItem, "action field \"type\": want a string, got %.40s", raw)
+		}
+		switch typ {
+		case "list_tools":
+			for _, k := range slices.Sorted(maps.Keys(fields)) { // the first unknown field, every time
+				if k != "type" && k != "metadata" {
+					return openEnvAction{}, apiErrorf(CodeInvalidItem, "list_tools action: unknown field %q", k)
+				}
+			}
+			return openEnvAction{listTools: true}, nil
+		case "call_tool":
+			for _, k := range slices.Sorted(maps.Keys(fields)) {
+				if !openEnvCallToolKeys[k] {
+					return openEnvAction{}, apiErrorf(CodeInvalidItem, "call_tool action: unknown field %q (fields: type, tool_name, arguments, metadata)", k)
+				}
+			}
+			var c OpenEnvCallTool
+			if err := json.Unmarshal(data, &c); err != nil {
+				return openEnvAction{}, apiErrorf(CodeInvalidItem, "call_tool action: %v", err)
+			}
+			if c.ToolName == "" {
+				return openEnvAction{}, apiErrorf(CodeInvalidItem, "call_tool action: field \"tool_name\" missing")
+			}
+			args := strings.TrimSpace(string(c.Args))
+			if args == "" || args == "null" {
+				c.Args = json.RawMessage("{}")
+			} else if args[0] != '{' {
+				return openEnvAction{}, apiErrorf(CodeInvalidItem, "call_tool action: field \"arguments\" must be a JSON object, got %.40s", args)
+			}
+			return openEnvAction{call: &c}, nil
+		}
+		return openEnvAction{}, apiErrorf(CodeInvalidItem,
+			"action type %q is not one svbench serves: send {\"type\": \"list_tools\"}, {\"type\": \"call_tool\", \"tool_name\", \"arguments\"} or an assistant message {\"content\", \"tool_calls\"}", typ)
+	}
+	known := false
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if !openEnvMessageKeys[k] {
+			if answer != nil {
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+				if err == nil && answer.Validate(inst) == nil {
+					return openEnvAction{msg: &env.Message{Role: env.RoleAssistant, Content: strings.TrimSpace(string(data))}}, nil
+				}
+			}
+			return openEnvAction{}, apiErrorf(CodeInvalidItem,
+				"action field %q is not an assistant message's and the action is not this environment's answer object (GET /v1/environments: output_schema): an answer is {\"content\": \"…\"} or that object, tool calls are \"tool_calls\" or {\"type\": \"call_tool\"}", k)
+		}
+		if k == "content" || k == "tool_calls" {
+			known = true
+		}
+	}
+	if !known {
+		return openEnvAction{}, apiErrorf(CodeInvalidItem, "action carries neither \"content\" nor \"tool_calls\": an answer is {\"content\": \"…\"}")
+	}
+	if raw, ok := fields["role"]; ok {
+		var role env.Role
+		if json.Unmarshal(raw, &role) != nil || (role != "" && role != env.RoleAssistant) {
+			return openEnvAction{}, apiErrorf(CodeInvalidItem, "action field \"role\": an action is the assistant's message, got %.40s", raw)
+		}
+	}
+	var act OpenEnvAction
+	if err := json.Unmarshal(data, &act); err != nil {
+		return openEnvAction{}, apiErrorf(CodeInvalidItem, "action: %v", err)
+	}
+	msg, aerr := act.message()
+	if aerr != nil {
+		return openEnvAction{}, aerr
+	}
+	return openEnvAction{msg: &msg}, nil
+}
+
 // OpenEnvResult is an observation's data, /reset's and /step's body.
 type OpenEnvResult struct {
-	Observation OpenEnvObservation `json:"observation"`
-	Reward      *float64           `json:"reward"`
-	Done        bool               `json:"done"`
+	// Observation is an OpenEnvObservation, or what list_tools and
+	// call_tool answer (OpenEnvToolsObservation, OpenEnvCallObservation).
+	Observation any      `json:"observation"`
+	Reward      *float64 `json:"reward"`
+	Done        bool     `json:"done"`
 }
 
 // OpenEnvObservation is what svbench observes: after reset the prompt and
@@ -107,6 +287,26 @@ type OpenEnvObservation struct {
 	MaxTurns int              `json:"max_turns,omitempty"`
 	Reason   string           `json:"reason,omitempty"`
 	Score    *ScoreResult     `json:"score,omitempty"`
+}
+
+// OpenEnvToolsObservation answers list_tools: OpenEnv's
+// ListToolsObservation ("tools" in MCP's shape) plus where it came from.
+type OpenEnvToolsObservation struct {
+	Tools     []OpenEnvTool `json:"tools"`
+	SessionID string        `json:"session_id,omitempty"`
+	Env       string        `json:"env"`
+	Turn      int           `json:"turn"`
+}
+
+// OpenEnvCallObservation answers call_tool: OpenEnv's CallToolObservation
+// ("tool_name", "result", "error") plus a step's observation (the tool's
+// message and any turn the environment played after it, the score when
+// the call ended the episode).
+type OpenEnvCallObservation struct {
+	ToolName string            `json:"tool_name"`
+	Result   any               `json:"result"`
+	Error    *OpenEnvToolError `json:"error"`
+	OpenEnvObservation
 }
 
 // OpenEnvState is state's data.
@@ -130,7 +330,7 @@ func openEnvCode(status int) string {
 	switch status {
 	case http.StatusTooManyRequests:
 		return openEnvCapacityReached
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge:
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
 		return openEnvValidationError
 	}
 	return openEnvExecutionError
@@ -139,13 +339,23 @@ func openEnvCode(status int) string {
 // openEnvOpen opens the session reset asks for, for owner in scope.
 func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset, owner string, scope sessionScope) (*session, OpenEnvResult, int, *APIError) {
 	given := func(f json.RawMessage) bool { return len(f) > 0 && strings.TrimSpace(string(f)) != "null" }
+	if req.Env == "" {
+		// OpenEnv's clients reset with a seed and an episode id only; the
+		// instance, not the request, says which environment that is.
+		st, aerr := s.openEnvDefault()
+		if aerr != nil {
+			return nil, OpenEnvResult{}, http.StatusUnprocessableEntity, aerr
+		}
+		req.Env = st.id
+	}
 	if !given(req.ExampleID) && !given(req.Example) && !given(req.Answer) {
 		st, aerr := s.lookupEnv(req.Env)
 		if aerr != nil {
 			return nil, OpenEnvResult{}, http.StatusNotFound, aerr
 		}
 		if st.ds == nil || len(st.ds.Examples) == 0 {
-			return nil, OpenEnvResult{}, http.StatusBadRequest, apiErrorf(CodeInvalidItem, "%s serves no rows: give \"example\" or \"answer\"", st.id)
+			return nil, OpenEnvResult{}, http.StatusBadRequest, apiErrorf(CodeInvalidItem,
+				"%s serves no rows: give \"example\" or \"answer\", or reset an environment that does (reset's \"env\"; svbench serve --openenv-default-env)", st.id)
 		}
 		rows, _, _, aerr := st.rowsOf(req.Split)
 		if aerr != nil {
@@ -167,31 +377,103 @@ func (s *Server) openEnvOpen(ctx context.Context, req OpenEnvReset, owner string
 		Messages: info.Prompt, Tools: info.Tools, MaxTurns: info.MaxTurns}}, 0, nil
 }
 
-// openEnvStep plays one action on sess.
-func (s *Server) openEnvStep(ctx context.Context, sess *session, data json.RawMessage) (OpenEnvResult, int, *APIError) {
-	var act OpenEnvAction
-	if err := json.Unmarshal(data, &act); err != nil {
-		return OpenEnvResult{}, http.StatusBadRequest, apiErrorf(CodeInvalidJSON, "action: %v", err)
+// openEnvDefault is the environment a reset without "env" opens.
+func (s *Server) openEnvDefault() (*envState, *APIError) {
+	if s.openEnvDef == "" {
+		return nil, apiErrorf(CodeUnknownEnv,
+			"field \"env\" missing and this server has no default OpenEnv environment (served: %v): name one in reset's \"env\", or start svbench serve with --openenv-default-env ENV", s.order)
 	}
-	msg, aerr := act.message()
+	return s.envs[s.openEnvDef], nil
+}
+
+// openEnvStep plays one action on sess. A list_tools or a call_tool
+// that reaches no tool leaves the episode as it was.
+func (s *Server) openEnvStep(ctx context.Context, sess *session, data json.RawMessage) (any, bool, int, *APIError) {
+	act, aerr := parseOpenEnvAction(data, openEnvAnswerSchema(sess.st.env.Info().OutputSchema))
 	if aerr != nil {
-		return OpenEnvResult{}, http.StatusBadRequest, aerr
+		return nil, false, http.StatusUnprocessableEntity, aerr
 	}
 	if !sess.mu.TryLock() {
-		return OpenEnvResult{}, http.StatusConflict, apiErrorf(CodeSessionBusy, "session %s is running a step; send the next action after its answer", sess.id)
+		return nil, false, http.StatusConflict, apiErrorf(CodeSessionBusy, "session %s is running a step; send the next action after its answer", sess.id)
 	}
 	defer sess.mu.Unlock()
-	res, status, aerr := s.stepLocked(ctx, sess, msg)
-	if aerr != nil {
-		return OpenEnvResult{}, status, aerr
+	if act.listTools {
+		return OpenEnvResult{Observation: OpenEnvToolsObservation{Tools: openEnvTools(sess.tools), SessionID: sess.id, Env: sess.st.id, Turn: sess.turns}}, false, 0, nil
 	}
-	out := OpenEnvResult{Done: res.Done, Observation: OpenEnvObservation{SessionID: sess.id, Env: sess.st.id, ExampleID: sess.ex.ID,
-		Turn: res.Turn, Messages: res.Observations, Reason: res.Reason, Score: res.Score}}
+	msg := act.msg
+	if act.call != nil {
+		if !slices.ContainsFunc(sess.tools, func(t env.Tool) bool { return t.Name == act.call.ToolName }) {
+			names := make([]string, 0, len(sess.tools))
+			for _, t := range sess.tools {
+				names = append(names, t.Name)
+			}
+			// OpenEnv answers an unknown tool in the observation, and the
+			// episode goes on: the turn is not spent.
+			return OpenEnvResult{Observation: OpenEnvCallObservation{ToolName: act.call.ToolName,
+				Error:              &OpenEnvToolError{ErrorType: "tool_not_found", Message: fmt.Sprintf("tool %q is not one of this episode's tools %v", act.call.ToolName, names)},
+				OpenEnvObservation: OpenEnvObservation{SessionID: sess.id, Env: sess.st.id, ExampleID: sess.ex.ID, Turn: sess.turns, Messages: []env.Message{}}}}, false, 0, nil
+		}
+		// The call is the assistant turn a tool-calling message would
+		// have been, so budgets, turns and the scored transcript treat
+		// both alike.
+		msg = &env.Message{Role: env.RoleAssistant, ToolCalls: []env.ToolCall{
+			{ID: fmt.Sprintf("call_%d", sess.turns+1), Name: act.call.ToolName, Arguments: string(act.call.Args)}}}
+	}
+	res, status, aerr := s.stepLocked(ctx, sess, *msg)
+	if aerr != nil {
+		return nil, false, status, aerr
+	}
+	obs := OpenEnvObservation{SessionID: sess.id, Env: sess.st.id, ExampleID: sess.ex.ID,
+		Turn: res.Turn, Messages: res.Observations, Reason: res.Reason, Score: res.Score}
+	out := OpenEnvResult{Done: res.Done, Observation: obs}
 	if res.Score != nil && res.Score.Error == nil {
 		r := res.Score.Reward
 		out.Reward = &r
 	}
-	return out, 0, nil
+	if act.call != nil {
+		co := OpenEnvCallObservation{ToolName: act.call.ToolName, OpenEnvObservation: obs}
+		for _, m := range res.Observations {
+			if m.Role == env.RoleTool && m.ToolCallID == msg.ToolCalls[0].ID {
+				co.Result = m.Content
+			}
+		}
+		if co.Result == nil && strings.HasPrefix(res.Reason, "error: ") {
+			co.Error = &OpenEnvToolError{ErrorType: "execution_error", Message: strings.TrimPrefix(res.Reason, "error: ")}
+		}
+		out.Observation = co
+	}
+	return out, res.Done, 0, nil
+}
+
+// openEnvTools renders tools as OpenEnv's list_tools answers them.
+func openEnvTools(tools []env.Tool) []OpenEnvTool {
+	out := make([]OpenEnvTool, 0, len(tools))
+	for _, t := range tools {
+		schema := t.Parameters
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, OpenEnvTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return out
+}
+
+// openEnvListToolsFresh answers list_tools where no episode is open, as
+// OpenEnv lets a client discover tools before reset: the tools the
+// environment a bare reset would open declares.
+func (s *Server) openEnvListToolsFresh(data json.RawMessage) (OpenEnvResult, bool, int, *APIError) {
+	act, aerr := parseOpenEnvAction(data, nil)
+	if aerr != nil {
+		return OpenEnvResult{}, false, http.StatusUnprocessableEntity, aerr
+	}
+	if !act.listTools {
+		return OpenEnvResult{}, false, 0, nil
+	}
+	st, aerr := s.openEnvDefault()
+	if aerr != nil {
+		return OpenEnvResult{}, true, http.StatusUnprocessableEntity, aerr
+	}
+	return OpenEnvResult{Observation: OpenEnvToolsObservation{Tools: openEnvTools(st.env.Info().Tools), Env: st.id}}, true, 0, nil
 }
 
 func openEnvState(sess *session) OpenEnvState {
@@ -297,9 +579,16 @@ func (s *Server) openEnvMessage(ctx context.Context, owner string, sess **sessio
 		return send("observation", res)
 	case "step":
 		if *sess == nil {
+			res, ok, status, aerr := s.openEnvListToolsFresh(m.Data)
+			if aerr != nil {
+				return fail(openEnvCode(status), aerr)
+			}
+			if ok {
+				return send("observation", res)
+			}
 			return fail(openEnvExecutionError, apiErrorf(CodeSessionNotFound, "no episode on this connection: send reset first"))
 		}
-		res, status, aerr := s.openEnvStep(ctx, *sess, m.Data)
+		res, _, status, aerr := s.openEnvStep(ctx, *sess, m.Data)
 		if aerr != nil {
 			return fail(openEnvCode(status), aerr)
 		}
@@ -361,6 +650,13 @@ func (s *Server) handleOpenEnvStep(w http.ResponseWriter, r *http.Request) {
 		id = meta.Metadata.SessionID
 	}
 	if id == "" {
+		if res, ok, status, aerr := s.openEnvListToolsFresh(req.Action); aerr != nil {
+			writeError(w, r, status, aerr)
+			return
+		} else if ok {
+			writeJSON(w, http.StatusOK, res)
+			return
+		}
 		writeError(w, r, http.StatusUnprocessableEntity, apiErrorf(CodeBadRequest,
 			`field "session_id" missing: an episode lives in the session POST /reset opened (its observation.session_id); or use the WebSocket /ws`))
 		return
@@ -377,12 +673,12 @@ func (s *Server) handleOpenEnvStep(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutS*float64(time.Second)))
 		defer cancel()
 	}
-	res, status, aerr := s.openEnvStep(ctx, sess, req.Action)
+	res, done, status, aerr := s.openEnvStep(ctx, sess, req.Action)
 	if aerr != nil {
 		writeError(w, r, status, aerr)
 		return
 	}
-	if res.Done {
+	if done {
 		// Nothing closes an HTTP episode but its end.
 		s.sessions.remove(sess)
 	}
@@ -436,12 +732,27 @@ func (s *Server) openEnvSchemas() map[string]any {
 			"name": str, "arguments": map[string]any{"description": "JSON text (OpenAI) or a JSON object"}}},
 	}}
 	return map[string]any{
-		"action": map[string]any{"title": "SvbenchAction", "type": "object",
-			"description": "One assistant message; with tool_calls the tools run, without them it is the final answer",
+		// The message is the action's top level, content required, so a
+		// client that wraps a plain-text reply into the one required field
+		// (verifiers' OpenEnv taskset) sends it as the answer; OpenEnv's
+		// tool actions are in $defs.
+		"action": map[string]any{"title": "SvbenchAction", "type": "object", "required": []string{"content"},
+			"description": "One assistant message {\"content\", \"tool_calls\"}: with tool_calls the tools run, without them content is the final answer " +
+				"(a JSON answer goes in content as text; content may be null beside tool_calls). " +
+				"OpenEnv's tool actions are also served: {\"type\": \"list_tools\"} answers the tools, {\"type\": \"call_tool\", \"tool_name\", \"arguments\"} runs one as a turn. " +
+				"The environment's answer object (GET /v1/environments: output_schema) sent as the action itself is the final answer. " +
+				"Any other field or type is a validation error, never an answer.",
 			"properties": map[string]any{
+				"role":    map[string]any{"const": "assistant"},
 				"content": map[string]any{"type": []string{"string", "null"}}, "reasoning_content": str, "reasoning": str,
 				"tool_calls": map[string]any{"type": "array", "maxItems": MaxSessionToolCalls, "items": toolCall},
 				"metadata":   obj,
+			},
+			"$defs": map[string]any{
+				"ListToolsAction": map[string]any{"type": "object", "required": []string{"type"}, "additionalProperties": false,
+					"properties": map[string]any{"type": map[string]any{"const": "list_tools"}, "metadata": obj}},
+				"CallToolAction": map[string]any{"type": "object", "required": []string{"type", "tool_name"}, "additionalProperties": false,
+					"properties": map[string]any{"type": map[string]any{"const": "call_tool"}, "tool_name": str, "arguments": obj, "metadata": obj}},
 			}},
 		"observation": map[string]any{"title": "SvbenchObservation", "type": "object", "properties": map[string]any{
 			"session_id": str, "env": map[string]any{"type": "string", "enum": s.order}, "example_id": str,

@@ -75,6 +75,11 @@ type Config struct {
 	// DefaultEnv is the environment a bare /get_reward label refers to;
 	// empty means the only served environment, if there is exactly one.
 	DefaultEnv string
+	// OpenEnvDefaultEnv is the environment an OpenEnv reset without "env"
+	// opens (OpenEnv's clients send only seed and episode_id): empty means
+	// DefaultEnv, else the first served environment; "none" makes such a
+	// reset an error.
+	OpenEnvDefaultEnv string
 
 	// Token, when set, must arrive as "Authorization: Bearer <token>" on
 	// every endpoint except /healthz and /readyz.
@@ -172,6 +177,9 @@ type Server struct {
 	metrics *metrics
 	adm     *admission
 	rollSem chan struct{}
+	// openEnvDef is the environment an OpenEnv reset without "env" opens
+	// ("" = none).
+	openEnvDef string
 	// sessions are the episodes trainers drive turn by turn.
 	sessions *sessions
 	// produced are the tool outputs NeMo Gym's tool routes handed out.
@@ -270,6 +278,24 @@ func New(cfg Config) (*Server, error) {
 		s.def = id
 	case len(s.order) == 1:
 		s.def = s.order[0]
+	}
+	switch d := cfg.OpenEnvDefaultEnv; {
+	case d == "none":
+		// Every reset names its environment: a mixed pool of trainers
+		// should not land on one they did not ask for.
+	case d != "":
+		id, err := cfg.Registry.Resolve(d)
+		if err != nil {
+			return nil, fmt.Errorf("OpenEnv default environment: %w", err)
+		}
+		if _, ok := s.envs[id]; !ok {
+			return nil, fmt.Errorf("OpenEnv default environment %s is not served (served: %v)", id, s.order)
+		}
+		s.openEnvDef = id
+	case s.def != "":
+		s.openEnvDef = s.def
+	case len(s.order) > 0:
+		s.openEnvDef = s.order[0]
 	}
 	limits, err := resolveEnvWorkers(cfg.Registry, s.envs, cfg.EnvWorkers)
 	if err != nil {

@@ -24,6 +24,7 @@ func newServeCmd() *cobra.Command {
 		maxBatch, workers, maxRollouts, maxSessions                                                     int
 		timeout, rolloutTimeout, drainTimeout, headerTimeout, sessionIdle, sessionTTL                   time.Duration
 	)
+	var openEnvDefaultEnv string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve environments, prompts, rewards and rollouts over HTTP to RL trainers",
@@ -53,7 +54,7 @@ Ctrl-C after draining in-flight requests.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := server.Config{
-				Registry: env.Default, Envs: serveSplitList(envs), DefaultEnv: defaultEnv,
+				Registry: env.Default, Envs: serveSplitList(envs), DefaultEnv: defaultEnv, OpenEnvDefaultEnv: openEnvDefaultEnv,
 				MaxBatch: maxBatch, Workers: workers, MaxRollouts: maxRollouts,
 				MaxSessions: maxSessions, SessionIdle: sessionIdle, SessionTTL: sessionTTL,
 				Timeout: timeout, RolloutTimeout: rolloutTimeout, DrainTimeout: drainTimeout, ReadHeaderTimeout: headerTimeout,
@@ -149,6 +150,7 @@ Ctrl-C after draining in-flight requests.`,
 	fs.StringArrayVar(&datasets, "dataset", nil, "serve another dataset file for an environment: env=path (repeatable)")
 	fs.StringVar(&split, "split", env.SplitTrain, "split handed out when a request names none: train, dev or test (the evaluation set)")
 	fs.StringVar(&defaultEnv, "default-env", "", "environment a bare /get_reward label refers to (default: the only served one)")
+	fs.StringVar(&openEnvDefaultEnv, "openenv-default-env", "", "environment an OpenEnv reset without \"env\" opens (default: --default-env, else the first served; none: reset must name one)")
 	fs.StringVar(&maxBody, "max-body", "8MiB", "largest request body (B, KiB, MiB, GiB, KB, MB, GB)")
 	fs.StringVar(&maxCompletion, "max-completion", "1MiB", "largest completion text per item")
 	fs.IntVar(&maxBatch, "max-batch", server.DefaultMaxBatch, "most items per /v1/score or /get_reward request")
