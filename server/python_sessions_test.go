@@ -18,6 +18,9 @@ import (
 //   - test_verifiers_env (E1, E2 tools, E6 turns): the verifiers v1
 //     taskset and env (Env.run over an interaction, then Task.score), one
 //     weighted reward per component.
+//   - test_openenv_harness (E2 tools): the OpenEnv harness session factory
+//     as TRL's harness rollout worker drives it (create, initial_messages,
+//     list_tools, call_tool, verify, close), failures and release.
 func TestPythonSessionAdapters(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -33,6 +36,7 @@ func TestPythonSessionAdapters(t *testing.T) {
 	}{
 		{"test_session_adapters", "SVBENCH_SESSIONS_URL", []string{"e2", "e5", "e6"}},
 		{"test_verifiers_env", "SVBENCH_VERIFIERS_URL", []string{"e1", "e2", "e6"}},
+		{"test_openenv_harness", "SVBENCH_HARNESS_URL", []string{"e2", "e1"}},
 	} {
 		t.Run(tc.module, func(t *testing.T) {
 			cfg := Config{Envs: tc.envs, Logger: quietLog, Token: "py-" + tc.module}
