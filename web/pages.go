@@ -50,6 +50,7 @@ func (s *Server) parseTemplates() error {
 		"join":    strings.Join,
 		"deref":   func(p *float64) float64 { return *p },
 		"optf4":   optF4,
+		"ci":      ciText,
 		"ptrOK":   func(p *float64) bool { return p != nil },
 		"truth":   func(p *bool) bool { return p != nil && *p },
 	}
@@ -879,3 +880,14 @@ func (s *Server) handleLeaderboard(w http.ResponseWriter, r *http.Request) {
 var errNoRuns = errors.New("no runs")
 
 func urlq(s string) string { return template.URLQueryEscaper(s) }
+
+// ciText is an entry's interval for metric name, "—" when it has none: a
+// missing map entry reads as [0, 0], which is an interval the run never
+// had (the leaderboard's markdown uses the same rule).
+func ciText(ci map[string][2]float64, name string) string {
+	v, ok := ci[name]
+	if !ok || v == [2]float64{} {
+		return "\u2014"
+	}
+	return "[" + strconv.FormatFloat(v[0], 'f', 4, 64) + ", " + strconv.FormatFloat(v[1], 'f', 4, 64) + "]"
+}

@@ -377,3 +377,24 @@ func TestLiveRunPageCountsRowsOnDisk(t *testing.T) {
 		t.Errorf("a run with no completed row shows a mean reward: %s", row)
 	}
 }
+
+// TestCIText: the leaderboard shows "—" for an entry without an interval
+// (every E3 and E6 entry), never the [0.0000, 0.0000] a missing map entry
+// reads as.
+func TestCIText(t *testing.T) {
+	ci := map[string][2]float64{"accuracy": {0.25, 0.75}, "zero": {}}
+	for _, tc := range []struct {
+		ci   map[string][2]float64
+		name string
+		want string
+	}{
+		{ci, "accuracy", "[0.2500, 0.7500]"},
+		{ci, "pass_at_1", "\u2014"},
+		{ci, "zero", "\u2014"},
+		{nil, "accuracy", "\u2014"},
+	} {
+		if got := ciText(tc.ci, tc.name); got != tc.want {
+			t.Errorf("ciText(%v, %q) = %q, want %q", tc.ci, tc.name, got, tc.want)
+		}
+	}
+}
