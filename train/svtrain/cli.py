@@ -10,6 +10,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -326,7 +327,19 @@ def svbench_reports(a, out: str) -> None:
             f.write(p.stdout)
 
 
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP (a job scheduler's stop, a closed terminal) end the
+    run as an exception does: Python's default action kills the process at
+    once, skipping the finally blocks that stop the `svbench serve` child,
+    which was left running (a checkpointed run resumes either way)."""
+    def stop(signum, _frame):
+        raise SystemExit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
 def main(argv=None) -> None:
+    exit_on_signals()
     ap = argparse.ArgumentParser(prog="svtrain", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("matrix", help="run the E1 research matrix (or any subset of arms and seeds)")
