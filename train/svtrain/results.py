@@ -29,6 +29,10 @@ def score_baseline(run_dir: str, executable) -> list[dict]:
         for line in f:
             if line.strip():
                 rows.append(json.loads(line))
+    # An eval writes rows as its episodes finish, in an order that changes
+    # run to run; the bootstrap resamples by position, so the rows are put
+    # in the dataset's order first or the teacher's intervals move.
+    rows.sort(key=lambda r: (r.get("index", 0), r.get("rollout", 0), str(r.get("example_id", ""))))
     answers = [r.get("answer") for r in rows]
     scores = executable.score([r.get("final_text") or "" for r in rows], answers)
     return [{"index": i, "example_id": r.get("example_id"), "gold": a, "outcome": stats.outcome(s, a)}
