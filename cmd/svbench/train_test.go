@@ -229,4 +229,20 @@ func TestTrainSmoke(t *testing.T) {
 	if _, err := os.Stat(results); err != nil {
 		t.Errorf("RESULTS.md not written: %v", err)
 	}
+	// A rerun over the same directory resumes (nothing left to train) and
+	// the wall time counts both invocations, not the last one alone.
+	again := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...)
+	again.Env = cmd.Env
+	if py, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("svtrain rerun failed: %v\n%s", err, py)
+	}
+	var mx struct {
+		Invocations int `json:"invocations"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "matrix.json")); err != nil || json.Unmarshal(b, &mx) != nil || mx.Invocations != 2 {
+		t.Errorf("matrix.json after a rerun: invocations %d (err %v), want 2", mx.Invocations, err)
+	}
+	if b, _ := os.ReadFile(results); !bytes.Contains(b, []byte("over 2 invocations (resumed)")) {
+		t.Errorf("RESULTS.md's wall time does not say it spans both invocations")
+	}
 }

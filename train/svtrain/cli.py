@@ -292,6 +292,20 @@ def cmd_matrix(a) -> None:
         svbench_reports(a, out)
         timing["svbench_report_study"] = time.time() - t
     timing["total"] = time.time() - t_all
+    # A resumed run's steps took time in earlier invocations too: the wall
+    # time is summed over every invocation that wrote this directory.
+    info["invocations"] = 1
+    prev_path = os.path.join(out, "matrix.json")
+    if os.path.exists(prev_path):
+        try:
+            with open(prev_path) as f:
+                prev = json.load(f)
+            for k, v in (prev.get("timing") or {}).items():
+                if isinstance(v, (int, float)):
+                    timing[k] = timing.get(k, 0.0) + v
+            info["invocations"] = int(prev.get("invocations", 1)) + 1
+        except (OSError, ValueError, TypeError):
+            log("svtrain: %s is unreadable; the wall time counts this invocation only" % prev_path)
     info["timing"] = timing
     with open(os.path.join(out, "matrix.json"), "w") as f:
         json.dump(info, f, indent=2, default=str)

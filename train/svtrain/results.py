@@ -217,7 +217,8 @@ def write(out: str, path: str) -> None:
     w("| seeds | %s |" % ", ".join(map(str, seeds)))
     w("| arms | %s |" % "; ".join("`%s`: %s" % (a, ARM_TEXT.get(a, a)) for a in arms))
     if t:
-        w("| wall time | %s total on %s, %s CPU thread(s): %s |" % (_dur(t.get("total")), where, info.get("threads", "?"),
+        inv = info.get("invocations", 1)
+        w("| wall time | %s total%s on %s, %s CPU thread(s): %s |" % (_dur(t.get("total")), " over %d invocations (resumed)" % inv if inv > 1 else "", where, info.get("threads", "?"),
                                                            ", ".join("%s %s" % (k, _dur(v)) for k, v in t.items() if k != "total")))
     step_t = [r["summary"].get("mean_step_seconds", {}) for r in runs.values()]
     if step_t and step_t[0]:
@@ -390,7 +391,8 @@ def write(out: str, path: str) -> None:
           "the reward each arm trained on as recorded, the executable verifier's re-score, gaps with problem-resampling intervals.\n")
         for p in studies:
             with open(p) as f:
-                txt = f.read().strip()
+                # The generating machine's paths say nothing to a reader.
+                txt = f.read().strip().replace(out + os.sep, "").replace(out, ".")
             w("%s:\n\n```\n%s\n```\n" % (os.path.basename(os.path.dirname(p)), txt))
     w("\n## Reproduce\n")
     if info.get("argv"):
