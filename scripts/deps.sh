@@ -58,5 +58,11 @@ else
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-"${as[@]}" apt-get update -qq
-"${as[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+# apt's own lines are the progress of a step that can take minutes on a
+# fresh machine (python3-torch and chromium are large); -q keeps them to one
+# line per package instead of silence.
+echo "svbench: apt-get update" >&2
+"${as[@]}" apt-get update -q
+echo "svbench: apt-get install ${need[*]} (a few minutes on a fresh machine)" >&2
+"${as[@]}" apt-get install -y -q "${need[@]}"
+echo "svbench: Debian packages installed" >&2

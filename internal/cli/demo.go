@@ -60,6 +60,15 @@ followed by a scoreboard over all of them.`,
 					}
 				}
 			}
+			// Every run is announced with its place in the whole, and a run
+			// longer than a few seconds reports progress as eval does: E3's
+			// first run takes minutes.
+			total := 0
+			for _, c := range conds {
+				if _, ok := c.e.(env.PolicyProvider); ok {
+					total += len(c.e.Info().Policies)
+				}
+			}
 			for _, c := range conds {
 				id, e := c.id, c.e
 				pp, ok := e.(env.PolicyProvider)
@@ -77,9 +86,11 @@ followed by a scoreboard over all of them.`,
 						return fmt.Errorf("%s lists policy %q but does not provide it", id, name)
 					}
 					model := "builtin:" + name
+					fmt.Fprintf(stderr, "[%d/%d] %s %s: %d examples\n", runs+1, total, id, model, len(ds.Examples))
 					res, err := runner.Run(ctx, runner.Config{
 						Env: e, Dataset: runner.InMemory(ds), Client: builtinClient(p), Model: model, EffectiveModel: model, Params: c.params,
 						Rollouts: 1, Concurrency: concurrency, Seed: seed, MaxConsecutiveErrors: 3, OutDir: out,
+						Progress: progressFor("auto", stderr),
 					})
 					if err != nil {
 						return fmt.Errorf("%s %s: %w", id, model, err)

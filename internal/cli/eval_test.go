@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,6 +216,11 @@ func TestDemoWritesReportsAndScoreboard(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "builtin:features") {
 		t.Errorf("stdout: %s", stdout)
+	}
+	// Each run says where the demo stands before it starts.
+	n := len(runDirs(t, out))
+	if !strings.Contains(stderr, "[1/"+strconv.Itoa(n)+"] network-logs builtin:") || !strings.Contains(stderr, "["+strconv.Itoa(n)+"/"+strconv.Itoa(n)+"]") {
+		t.Errorf("no [k/%d] progress lines on stderr:\n%s", n, stderr)
 	}
 }
 
