@@ -75,6 +75,10 @@ paired. Writes compare.md and compare.json (--out, default the current directory
 				return err
 			}
 			fmt.Fprint(cmd.OutOrStdout(), md.String())
+			// The default --out is wherever the user stands: say so where
+			// the markdown on stdout (often piped) is not disturbed.
+			where, _ := filepath.Abs(f.out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote compare.md and compare.json to %s\n", where)
 			return nil
 		},
 	}

@@ -30,6 +30,9 @@ func TestCompareAndGate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, stderr)
 	}
+	if !strings.Contains(stderr, "wrote compare.md and compare.json to "+out) {
+		t.Errorf("compare does not say where it wrote: %s", stderr)
+	}
 	var cmp []struct {
 		Pairs      int `json:"pairs"`
 		Quantities []struct {

@@ -110,6 +110,7 @@ followed by a scoreboard over all of them.`,
 				return err
 			}
 			fmt.Fprintf(stdout, "\n%d runs; scoreboard: %s\n", runs, filepath.Join(root, "scoreboard.md"))
+			fmt.Fprintf(stdout, "browse the runs, transcripts and leaderboard: svbench view --root %s\n", out)
 			return nil
 		},
 	}

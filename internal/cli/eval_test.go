@@ -214,7 +214,7 @@ func TestDemoWritesReportsAndScoreboard(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if !strings.Contains(stdout, "builtin:features") {
+	if !strings.Contains(stdout, "builtin:features") || !strings.Contains(stdout, "svbench view --root "+out) {
 		t.Errorf("stdout: %s", stdout)
 	}
 	// Each run says where the demo stands before it starts.
