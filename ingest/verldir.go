@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,12 +36,7 @@ func verlFiles(dir string) []string {
 		}
 		fs = append(fs, stepFile{n, filepath.Join(dir, e.Name())})
 	}
-	slices.SortFunc(fs, func(a, b stepFile) int {
-		if a.step != b.step {
-			return int(min(max(a.step-b.step, -1), 1))
-		}
-		return 0
-	})
+	slices.SortFunc(fs, func(a, b stepFile) int { return cmp.Compare(a.step, b.step) })
 	out := make([]string, len(fs))
 	for i, f := range fs {
 		out[i] = f.path
