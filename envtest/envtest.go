@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/svbench/svbench/analysis/probe"
 	"github.com/svbench/svbench/artifact"
@@ -456,8 +457,12 @@ func checkHostile(ctx context.Context, t *testing.T, e env.Environment, ex env.E
 // checkServer serves the environment alone and scores one of its examples
 // over /v1/score.
 func checkServer(ctx context.Context, t *testing.T, id string, params map[string]string, info env.Info) {
+	// The suite checks the wire, not the speed: under the race detector,
+	// with every environment's suite in parallel on two cores, E2's first
+	// score (its policy engines warming) took 35 s in CI, past the 30 s
+	// default. The test's deadline still bounds a hung scorer.
 	srv, err := server.New(server.Config{Envs: []string{id}, EnvParams: map[string]map[string]string{id: params},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Timeout: 5 * time.Minute, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
