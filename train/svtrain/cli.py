@@ -28,7 +28,7 @@ from svbench import Client  # noqa: E402
 from svtrain import loop, results  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
-from svtrain.tokenizer import Tokenizer  # noqa: E402
+from svtrain.tokenizer import PROMPT_MODES, Tokenizer  # noqa: E402
 
 # The exit status of a matrix stopped by --stop-after-steps (EX_TEMPFAIL):
 # not finished, not failed; the same command continues it.
@@ -37,10 +37,53 @@ EXIT_STOPPED = 75
 ARMS = {
     # name: (reward source, advantage estimator)
     "grpo": ("executable", "grpo"),
+    "per_component": ("executable", "per_component"),
     "gdpo": ("executable", "gdpo"),
     "rm": ("learned_rm", "grpo"),
     "random": ("random", "grpo"),
+    # GRPO from a warm start on the answer format only (the teacher's answers
+    # with their labels shuffled across prompts): whatever it knows of the
+    # labels after RL, the reward taught it.
+    "format": ("executable", "grpo"),
+    # No RL: the warm start distilled further from the teacher, for as many
+    # answers as a GRPO arm samples (the seeds' "teacher-guided distillation").
+    "distill": ("teacher", "none"),
 }
+DEFAULT_ARMS = ["grpo", "gdpo", "rm", "random"]
+
+
+def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:
+    """The warm-start rows with each answer's label taken from another row
+    (a seeded permutation): the answer format and the label frequencies of
+    the teacher, none of its reading of the input."""
+    labels = []
+    for r in rows:
+        try:
+            labels.append(json.loads(r["messages"][-1]["content"])["label"])
+        except (ValueError, KeyError, TypeError):
+            labels.append(None)
+    perm = list(range(len(rows)))
+    random.Random(seed * 7919 + 17).shuffle(perm)
+    out = []
+    for r, j in zip(rows, perm):
+        msgs = [dict(m) for m in r["messages"]]
+        try:
+            obj = json.loads(msgs[-1]["content"])
+            if labels[j] is not None:
+                obj["label"] = labels[j]
+                msgs[-1]["content"] = json.dumps(obj)
+        except (ValueError, KeyError, TypeError):
+            pass
+        out.append({**r, "messages": msgs})
+    return out
+
+
+def arm_list(s: str) -> list[str]:
+    arms = [x for x in s.split(",") if x]
+    bad = [x for x in arms if x not in ARMS]
+    if bad:
+        raise argparse.ArgumentTypeError("unknown arm(s) %s: choose from %s" % (", ".join(bad), ", ".join(ARMS)))
+    return arms
 
 
 def log(msg: str) -> None:
@@ -146,7 +189,16 @@ def baseline_sft(a, out: str, data_dir: str | None, timing: dict) -> tuple[str, 
     sft_path = os.path.join(out, "sft.jsonl")
     base = os.path.join(out, "baseline-train")
     if not os.path.exists(sft_path):
-        run([a.svbench, "eval", "e1", "-m", a.baseline, *split_args(a.train_split or "train"), "--out", base])
+        train_args = split_args(a.train_split or "train")
+        if a.sft_generate:
+            # The teacher's answers on rows the generator draws fresh (its
+            # train split, another seed than the embedded splits'): imitation
+            # of 2,000 rows memorises them (issue #42).
+            gen = os.path.join(out, "generated")
+            if not os.path.exists(os.path.join(gen, "train.jsonl")):
+                run([a.svbench, "data", "build", "e1", "--n", str(a.sft_generate), "--seed", str(a.sft_generate_seed), "--out", gen])
+            train_args = ["--dataset", os.path.join(gen, "train.jsonl")]
+        run([a.svbench, "eval", "e1", "-m", a.baseline, *train_args, "--out", base])
         held_out = ["--eval-set", os.path.join(data_dir, "test.jsonl")] if data_dir else []
         run([a.svbench, "sft", "export", find_run(base), "--env", "e1", *held_out, "--drop-overlap", "--out", sft_path])
     test_base = os.path.join(out, "baseline-test")
@@ -156,11 +208,37 @@ def baseline_sft(a, out: str, data_dir: str | None, timing: dict) -> tuple[str, 
     return sft_path, find_run(test_base)
 
 
+def constant_answers(executable: Executable, test: list[dict], path: str) -> dict:
+    """Every constant answer (each label at confidences 0, 0.1, …, 1) scored
+    on the test split: a policy that learned nothing about the input can
+    still reach the best of them, so a trained arm must beat it (issue #42).
+    The best one's per-row rewards are kept, in the test split's order, for
+    paired intervals."""
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    golds = [loop.gold(e) for e in test]
+    grid = []
+    best = None
+    for label in ("Malicious", "Benign", "Abstain"):
+        for i in range(11):
+            text = json.dumps({"label": label, "confidence": i / 10})
+            rows = [float(s["reward"]) for s in executable.score([text] * len(test), golds)]
+            grid.append({"answer": text, "reward": sum(rows) / len(rows)})
+            if best is None or grid[-1]["reward"] > best["reward"]:
+                best = {"answer": text, "reward": grid[-1]["reward"], "rows": rows,
+                        "example_ids": [e.get("example_id") for e in test]}
+    d = {"best": best, "grid": grid}
+    with open(path, "w") as f:
+        json.dump(d, f, indent=1)
+    return d
+
+
 def make_policy(a, tok: Tokenizer | None, seed: int):
     if a.hf_model:
         torch.manual_seed(seed)  # LoRA's initialisation
         return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
-    return TinyPolicy.new(tok, a.size, seed)
+    return TinyPolicy.new(tok, a.size, seed, pool=a.pool)
 
 
 def load_policy(a, path: str):
@@ -223,8 +301,12 @@ def cmd_matrix(a) -> None:
         tok = None
         if not a.hf_model:
             ptexts = [last_user_text(e["prompt"]) for e in train]
-            tok = Tokenizer.fit(ptexts + [r["messages"][-1]["content"] for r in sft_rows], prompts=ptexts)
+            # The warm start's prompts count too: with --sft-generate they are
+            # most of what the model reads before its first GRPO step.
+            stexts = [last_user_text(r["messages"][:-1]) for r in sft_rows] if a.sft_generate else []
+            tok = Tokenizer.fit(ptexts + stexts + [r["messages"][-1]["content"] for r in sft_rows], prompts=ptexts, prompt_mode=a.prompt_mode)
             tok.save(os.path.join(out, "tokenizer.json"))
+        constant_answers(executable, test, os.path.join(out, "constant_answers.json"))
         info = {"server": server.url, "dataset": dataset, "train_examples": len(train), "test_examples": len(test),
                 "sft_rows": len(sft_rows), "baseline": a.baseline, "args": vars(a), "arms": a.arms, "seeds": a.seeds,
                 "threads": a.threads, "torch": torch.__version__, "device_name": device_name(a), "argv": a.argv}
@@ -248,6 +330,17 @@ def cmd_matrix(a) -> None:
                 with open(os.path.join(sd, "sft_history.json"), "w") as f:
                     json.dump(hist, f)
             timing["sft_seed%d" % seed] = time.time() - t
+            ck_format = os.path.join(sd, "sft_format.pt" if not a.hf_model else "sft_format")
+            if "format" in a.arms and not os.path.exists(ck_format):
+                t = time.time()
+                policy = make_policy(a, tok, seed)
+                pairs = loop.sft_pairs(policy, shuffled_labels(sft_rows, seed), a.keep_rationale)
+                log("svtrain: seed %d: format-only warm start (labels shuffled), %d steps" % (seed, a.sft_steps))
+                hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
+                policy.save(ck_format)
+                with open(os.path.join(sd, "sft_format_history.json"), "w") as f:
+                    json.dump(hist, f)
+                timing["sft_format_seed%d" % seed] = time.time() - t
             rm = None
             if "rm" in a.arms:
                 t = time.time()
@@ -272,14 +365,18 @@ def cmd_matrix(a) -> None:
                     log("svtrain: %s exists; skipped" % rd)
                     continue
                 t = time.time()
-                policy = load_policy(a, ck)
+                policy = load_policy(a, ck_format if arm == "format" else ck)
                 reward, adv = ARMS[arm]
                 cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
                                       ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, seed=seed, env="e1",
                                       checkpoint_every=a.checkpoint_every)
-                done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
-                                 stop_after=a.stop_after_steps)
+                if arm == "distill":
+                    done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
+                                        test, executable, rd, dataset, env_info=env_info, log=log)
+                else:
+                    done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
+                                     stop_after=a.stop_after_steps)
                 timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
                 if done is None:
                     log("svtrain: stopped with a checkpoint in %s; the same command resumes (exit %d)" % (rd, EXIT_STOPPED))
@@ -309,8 +406,10 @@ def cmd_matrix(a) -> None:
     info["timing"] = timing
     with open(os.path.join(out, "matrix.json"), "w") as f:
         json.dump(info, f, indent=2, default=str)
+    if a.dev_log:
+        results.append_dev_log(out, a.dev_log)
     if a.results:
-        results.write(out, a.results)
+        results.write(out, a.results, dev_log=a.dev_log)
     log("svtrain: done in %.0fs; %s" % (timing["total"], out))
 
 
@@ -322,7 +421,9 @@ def svbench_reports(a, out: str) -> None:
     # The executable arms' rollouts through `svbench advantages`: how often a
     # group carries no signal under each estimator, and which trainer's
     # convention reproduces svtrain's recorded advantages.
-    for rd in sorted(glob.glob(os.path.join(runs, "g[dr]po-s*"))):
+    for rd in sorted(glob.glob(os.path.join(runs, "*-s*"))):
+        if ARMS.get(os.path.basename(rd).rpartition("-s")[0], ("",))[0] != "executable":
+            continue
         with open(os.path.join(rd, "svtrain_summary.json")) as f:
             weights = json.load(f)["weights"]
         run([a.svbench, "advantages", os.path.join(rd, "rollouts"), "--weights", ",".join("%s=%r" % kv for kv in weights.items()),
@@ -368,10 +469,16 @@ def main(argv=None) -> None:
     m.add_argument("--sft-data", help="chat JSONL from svbench sft export (default: export the baseline's answers)")
     m.add_argument("--baseline", default="builtin:features")
     m.add_argument("--keep-rationale", action="store_true", help="warm-start on the baseline's rationale too")
+    m.add_argument("--sft-generate", type=int, default=0, metavar="N",
+                   help="warm-start on the baseline's answers to N rows generated by svbench data build e1 (its train split, 70%%) instead of the served train split")
+    m.add_argument("--sft-generate-seed", type=int, default=1001, help="generator seed of --sft-generate (not the embedded splits' seed)")
+    m.add_argument("--prompt-mode", choices=PROMPT_MODES, default="text",
+                   help="how the tiny model reads a prompt: text (every character) or fields (each key=value field as a token, digits of addresses and rare numbers dropped)")
     m.add_argument("--rubric", default=None, help="rubric (default: the environment's default)")
     m.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2, 3])
-    m.add_argument("--arms", type=lambda s: s.split(","), default=list(ARMS))
+    m.add_argument("--arms", type=arm_list, default=list(DEFAULT_ARMS), help="arms to run, comma-separated, of " + ", ".join(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
+    m.add_argument("--pool", action="store_true", help="the tiny model adds a pooled summary of the prompt's tokens at the answer marker (LMConfig.pool)")
     m.add_argument("--sft-steps", type=int, default=150)
     m.add_argument("--sft-batch", type=int, default=16)
     m.add_argument("--sft-lr", type=float, default=2e-3)
@@ -398,13 +505,16 @@ def main(argv=None) -> None:
     m.add_argument("--device", default=None)
     m.add_argument("--no-report", action="store_true", help="skip svbench report and study")
     m.add_argument("--results", help="write RESULTS.md here")
+    m.add_argument("--dev-log", help="append this run's configuration and its arms' scores to this JSONL file "
+                   "(with --test-split dev: the record of every configuration tried, which RESULTS.md lists)")
     r = sub.add_parser("results", help="write RESULTS.md from a finished matrix output directory")
     r.add_argument("out")
     r.add_argument("--results", required=True)
+    r.add_argument("--dev-log", help="the JSONL of configurations tried on dev (matrix --dev-log) to list")
     a = ap.parse_args(argv)
     if a.cmd == "matrix":
         a.argv = list(argv if argv is not None else sys.argv[1:])
         if cmd_matrix(a) == EXIT_STOPPED:
             sys.exit(EXIT_STOPPED)
     else:
-        results.write(os.path.abspath(a.out), a.results)
+        results.write(os.path.abspath(a.out), a.results, dev_log=a.dev_log)

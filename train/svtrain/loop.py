@@ -155,9 +155,10 @@ def _require_finite(name: str, x: torch.Tensor) -> None:
 
 def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None) -> torch.Tensor:
     """GRPO: group-normalise the summed reward (TRL scale_rewards="group").
-    GDPO (decoupled; TRL multi_objective_aggregation="normalize_then_sum"):
-    group-normalise each component, take the rubric's weighted sum, then
-    normalise over the step's batch. rewards and components are [P, G].
+    per_component: group-normalise each component and take the rubric's
+    weighted sum (svbench advantages' per_component). GDPO (decoupled; TRL
+    multi_objective_aggregation="normalize_then_sum"): per_component, then
+    normalised over the step's batch. rewards and components are [P, G].
     A value that is not finite raises ValueError: the executable verifier's
     bad items are already failed ones (Executable.score), so what is left
     is a broken reward source (a diverged reward model), which must stop
@@ -167,9 +168,11 @@ def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.T
         _require_finite("component %s" % c, t)
     if method == "grpo":
         return _group_norm(rewards).float()
-    if method == "gdpo":
+    if method in ("gdpo", "per_component"):
         assert components and weights
         a = sum(weights[c] * _group_norm(components[c]) for c in weights)
+        if method == "per_component":
+            return a.float()
         std = _std(a)
         return ((a - a.mean()) / (std + EPS) if std > 0 else torch.zeros_like(a)).float()
     raise ValueError("unknown advantage estimator %r" % method)
@@ -182,7 +185,7 @@ def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.T
 class GRPOConfig:
     arm: str = "grpo"
     reward: str = "executable"  # executable | learned_rm | random
-    adv: str = "grpo"  # grpo | gdpo
+    adv: str = "grpo"  # grpo | per_component | gdpo
     steps: int = 50
     prompts: int = 16  # prompts per step
     group: int = 8  # completions per prompt (G)
@@ -319,7 +322,8 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
         t2 = time.time()
         R = torch.tensor(r, dtype=torch.float32).view(cfg.prompts, cfg.group)
         comps = {c: torch.tensor([float((s.get("components") or {}).get(c, 0.0)) for s in scores]).view(cfg.prompts, cfg.group) for c in comp_names}
-        A = advantages(cfg.adv, R, comps if cfg.adv == "gdpo" else None, weights if cfg.adv == "gdpo" else None)
+        multi = cfg.adv in ("gdpo", "per_component")
+        A = advantages(cfg.adv, R, comps if multi else None, weights if multi else None)
         # clipped policy-gradient update (no KL)
         policy.train()
         flatA = A.flatten()
@@ -380,3 +384,26 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
     if os.path.exists(ck_path):
         os.remove(ck_path)  # the summary marks the run finished
     return summary
+
+
+def distill(policy, cfg: GRPOConfig, pairs, batch: int, lr: float, test: list[dict], executable: Executable, run_dir: str,
+            dataset: dict, env_info: dict | None = None, log=print) -> dict:
+    """The teacher-distillation baseline: the warm start trained further on
+    the teacher's answers for as many answers as the GRPO arms sample
+    (steps × prompts × G), evaluated on the test split before and after
+    like every arm. Against it, an RL arm's gain is what the reward taught
+    beyond imitating the teacher longer."""
+    writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe())
+    t0 = time.time()
+    log("svtrain: %s: teacher distillation, %d answers (the GRPO budget) in batches of %d" % (
+        cfg.arm, cfg.steps * cfg.prompts * cfg.group, batch))
+    writer.eval_records("before", 0, evaluate(policy, test, executable, cfg.max_new))
+    n = max(1, math.ceil(cfg.steps * cfg.prompts * cfg.group / batch))
+    hist = sft(policy, pairs, n, batch, lr, cfg.seed, log)
+    for h in hist:
+        # on the GRPO arms' step axis, so curves share it
+        s_ = min(cfg.steps - 1, h["step"] * cfg.steps // n)
+        writer.steps.setdefault(s_, {"step": s_})["monitor/%s/sft_loss" % cfg.env] = h["loss"]
+    ev1 = evaluate(policy, test, executable, cfg.max_new)
+    writer.eval_records("after", cfg.steps, ev1, [float(e["score"]["reward"]) for e in ev1], test)
+    return writer.finish(time.time() - t0)

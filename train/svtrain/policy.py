@@ -47,22 +47,22 @@ class TinyPolicy:
         self.model = model
 
     @classmethod
-    def new(cls, tok: Tokenizer, size: str = "small", seed: int = 0) -> "TinyPolicy":
+    def new(cls, tok: Tokenizer, size: str = "small", seed: int = 0, **overrides) -> "TinyPolicy":
         torch.manual_seed(seed)
-        dims = SIZES[size]
+        dims = {**SIZES[size], **overrides}
         return cls(tok, TinyLM(LMConfig(vocab=len(tok), **dims)))
 
     @classmethod
     def load(cls, path: str) -> "TinyPolicy":
         ck = torch.load(path)
-        tok = Tokenizer(ck["vocab"], ck.get("constant_lines"))
+        tok = Tokenizer(ck["vocab"], ck.get("constant_lines"), ck.get("prompt_mode", "text"))
         model = TinyLM(LMConfig(**ck["config"]))
         model.load_state_dict(ck["state"])
         return cls(tok, model)
 
     def save(self, path: str) -> None:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        torch.save({"vocab": self.tok.vocab, "constant_lines": sorted(self.tok.constant_lines), "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
+        torch.save({"vocab": self.tok.vocab, "constant_lines": sorted(self.tok.constant_lines), "prompt_mode": self.tok.prompt_mode, "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
 
     def describe(self) -> str:
         c = self.model.c

@@ -11,14 +11,17 @@ import random
 
 from svtrain import stats
 
-ARM_ORDER = ["grpo", "gdpo", "rm", "random"]
+ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "distill", "rm", "random"]
 ARM_TEXT = {
     "grpo": "GRPO, executable reward (summed rubric, group-normalised)",
+    "per_component": "GRPO, executable reward, each component group-normalised and summed with the rubric weights (no batch step)",
+    "distill": "no RL: the warm start trained further on the teacher's answers, as many as a GRPO arm samples (distillation baseline)",
+    "format": "GRPO, executable reward, from a warm start on the answer format only (teacher's labels shuffled across prompts)",
     "gdpo": "GDPO, executable reward (each component group-normalised, weighted sum, batch-normalised)",
     "rm": "GRPO, learned reward model",
     "random": "GRPO, random reward (control)",
 }
-COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f"}
+COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "distill": "#e377c2"}
 
 
 def score_baseline(run_dir: str, executable) -> list[dict]:
@@ -176,7 +179,72 @@ def _curve(runs, key):
 # -- the document -----------------------------------------------------------------------
 
 
-def write(out: str, path: str) -> None:
+# What a configuration's record keeps of its run's arguments: what shapes the
+# result (not paths, ports or report switches).
+_DEV_KEYS = ("train_split", "test_split", "baseline", "sft_generate", "prompt_mode", "size", "pool", "sft_steps", "sft_batch", "sft_lr",
+             "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "rubric", "hf_model", "seeds")
+
+
+def append_dev_log(out: str, path: str) -> None:
+    """One JSONL record of a finished matrix run: its configuration and each
+    arm's scores before and after on the split it evaluated (dev, when
+    choosing a recipe). RESULTS.md lists every record, so no configuration
+    is chosen silently."""
+    d = load(out)
+    info = d["info"]
+    args = info.get("args") or {}
+    rec = {"out": os.path.relpath(out, os.path.dirname(os.path.abspath(path))), "argv": info.get("argv"),
+           "config": {k: args.get(k) for k in _DEV_KEYS if k in args}, "model": info.get("model"), "arms": {}}
+    cpath = os.path.join(out, "constant_answers.json")
+    if os.path.exists(cpath):
+        with open(cpath) as f:
+            best = json.load(f)["best"]
+        rec["best_constant"] = {"answer": best["answer"], "reward": best["reward"]}
+    for a, rs in _by_arm(d["runs"]).items():
+        def m(which, f):
+            return sum(f([x["outcome"] for x in r[which]]) for r in rs) / len(rs)
+        top = max(max(_label_counts(r["after"]).values()) / len(r["after"]) for r in rs)
+        rec["arms"][a] = {"seeds": [r["seed"] for r in rs],
+                          "before": {"reward": m("before", stats.mean_reward), "accuracy": m("before", stats.accuracy),
+                                     "abstain_rate": m("before", stats.abstain_rate)},
+                          "after": {"reward": m("after", stats.mean_reward), "accuracy": m("after", stats.accuracy),
+                                    "abstain_rate": m("after", stats.abstain_rate)},
+                          "largest_label_share": top}
+    with open(path, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+def _label_counts(evals) -> dict:
+    c: dict[str, int] = {}
+    for x in evals:
+        lab = x["outcome"].get("label") or "(unparsed)"
+        c[lab] = c.get(lab, 0) + 1
+    return c
+
+
+def _dev_section(path: str) -> list[str]:
+    L = ["## Configurations tried on dev\n",
+         "Every configuration tried while choosing the recipe, in the order tried (`%s`, appended by `train/run.py matrix "
+         "--test-split dev --dev-log`); the recipe above was chosen on these dev scores only, the test split was not "
+         "consulted.\n" % os.path.basename(path),
+         "| # | configuration | arm | dev reward before → after | dev accuracy before → after | abstain after | largest label share | best constant |",
+         "|---|---|---|---|---|---|---|---|"]
+    with open(path) as f:
+        recs = [json.loads(l) for l in f if l.strip()]
+    for i, r in enumerate(recs, 1):
+        cfg = ", ".join("%s=%s" % (k, v) for k, v in r["config"].items() if v not in (None, "", False))
+        bc = r.get("best_constant")
+        for a, v in r["arms"].items():
+            L.append("| %d | %s | %s | %.3f → %.3f | %.3f → %.3f | %.2f | %.2f | %s |" % (
+                i, cfg.replace("|", "/"), a, v["before"]["reward"], v["after"]["reward"], v["before"]["accuracy"],
+                v["after"]["accuracy"], v["after"]["abstain_rate"], v["largest_label_share"],
+                "%.3f" % bc["reward"] if bc else "n/a"))
+            cfg = "〃"
+    L.append("")
+    return L
+
+
+def write(out: str, path: str, dev_log: str | None = None) -> None:
     d = load(out)
     runs, info = d["runs"], d["info"]
     if not runs:
@@ -278,6 +346,8 @@ def write(out: str, path: str) -> None:
             m, lo, hi = stats.t_interval(ds_)
             w("| %s | %s | %s |" % (a, ", ".join("%+.3f" % x for x in ds_), "%+.3f [%s, %s]" % (m, _fmt(lo), _fmt(hi))))
     w("")
+
+    L.extend(_learned_section(out, arms, seeds, reps))
 
     # findings
     w("## What the run shows\n")
@@ -394,6 +464,8 @@ def write(out: str, path: str) -> None:
                 # The generating machine's paths say nothing to a reader.
                 txt = f.read().strip().replace(out + os.sep, "").replace(out, ".")
             w("%s:\n\n```\n%s\n```\n" % (os.path.basename(os.path.dirname(p)), txt))
+    if dev_log and os.path.exists(dev_log):
+        L.extend(_dev_section(dev_log))
     w("\n## Reproduce\n")
     if info.get("argv"):
         import shlex
@@ -409,10 +481,74 @@ def write(out: str, path: str) -> None:
     print("svtrain: wrote %s" % path)
 
 
+def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[str]:
+    """Did an arm learn the task (issue #42)? Four tests, each stated with
+    its numbers: accuracy and reward gains over the arm's own start with
+    seed-level intervals above 0; a margin over the best constant answer
+    whose interval excludes 0; and answers that depend on the input (no
+    single label on more than the majority label's share of test rows)."""
+    L: list[str] = []
+    w = L.append
+    cpath = os.path.join(out, "constant_answers.json")
+    const = None
+    if os.path.exists(cpath):
+        with open(cpath) as f:
+            const = json.load(f)["best"]
+    w("## Did it learn?\n")
+    w("An arm learned the task when, on the test split, (1) its accuracy and (2) its reward rose over its own start with "
+      "an interval above 0 (t over seeds; with one seed, test rows resampled), (3) it beat the best *constant* answer%s by "
+      "a margin whose interval excludes 0 (test rows resampled, seeds pooled), and (4) its answers depend on the input: no "
+      "label on more than the majority gold label's share of rows.\n" % (
+          " (`%s`, reward %.3f)" % (const["answer"], const["reward"]) if const else ""))
+    w("| arm | Δ accuracy | Δ reward | after − best constant | largest label share (majority gold share) | learned? |")
+    w("|---|---|---|---|---|---|")
+    for a, rs in arms.items():
+        def delta(f, r):
+            return f([x["outcome"] for x in r["after"]]) - f([x["outcome"] for x in r["before"]])
+
+        checks = []
+        cells = []
+        for f in (stats.accuracy, stats.mean_reward):
+            per = [delta(f, r) for r in rs]
+            if len(per) > 1:
+                m, lo, hi = stats.t_interval(per)
+                cells.append("%+.3f [%+.3f, %+.3f]" % (m, lo, hi))
+                checks.append(lo > 0)
+            else:
+                t_ = stats.paired_diff([x["outcome"] for x in rs[0]["before"]], [x["outcome"] for x in rs[0]["after"]], f, reps)
+                cells.append(_signed_ci(t_))
+                checks.append(t_[1] > 0)
+        if const:
+            by_id = dict(zip(const["example_ids"], const["rows"]))
+            diffs = [x["outcome"]["reward"] - by_id[x["example_id"]] for r in rs for x in r["after"] if x.get("example_id") in by_id]
+            t_ = stats.bootstrap(diffs, lambda v: sum(v) / len(v) if v else float("nan"), reps, 5)
+            cells.append(_signed_ci(t_))
+            checks.append(t_[1] > 0)
+        else:
+            cells.append("n/a")
+        shares = []
+        for r in rs:
+            labels: dict[str, int] = {}
+            golds: dict[str, int] = {}
+            for x in r["after"]:
+                lab = x["outcome"].get("label") or "(unparsed)"
+                labels[lab] = labels.get(lab, 0) + 1
+                golds[str(x["gold"])] = golds.get(str(x["gold"]), 0) + 1
+            n = len(r["after"])
+            shares.append((max(labels.values()) / n, max(golds.values()) / n))
+        top = max(s_ for s_, _ in shares)
+        maj = max(m_ for _, m_ in shares)
+        cells.append("%.2f (%.2f)" % (top, maj))
+        checks.append(top <= maj)
+        w("| %s | %s | %s |" % (a, " | ".join(cells), "**yes**" if all(checks) and len(checks) == 4 else "no"))
+    w("")
+    return L
+
+
 def _advantage_reports(out: str, arms: dict) -> dict:
     """advantages.json of each executable arm's runs, by arm."""
     got: dict = {}
-    for a in ("grpo", "gdpo"):
+    for a in ("grpo", "per_component", "gdpo", "format"):
         for r in arms.get(a, []):
             p = os.path.join(out, "advantages", "%s-s%d" % (a, r["seed"]), "advantages.json")
             if os.path.exists(p):

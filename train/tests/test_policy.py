@@ -149,6 +149,16 @@ class TinyPolicyTest(Contract, unittest.TestCase):
         return TinyPolicy.load(path)
 
 
+class TinyPolicyPooledTest(TinyPolicyTest):
+    """The pooled prompt summary (LMConfig.pool) is computed where the
+    prompt is encoded, once, for sampling and for the update alike."""
+
+    def make(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts + ANSWERS, min_count=1, prompts=texts, prompt_mode="fields")
+        return TinyPolicy.new(tok, "test", seed=0, pool=True)
+
+
 @unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
 class HFPolicyTest(ScratchHF, Contract, unittest.TestCase):
     def make(self, lora_r=0):
@@ -214,6 +224,36 @@ class AdvantagesTest(unittest.TestCase):
         sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5
         want = torch.tensor([[(x - m) / (sd + 1e-4) for x in xs]])
         self.assertTrue(torch.allclose(loop.advantages("grpo", r, None, None), want, atol=1e-6))
+
+    def test_per_component_keeps_the_weights_scale(self):
+        # per_component is GDPO before its batch step: the weighted sum of
+        # each component's group z-scores, so the weights scale it.
+        comps = {"accuracy": torch.tensor([[0.0, 1.0, 0.0, 1.0]]), "calibration": torch.tensor([[0.1, 0.1, 0.3, 0.5]])}
+        w = {"accuracy": 2.0, "calibration": 0.5}
+        want = w["accuracy"] * loop._group_norm(comps["accuracy"]) + w["calibration"] * loop._group_norm(comps["calibration"])
+        got = loop.advantages("per_component", comps["accuracy"], comps, w)
+        self.assertTrue(torch.allclose(got, want.float(), atol=1e-6), got)
+        self.assertFalse(torch.allclose(got, loop.advantages("gdpo", comps["accuracy"], comps, w), atol=1e-3))
+
+
+class FormatOnlyWarmStartTest(unittest.TestCase):
+    def test_labels_are_shuffled_and_nothing_else(self):
+        from svtrain.cli import shuffled_labels
+
+        rows = [{"messages": [{"role": "user", "content": "flow %d" % i},
+                              {"role": "assistant", "content": '{"label": "%s", "confidence": 0.%d}' % (("Benign", "Malicious", "Abstain")[i % 3], i % 10)}],
+                 "provenance": {"example_id": "e%d" % i}} for i in range(60)]
+        out = shuffled_labels(rows, seed=1)
+        self.assertEqual(shuffled_labels(rows, seed=1), out)
+        import json as _json
+        before = [_json.loads(r["messages"][-1]["content"]) for r in rows]
+        after = [_json.loads(r["messages"][-1]["content"]) for r in out]
+        self.assertEqual(sorted(b["label"] for b in before), sorted(a["label"] for a in after))  # the same label frequencies
+        self.assertEqual([b["confidence"] for b in before], [a["confidence"] for a in after])
+        self.assertEqual([r["messages"][0] for r in rows], [r["messages"][0] for r in out])  # prompts untouched
+        moved = sum(b["label"] != a["label"] for b, a in zip(before, after))
+        self.assertGreater(moved, 30)  # not the teacher's labels
+        self.assertEqual(rows[0]["messages"][-1]["content"], '{"label": "Benign", "confidence": 0.0}')  # input not mutated
 
 
 if __name__ == "__main__":
