@@ -56,24 +56,20 @@ def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:
     """The warm-start rows with each answer's label taken from another row
     (a seeded permutation): the answer format and the label frequencies of
     the teacher, none of its reading of the input."""
-    labels = []
+    answers = []
     for r in rows:
         try:
-            labels.append(json.loads(r["messages"][-1]["content"])["label"])
+            obj = json.loads(r["messages"][-1]["content"])
+            answers.append(obj if isinstance(obj, dict) and "label" in obj else None)
         except (ValueError, KeyError, TypeError):
-            labels.append(None)
+            answers.append(None)
     perm = list(range(len(rows)))
     random.Random(seed * 7919 + 17).shuffle(perm)
     out = []
-    for r, j in zip(rows, perm):
+    for r, obj, j in zip(rows, answers, perm):
         msgs = [dict(m) for m in r["messages"]]
-        try:
-            obj = json.loads(msgs[-1]["content"])
-            if labels[j] is not None:
-                obj["label"] = labels[j]
-                msgs[-1]["content"] = json.dumps(obj)
-        except (ValueError, KeyError, TypeError):
-            pass
+        if obj is not None and answers[j] is not None:
+            msgs[-1]["content"] = json.dumps({**obj, "label": answers[j]["label"]})
         out.append({**r, "messages": msgs})
     return out
 
@@ -318,29 +314,26 @@ def cmd_matrix(a) -> None:
         for seed in a.seeds:
             sd = os.path.join(out, "seed%d" % seed)
             os.makedirs(sd, exist_ok=True)
-            ck = os.path.join(sd, "sft.pt" if not a.hf_model else "sft")
-            t = time.time()
-            if not os.path.exists(ck):
-                policy = make_policy(a, tok, seed)
-                pairs = loop.sft_pairs(policy, sft_rows, a.keep_rationale)
-                info["model"] = policy.describe()
-                log("svtrain: seed %d: warm start of %s on %d answers, %d steps" % (seed, policy.describe(), len(pairs), a.sft_steps))
-                hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
-                policy.save(ck)
-                with open(os.path.join(sd, "sft_history.json"), "w") as f:
-                    json.dump(hist, f)
-            timing["sft_seed%d" % seed] = time.time() - t
-            ck_format = os.path.join(sd, "sft_format.pt" if not a.hf_model else "sft_format")
-            if "format" in a.arms and not os.path.exists(ck_format):
+            def warm_start(name: str, rows: list[dict], what: str) -> str:
+                """The seed's warm start on rows, trained once: its checkpoint
+                (sd/NAME.pt, or a directory for a Hugging Face model) and
+                NAME_history.json; timed as NAME_seedS."""
+                path = os.path.join(sd, name + ("" if a.hf_model else ".pt"))
                 t = time.time()
-                policy = make_policy(a, tok, seed)
-                pairs = loop.sft_pairs(policy, shuffled_labels(sft_rows, seed), a.keep_rationale)
-                log("svtrain: seed %d: format-only warm start (labels shuffled), %d steps" % (seed, a.sft_steps))
-                hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
-                policy.save(ck_format)
-                with open(os.path.join(sd, "sft_format_history.json"), "w") as f:
-                    json.dump(hist, f)
-                timing["sft_format_seed%d" % seed] = time.time() - t
+                if not os.path.exists(path):
+                    policy = make_policy(a, tok, seed)
+                    pairs = loop.sft_pairs(policy, rows, a.keep_rationale)
+                    info["model"] = policy.describe()
+                    log("svtrain: seed %d: %s of %s on %d answers, %d steps" % (seed, what, policy.describe(), len(pairs), a.sft_steps))
+                    hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
+                    policy.save(path)
+                    with open(os.path.join(sd, name + "_history.json"), "w") as f:
+                        json.dump(hist, f)
+                timing["%s_seed%d" % (name, seed)] = time.time() - t
+                return path
+
+            ck = warm_start("sft", sft_rows, "warm start")
+            ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if "format" in a.arms else None
             rm = None
             if "rm" in a.arms:
                 t = time.time()

@@ -528,14 +528,11 @@ def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[
             cells.append("n/a")
         shares = []
         for r in rs:
-            labels: dict[str, int] = {}
             golds: dict[str, int] = {}
             for x in r["after"]:
-                lab = x["outcome"].get("label") or "(unparsed)"
-                labels[lab] = labels.get(lab, 0) + 1
                 golds[str(x["gold"])] = golds.get(str(x["gold"]), 0) + 1
             n = len(r["after"])
-            shares.append((max(labels.values()) / n, max(golds.values()) / n))
+            shares.append((max(_label_counts(r["after"]).values()) / n, max(golds.values()) / n))
         top = max(s_ for s_, _ in shares)
         maj = max(m_ for _, m_ in shares)
         cells.append("%.2f (%.2f)" % (top, maj))
