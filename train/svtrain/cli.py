@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 from svbench import Client  # noqa: E402
 
 from svtrain import loop, results  # noqa: E402
+from svtrain.model import ENCODERS  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
 from svtrain.tokenizer import PROMPT_MODES, Tokenizer  # noqa: E402
@@ -234,7 +235,8 @@ def make_policy(a, tok: Tokenizer | None, seed: int):
     if a.hf_model:
         torch.manual_seed(seed)  # LoRA's initialisation
         return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
-    return TinyPolicy.new(tok, a.size, seed, pool=a.pool)
+    layers = {"n_layers": a.layers} if a.layers else {}
+    return TinyPolicy.new(tok, a.size, seed, pool=a.pool, encoder=a.encoder, **layers)
 
 
 def load_policy(a, path: str):
@@ -472,6 +474,9 @@ def main(argv=None) -> None:
     m.add_argument("--arms", type=arm_list, default=list(DEFAULT_ARMS), help="arms to run, comma-separated, of " + ", ".join(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
     m.add_argument("--pool", action="store_true", help="the tiny model adds a pooled summary of the prompt's tokens at the answer marker (LMConfig.pool)")
+    m.add_argument("--layers", type=int, default=0, help="transformer blocks of the tiny model (default: the size's)")
+    m.add_argument("--encoder", choices=ENCODERS, default="attention",
+                   help="how the tiny model reads the prompt: attention (its tokens are the transformer's sequence) or bag (summed in an embedding of their own through an MLP, given to the transformer at the answer marker; LMConfig.encoder)")
     m.add_argument("--sft-steps", type=int, default=150)
     m.add_argument("--sft-batch", type=int, default=16)
     m.add_argument("--sft-lr", type=float, default=2e-3)

@@ -159,6 +159,36 @@ class TinyPolicyPooledTest(TinyPolicyTest):
         return TinyPolicy.new(tok, "test", seed=0, pool=True)
 
 
+class TinyPolicyBagTest(TinyPolicyTest):
+    """The bag encoder (LMConfig.encoder "bag"): the prompt is read once, as
+    a sum of its tokens, and the transformer's sequence starts at the answer
+    marker; the policy contract holds as it does for attention."""
+
+    def make(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts + ANSWERS, min_count=1, prompts=texts, prompt_mode="fields")
+        return TinyPolicy.new(tok, "test", seed=0, encoder="bag")
+
+    def test_the_answer_reads_the_prompt_as_a_set(self):
+        p = self.make()
+        p.eval()
+        a, b = (p.prompt_ids(c) for c in CHATS[:2])
+        self.assertNotEqual(a, b)
+        swapped = [a[0]] + list(reversed(a[1:-1])) + [a[-1]]
+        with torch.no_grad():
+            first = {name: p.model.prompt_pass([ids], p.tok.pad_id)[0] for name, ids in (("a", a), ("b", b), ("swapped", swapped))}
+        # the fields are a set: their order carries nothing
+        self.assertTrue(torch.allclose(first["a"], first["swapped"], atol=1e-5))
+        # and what they are does
+        self.assertFalse(torch.allclose(first["a"], first["b"], atol=1e-4))
+
+    def test_an_unknown_encoder_is_refused(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts, min_count=1, prompts=texts)
+        with self.assertRaisesRegex(ValueError, "encoder 'conv' is not one of attention, bag"):
+            TinyPolicy.new(tok, "test", seed=0, encoder="conv")
+
+
 @unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
 class HFPolicyTest(ScratchHF, Contract, unittest.TestCase):
     def make(self, lora_r=0):
