@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo
+.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -50,6 +50,14 @@ TRAIN_ARGS ?=
 train-demo: build
 	@scripts/deps.sh train
 	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/demo --results train/RESULTS.md $(TRAIN_ARGS)
+
+# The E1 training proof's recipe (issue #42, chosen on dev): the bag encoder,
+# one block, a long warm start on the teacher's answers to 30,000 generated
+# rows, 150 GRPO steps. About 30 minutes on 2 cores.
+E1_RECIPE := --encoder bag --layers 1 --prompt-mode fields --sft-generate 30000 --sft-steps 3900 --sft-batch 64 --sft-lr 1e-2 --steps 150 --threads 2
+train-e1: build
+	@scripts/deps.sh train
+	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1 --results train/RESULTS-e1.md $(E1_RECIPE) $(TRAIN_ARGS)
 
 # Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`
 # skips: they run only when SVBENCH_SOAK names a duration. SOAK is how long
