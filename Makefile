@@ -53,7 +53,7 @@ train-demo: build
 
 # The E1 training proof's recipe (issue #42, chosen on dev): the bag encoder,
 # one block, a long warm start on the teacher's answers to 30,000 generated
-# rows, 150 GRPO steps. About 30 minutes on 2 cores.
+# rows, 150 GRPO steps. 61 minutes on 2 cores that it shared with make test.
 E1_RECIPE := --encoder bag --layers 1 --prompt-mode fields --sft-generate 30000 --sft-steps 3900 --sft-batch 64 --sft-lr 1e-2 --steps 150 --threads 2
 train-e1: build
 	@scripts/deps.sh train

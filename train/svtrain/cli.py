@@ -83,6 +83,16 @@ def arm_list(s: str) -> list[str]:
     return arms
 
 
+def block_count(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError("%r is not a number of transformer blocks: give a whole number of at least 1" % s)
+    return n
+
+
 def log(msg: str) -> None:
     print(msg, flush=True)
 
@@ -474,7 +484,7 @@ def main(argv=None) -> None:
     m.add_argument("--arms", type=arm_list, default=list(DEFAULT_ARMS), help="arms to run, comma-separated, of " + ", ".join(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
     m.add_argument("--pool", action="store_true", help="the tiny model adds a pooled summary of the prompt's tokens at the answer marker (LMConfig.pool)")
-    m.add_argument("--layers", type=int, default=0, help="transformer blocks of the tiny model (default: the size's)")
+    m.add_argument("--layers", type=block_count, default=0, help="transformer blocks of the tiny model (default: the size's)")
     m.add_argument("--encoder", choices=ENCODERS, default="attention",
                    help="how the tiny model reads the prompt: attention (its tokens are the transformer's sequence) or bag (summed in an embedding of their own through an MLP, given to the transformer at the answer marker; LMConfig.encoder)")
     m.add_argument("--sft-steps", type=int, default=150)

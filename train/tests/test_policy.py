@@ -286,5 +286,20 @@ class FormatOnlyWarmStartTest(unittest.TestCase):
         self.assertEqual(rows[0]["messages"][-1]["content"], '{"label": "Benign", "confidence": 0.0}')  # input not mutated
 
 
+class MatrixFlagsTest(unittest.TestCase):
+    """The tiny model's shape flags refuse what would build a broken model."""
+
+    def test_layers_must_be_a_positive_block_count(self):
+        import argparse
+
+        from svtrain.cli import block_count
+
+        self.assertEqual(block_count("1"), 1)
+        for bad in ("0", "-1", "x", ""):
+            with self.subTest(bad=bad), self.assertRaisesRegex(argparse.ArgumentTypeError, "at least 1"):
+                block_count(bad)
+
+
 if __name__ == "__main__":
     unittest.main()
+
