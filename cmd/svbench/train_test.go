@@ -110,17 +110,28 @@ func TestTrainSmoke(t *testing.T) {
 	if err := srv.Load(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var scoreCalls, scored atomic.Int64
+	// Every item names its example: only the server's example carries what
+	// the rubric reads beside the answer (E1's meta.ambiguous, where an
+	// abstention is paid); an item scored by its gold answer alone never
+	// paid one, and every run learned that abstaining is worth 0.3.
+	var scoreCalls, scored, byAnswer atomic.Int64
 	h := srv.Handler()
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/score" {
 			scoreCalls.Add(1)
 			body, _ := io.ReadAll(r.Body)
 			var req struct {
-				Items []json.RawMessage `json:"items"`
+				Items []struct {
+					ExampleID string `json:"example_id"`
+				} `json:"items"`
 			}
 			_ = json.Unmarshal(body, &req)
 			scored.Add(int64(len(req.Items)))
+			for _, it := range req.Items {
+				if it.ExampleID == "" {
+					byAnswer.Add(1)
+				}
+			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		h.ServeHTTP(w, r)
@@ -148,6 +159,9 @@ func TestTrainSmoke(t *testing.T) {
 	}
 	if n := scored.Load(); n < 2*(2*3*3+2*10) {
 		t.Errorf("%d items scored, want at least %d", n, 2*(2*3*3+2*10))
+	}
+	if n := byAnswer.Load(); n != 0 {
+		t.Errorf("%d of %d items were scored by their gold answer, not their example id", n, scored.Load())
 	}
 	run := filepath.Join(out, "runs", "grpo-s1")
 	for _, f := range []string{"results.jsonl", "metrics_raw.json", "run_manifest.json", "rollouts/results.jsonl", "rollouts/metrics_raw.json", "eval_before.jsonl", "eval_after.jsonl"} {

@@ -230,7 +230,7 @@ def constant_answers(executable: Executable, test: list[dict], path: str) -> dic
     for label in ("Malicious", "Benign", "Abstain"):
         for i in range(11):
             text = json.dumps({"label": label, "confidence": i / 10})
-            rows = [float(s["reward"]) for s in executable.score([text] * len(test), golds)]
+            rows = [float(s["reward"]) for s in executable.score([text] * len(test), golds, [e.get("example_id") for e in test])]
             grid.append({"answer": text, "reward": sum(rows) / len(rows)})
             if best is None or grid[-1]["reward"] > best["reward"]:
                 best = {"answer": text, "reward": grid[-1]["reward"], "rows": rows,
@@ -357,7 +357,8 @@ def cmd_matrix(a) -> None:
                     subset = rng.sample(train, min(len(train), a.rm_prompts))
                     # the baseline's own answers join the labelled set
                     golds = {e.get("example_id"): e.get("answer") for e in train}
-                    extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]])
+                    extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]],
+                              r["provenance"]["example_id"])
                              for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
                     rm, fit = train_rm(subset, executable, seed, extra, log=log)
                     rm.save(rmp, fit)

@@ -110,7 +110,7 @@ def evaluate(policy, examples: list[dict], executable: Executable, max_new: int,
         toks, _ = policy.sample([policy.prompt_ids(e["prompt"]) for e in chunk], 1, max_new, greedy=True)
         texts += [policy.decode(t) for t in toks]
         lens += [len(t) for t in toks]
-    scores = executable.score(texts, [gold(e) for e in examples])
+    scores = executable.score(texts, [gold(e) for e in examples], [e.get("example_id") for e in examples])
     out = []
     for i, (e, t, s) in enumerate(zip(examples, texts, scores)):
         out.append({"index": i, "example_id": e.get("example_id"), "gold": gold(e), "completion": t, "tokens": lens[i],
@@ -316,7 +316,7 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
         texts = [policy.decode(t) for t in toks]
         t1 = time.time()
         golds = [gold(e) for e in exs for _ in range(cfg.group)]
-        scores = executable.score(texts, golds)
+        scores = executable.score(texts, golds, [e.get("example_id") for e in exs for _ in range(cfg.group)])
         ptext = [last_user_text(e["prompt"]) for e in exs for _ in range(cfg.group)]
         r = trained_on(ptext, texts, scores)
         t2 = time.time()

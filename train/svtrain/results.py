@@ -37,7 +37,7 @@ def score_baseline(run_dir: str, executable) -> list[dict]:
     # in the dataset's order first or the teacher's intervals move.
     rows.sort(key=lambda r: (r.get("index", 0), r.get("rollout", 0), str(r.get("example_id", ""))))
     answers = [r.get("answer") for r in rows]
-    scores = executable.score([r.get("final_text") or "" for r in rows], answers)
+    scores = executable.score([r.get("final_text") or "" for r in rows], answers, [r.get("example_id") for r in rows])
     return [{"index": i, "example_id": r.get("example_id"), "gold": a, "outcome": stats.outcome(s, a)}
             for i, (r, a, s) in enumerate(zip(rows, answers, scores))]
 

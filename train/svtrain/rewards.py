@@ -40,11 +40,21 @@ class Executable:
         self.total_min, self.total_max = info.get("total_min"), info.get("total_max")
         self.calls = 0
 
-    def score(self, completions: list[str], answers: list[Any]) -> list[dict]:
+    def score(self, completions: list[str], answers: list[Any], example_ids: list[str | None] | None = None) -> list[dict]:
+        """Score completions; a row with an example id is scored as the
+        server's own example, the gold answer otherwise. The id matters:
+        only the server's example carries what the rubric reads beside the
+        answer (E1's meta.ambiguous, where the default rubric pays an
+        abstention), so scoring by answer alone never paid an abstention and
+        every run learned that abstaining is worth 0.3 everywhere."""
         from svbench import make_item
         from svbench.client import _check_count, checked_result
 
-        items = [make_item(self.env, c, answer=a, rubric=self.rubric) for c, a in zip(completions, answers)]
+        ids = example_ids if example_ids is not None else [None] * len(completions)
+        if len(ids) != len(completions):
+            raise ValueError("svtrain: %d example ids for %d completions" % (len(ids), len(completions)))
+        items = [make_item(self.env, c, answer=a, example_id=i or None, rubric=self.rubric)
+                 for c, a, i in zip(completions, answers, ids)]
         self.calls += 1
         results = self.client.score(items)
         # Checked here as well as in svbench.Client: the client is whatever
@@ -169,28 +179,32 @@ def candidate_answers(rng: random.Random) -> list[str]:
     return out
 
 
-def train_rm(examples: list[dict], executable: Executable, seed: int, extra: list[tuple[str, str, Any]] | None = None,
+def train_rm(examples: list[dict], executable: Executable, seed: int, extra: list[tuple] | None = None,
              epochs: int = 30, log=print) -> tuple[LearnedRM, dict]:
     """Fit the reward model on labelled answers to training prompts.
 
     examples: training rows from the server ({"prompt", "answer", ...}); extra:
-    more (prompt text, completion, gold answer) triples (the baseline's
+    more (prompt text, completion, gold answer[, example id]) rows (the baseline's
     answers). Labels are the executable verifier's rewards. A fifth of the
     prompts is held out to report the model's fit.
     """
     rng = random.Random(seed)
     torch.manual_seed(seed)
     triples = []
+    ids = []
     for ex in examples:
         p = last_user_text(ex["prompt"])
         for c in candidate_answers(rng):
             triples.append((p, c, ex.get("answer")))
-    triples += extra or []
+            ids.append(ex.get("example_id"))
+    for t in extra or []:
+        triples.append(t[:3])
+        ids.append(t[3] if len(t) > 3 else None)
     rewards = []
     B = 1024
     for i in range(0, len(triples), B):
         chunk = triples[i: i + B]
-        rewards += [r["reward"] for r in executable.score([c for _, c, _ in chunk], [a for _, _, a in chunk])]
+        rewards += [r["reward"] for r in executable.score([c for _, c, _ in chunk], [a for _, _, a in chunk], ids[i: i + B])]
     prompts = sorted({p for p, _, _ in triples})
     rng.shuffle(prompts)
     held = set(prompts[: len(prompts) // 5])

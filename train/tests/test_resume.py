@@ -41,7 +41,7 @@ class LocalVerifier:
         self.calls = 0
         self.crash_at = crash_at
 
-    def score(self, texts, golds):
+    def score(self, texts, golds, example_ids=None):
         self.calls += 1
         if self.calls == self.crash_at:
             raise Crash()
