@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1
+.PHONY: build install client deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -29,6 +29,18 @@ deps:
 
 deps-demo:
 	@scripts/deps.sh demo
+
+# The Python client (clients/python) in a venv at VENV, offline, with nothing
+# written into the checkout; the venv also sees its interpreter's packages
+# (Debian's python3-torch, ...). PYTHON picks another interpreter than
+# /usr/bin/python3 (whose Debian packages deps.sh then leaves alone).
+# scripts/install-client.sh says why a bare `pip install ./clients/python`
+# is not this command.
+VENV   ?= .venv
+PYTHON ?=
+client:
+	@if [ -z "$(PYTHON)" ]; then scripts/deps.sh client; fi
+	@PYTHON="$(PYTHON)" scripts/install-client.sh "$(VENV)"
 
 # The whole suite with the race detector (the runner, client and server are
 # concurrent; the rest is cheap to include).

@@ -8,8 +8,13 @@
 #                          openssl and ca-certificates (E3's TLS tasks),
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
-#                          tests), git and make, and the train set below (the
-#                          svtrain smoke test and policy contract run in CI)
+#                          tests), git and make, and the client and train sets
+#                          below (the client install, the svtrain smoke test
+#                          and policy contract run in CI)
+#   scripts/deps.sh client what `make client` (scripts/install-client.sh) needs
+#                          to install the Python client offline: python3-venv,
+#                          python3-setuptools and python3-wheel for
+#                          /usr/bin/python3
 #   scripts/deps.sh train  what `make train-demo` runs (train/, svtrain): Debian's
 #                          python3-torch for /usr/bin/python3 and
 #                          libopenblas0-pthread (without it torch falls back to
@@ -25,8 +30,19 @@ train_deps() {
   { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; } || need+=(python3-torch)
   dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q 'ok installed' || need+=(libopenblas0-pthread)
 }
+client_deps() {
+  if [ -x /usr/bin/python3 ]; then
+    /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+    /usr/bin/python3 -c 'import setuptools' >/dev/null 2>&1 || need+=(python3-setuptools)
+    /usr/bin/python3 -c 'import wheel' >/dev/null 2>&1 || need+=(python3-wheel)
+  else
+    need+=(python3 python3-venv python3-setuptools python3-wheel)
+  fi
+}
 if [ "$what" = train ]; then
   train_deps
+elif [ "$what" = client ]; then
+  client_deps
 else
   command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
   command -v python3 >/dev/null 2>&1 || need+=(python3)
@@ -43,6 +59,7 @@ else
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v git >/dev/null 2>&1 || need+=(git)
     command -v make >/dev/null 2>&1 || need+=(make)
+    client_deps
     train_deps
   fi
 fi
