@@ -83,6 +83,16 @@ def arm_list(s: str) -> list[str]:
     return arms
 
 
+def oversample_factor(s: str) -> int:
+    try:
+        n = int(s)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError("%r is not an oversampling factor: give a whole number of at least 1 (1: every drawn group is trained on)" % s)
+    return n
+
+
 def block_count(s: str) -> int:
     try:
         n = int(s)
@@ -332,6 +342,11 @@ def cmd_matrix(a) -> None:
                 NAME_history.json; timed as NAME_seedS."""
                 path = os.path.join(sd, name + ("" if a.hf_model else ".pt"))
                 t = time.time()
+                # A checkpoint already there (a resumed run, or one copied from
+                # an earlier run of the same command: the warm start is
+                # deterministic on CPU) is named as reused in the wall time, so
+                # the total does not pass for what training it costs.
+                key = "%s_seed%d" % (name, seed) + (" (checkpoint reused)" if os.path.exists(path) else "")
                 if not os.path.exists(path):
                     policy = make_policy(a, tok, seed)
                     pairs = loop.sft_pairs(policy, rows, a.keep_rationale)
@@ -341,7 +356,7 @@ def cmd_matrix(a) -> None:
                     policy.save(path)
                     with open(os.path.join(sd, name + "_history.json"), "w") as f:
                         json.dump(hist, f)
-                timing["%s_seed%d" % (name, seed)] = time.time() - t
+                timing[key] = time.time() - t
                 return path
 
             ck = warm_start("sft", sft_rows, "warm start")
@@ -375,7 +390,7 @@ def cmd_matrix(a) -> None:
                 reward, adv = ARMS[arm]
                 cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
-                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, seed=seed, env="e1",
+                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, seed=seed, env="e1",
                                       checkpoint_every=a.checkpoint_every)
                 if arm == "distill":
                     done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
@@ -501,6 +516,8 @@ def main(argv=None) -> None:
     m.add_argument("--clip", type=float, default=0.2)
     m.add_argument("--ppo-epochs", type=int, default=1)
     m.add_argument("--micro-prompts", type=int, default=0)
+    m.add_argument("--oversample", type=oversample_factor, default=1, metavar="K",
+                   help="dynamic sampling (DAPO): draw K × --prompts prompts a step and train on the groups whose reward varies, up to --prompts (1: off)")
     m.add_argument("--checkpoint-every", type=int, default=10,
                    help="GRPO steps between resumable checkpoints (RUN/checkpoint.pt; 0: none); rerunning the same command resumes a killed arm")
     m.add_argument("--stop-after-steps", type=int, default=0,

@@ -195,6 +195,11 @@ class GRPOConfig:
     clip: float = 0.2
     ppo_epochs: int = 1
     micro_prompts: int = 0  # prompts per backward pass (0 = all)
+    # DAPO's dynamic sampling: draw oversample × prompts prompts a step and
+    # train on the groups whose reward varies (GDPO: or any component),
+    # up to prompts; a group that scores the same G times has no advantage
+    # and only dilutes the token-mean loss. 1 = off.
+    oversample: int = 1
     checkpoint_every: int = 10  # steps between resumable checkpoints (0 = none)
     seed: int = 1
     env: str = "e1"
@@ -207,7 +212,9 @@ CHECKPOINT = "checkpoint.pt"
 # What a checkpoint must agree on with the run it resumes: everything that
 # shapes the trajectory (checkpoint_every only says when to save).
 _RESUME_KEYS = ("arm", "reward", "adv", "steps", "prompts", "group", "max_new", "temperature", "lr", "clip",
-                "ppo_epochs", "micro_prompts", "seed", "env")
+                "ppo_epochs", "micro_prompts", "seed", "env", "oversample")
+# Keys added after checkpoints were written, with the value those runs had.
+_RESUME_DEFAULTS = {"oversample": 1}
 
 
 def _trainable_state(policy) -> dict:
@@ -219,6 +226,25 @@ def _save_checkpoint(path: str, state: dict) -> None:
     tmp = path + ".tmp"
     torch.save(state, tmp)
     os.replace(tmp, path)  # a kill mid-save leaves the previous checkpoint
+
+
+def informative_groups(rewards: list[float], scores: list[dict], comp_names: list[str], group: int, want: int,
+                       multi: bool) -> tuple[list[int], int]:
+    """Dynamic sampling's choice: the first want groups, in draw order, whose
+    reward varies (with multi, GDPO's view: the reward or any component
+    varies), filled up with the first constant ones when too few vary.
+    Returns the kept groups' indices and how many of the drawn groups varied."""
+    n = len(rewards) // group
+    varies = []
+    for p in range(n):
+        rows = range(p * group, (p + 1) * group)
+        v = len({rewards[i] for i in rows}) > 1
+        if multi and not v:
+            v = any(len({float((scores[i].get("components") or {}).get(c, 0.0)) for i in rows}) > 1 for c in comp_names)
+        varies.append(v)
+    keep = [p for p in range(n) if varies[p]][:want]
+    keep += [p for p in range(n) if not varies[p]][: want - len(keep)]
+    return sorted(keep), sum(varies)
 
 
 def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executable: Executable, run_dir: str,
@@ -243,8 +269,9 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
     if os.path.exists(ck_path):
         ck = torch.load(ck_path, weights_only=False)
         want = {k: getattr(cfg, k) for k in _RESUME_KEYS}
-        if ck["cfg"] != want:
-            diff = sorted(k for k in want if ck["cfg"].get(k) != want[k])
+        have = {**_RESUME_DEFAULTS, **ck["cfg"]}
+        if have != want:
+            diff = sorted(k for k in want if have.get(k) != want[k])
             raise SystemExit("svtrain: %s was written by a run with other settings (%s); remove it or the run directory to start over" % (ck_path, ", ".join(diff)))
     writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe(),
                                 resume=ck["writer"] if ck else None)
@@ -306,9 +333,10 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
             return None
         ran += 1
         t0 = time.time()
-        if len(order) < cfg.prompts:
+        n_draw = cfg.prompts * max(1, cfg.oversample)
+        while len(order) < n_draw:
             order += rng.sample(range(len(train)), len(train))
-        idx, order = order[: cfg.prompts], order[cfg.prompts:]
+        idx, order = order[:n_draw], order[n_draw:]
         exs = [train[i] for i in idx]
         prompts = [policy.prompt_ids(e["prompt"]) for e in exs]
         policy.eval()
@@ -320,9 +348,19 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
         ptext = [last_user_text(e["prompt"]) for e in exs for _ in range(cfg.group)]
         r = trained_on(ptext, texts, scores)
         t2 = time.time()
+        multi = cfg.adv in ("gdpo", "per_component")
+        # What the policy did is measured on every drawn rollout; the update
+        # and the rollout rows are the groups kept.
+        drawn = {"executable": [float(s["reward"]) for s in scores], "outs": [outcome(s, g) for s, g in zip(scores, golds)],
+                 "groups": len(exs), "informative": len(exs)}
+        if cfg.oversample > 1:
+            keep, drawn["informative"] = informative_groups(r, scores, comp_names, cfg.group, cfg.prompts, multi)
+            rows_kept = [p * cfg.group + j for p in keep for j in range(cfg.group)]
+            idx, exs, prompts = [idx[p] for p in keep], [exs[p] for p in keep], [prompts[p] for p in keep]
+            toks, old_lps, texts = [toks[i] for i in rows_kept], [old_lps[i] for i in rows_kept], [texts[i] for i in rows_kept]
+            golds, scores, r = [golds[i] for i in rows_kept], [scores[i] for i in rows_kept], [r[i] for i in rows_kept]
         R = torch.tensor(r, dtype=torch.float32).view(cfg.prompts, cfg.group)
         comps = {c: torch.tensor([float((s.get("components") or {}).get(c, 0.0)) for s in scores]).view(cfg.prompts, cfg.group) for c in comp_names}
-        multi = cfg.adv in ("gdpo", "per_component")
         A = advantages(cfg.adv, R, comps if multi else None, weights if multi else None)
         # clipped policy-gradient update (no KL)
         policy.train()
@@ -351,13 +389,15 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
             stats["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0))
             opt.step()
         t3 = time.time()
-        outs = [outcome(s, g) for s, g in zip(scores, golds)]
+        outs = drawn["outs"]
         lens = [len(t) for t in toks]
         ent = -sum(sum(l) for l in old_lps) / max(1, n_tok_all)
         m = {
             "step": step,
             "reward": r,
-            "executable": [float(s["reward"]) for s in scores],
+            "executable": drawn["executable"],
+            "drawn_groups": drawn["groups"],
+            "informative_groups": drawn["informative"],
             "components": {c: float(comps[c].mean()) for c in comp_names},
             "decode_len": lens,
             "solved": sum(1 for o in outs if o["correct"]) / len(outs),
@@ -373,7 +413,7 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
         writer.step(m, idx, exs, texts, golds, r, A.flatten().tolist(), scores)
         if step % 5 == 0 or step == cfg.steps - 1:
             log("svtrain: %s step %d/%d reward %.3f exec %.3f acc %.2f fmt %.2f len %.1f (%.1fs: sample %.1f score %.2f update %.1f)" % (
-                cfg.arm, step + 1, cfg.steps, sum(r) / len(r), sum(m["executable"]) / len(r), m["solved"], m["format_valid"],
+                cfg.arm, step + 1, cfg.steps, sum(r) / len(r), sum(m["executable"]) / len(m["executable"]), m["solved"], m["format_valid"],
                 sum(lens) / len(lens), t3 - t0, t1 - t0, t2 - t1, t3 - t2))
         if cfg.checkpoint_every and (step + 1) % cfg.checkpoint_every == 0 and step + 1 < cfg.steps:
             checkpoint(step + 1)

@@ -182,7 +182,7 @@ def _curve(runs, key):
 # What a configuration's record keeps of its run's arguments: what shapes the
 # result (not paths, ports or report switches).
 _DEV_KEYS = ("train_split", "test_split", "baseline", "sft_generate", "prompt_mode", "size", "layers", "pool", "encoder", "sft_steps", "sft_batch", "sft_lr",
-             "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "rubric", "hf_model", "seeds")
+             "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "oversample", "rubric", "hf_model", "seeds")
 
 
 def append_dev_log(out: str, path: str) -> None:
@@ -280,8 +280,11 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
         os.path.basename(str(ds.get("id", "?"))), ds.get("revision", "?"), info.get("train_examples", "?"), info.get("test_examples", "?")))
     w("| warm start | %s answers of `%s` on the train split, exported by `svbench sft export` (test prompts refused), %s steps × batch %s |" % (
         info.get("sft_rows", "?"), info.get("baseline", "?"), info.get("args", {}).get("sft_steps", "?"), info.get("args", {}).get("sft_batch", "?")))
-    w("| budget per arm | %d steps × %d prompts × G=%d, ≤ %d new tokens, temperature %g, lr %g, clip %g, %d PPO epoch(s), no KL |" % (
-        cfg["steps"], cfg["prompts"], cfg["group"], cfg["max_new"], cfg["temperature"], cfg["lr"], cfg["clip"], cfg["ppo_epochs"]))
+    over = int(cfg.get("oversample") or 1)
+    w("| budget per arm | %d steps × %d prompts × G=%d%s, ≤ %d new tokens, temperature %g, lr %g, clip %g, %d PPO epoch(s), no KL |" % (
+        cfg["steps"], cfg["prompts"], cfg["group"],
+        "" if over <= 1 else " trained, of %d prompts drawn a step (dynamic sampling: the groups whose reward varies)" % (cfg["prompts"] * over),
+        cfg["max_new"], cfg["temperature"], cfg["lr"], cfg["clip"], cfg["ppo_epochs"]))
     w("| seeds | %s |" % ", ".join(map(str, seeds)))
     w("| arms | %s |" % "; ".join("`%s`: %s" % (a, ARM_TEXT.get(a, a)) for a in arms))
     if t:

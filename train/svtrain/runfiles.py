@@ -122,7 +122,8 @@ class RunWriter:
             "monitor" + e + "solved": m["solved"], "monitor" + e + "format_valid": m["format_valid"],
             "monitor" + e + "abstain_rate": m["abstain_rate"], "monitor" + e + "malicious_rate": m["malicious_rate"],
             "monitor/neg_logp_per_token": m["neg_logp_per_token"], "monitor/zero_adv_groups": m["zero_adv_groups"],
-            "monitor/score_errors": m["score_errors"], "loss": m["loss"], "monitor/clip_frac": m["clip_frac"],
+            "monitor/score_errors": m["score_errors"],
+            "monitor/drawn_groups": m.get("drawn_groups", len(exs)), "monitor/informative_groups": m.get("informative_groups", len(exs)), "loss": m["loss"], "monitor/clip_frac": m["clip_frac"],
             "monitor/max_ratio_dev": m["ratio_dev"], "monitor/grad_norm": m["grad_norm"],
         })
         for c, v in m["components"].items():

@@ -287,7 +287,7 @@ class FormatOnlyWarmStartTest(unittest.TestCase):
 
 
 class MatrixFlagsTest(unittest.TestCase):
-    """The tiny model's shape flags refuse what would build a broken model."""
+    """Shape and budget flags refuse what would build a broken model or run."""
 
     def test_layers_must_be_a_positive_block_count(self):
         import argparse
@@ -298,6 +298,16 @@ class MatrixFlagsTest(unittest.TestCase):
         for bad in ("0", "-1", "x", ""):
             with self.subTest(bad=bad), self.assertRaisesRegex(argparse.ArgumentTypeError, "at least 1"):
                 block_count(bad)
+
+    def test_oversample_must_be_at_least_one(self):
+        import argparse
+
+        from svtrain.cli import oversample_factor
+
+        self.assertEqual(oversample_factor("4"), 4)
+        for bad in ("0", "-2", "1.5", ""):
+            with self.subTest(bad=bad), self.assertRaisesRegex(argparse.ArgumentTypeError, "oversampling factor"):
+                oversample_factor(bad)
 
 
 if __name__ == "__main__":

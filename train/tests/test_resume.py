@@ -88,8 +88,11 @@ class ResumeTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def run_arm(self, name, arm="grpo", crash_at=0, stop_after=0):
-        reward, adv = {"grpo": ("executable", "grpo"), "gdpo": ("executable", "gdpo"), "random": ("random", "grpo")}[arm]
-        cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=5, prompts=2, group=3, max_new=6, seed=3, checkpoint_every=2)
+        # "dapo": GRPO with dynamic sampling (3 × the prompts drawn a step).
+        reward, adv = {"grpo": ("executable", "grpo"), "gdpo": ("executable", "gdpo"), "random": ("random", "grpo"),
+                       "dapo": ("executable", "grpo")}[arm]
+        cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=5, prompts=2, group=3, max_new=6, seed=3, checkpoint_every=2,
+                              oversample=3 if arm == "dapo" else 1)
         d = os.path.join(self.tmp.name, name)
         return d, loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after)
 
@@ -100,7 +103,7 @@ class ResumeTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(b, loop.CHECKPOINT)), "a finished run keeps its checkpoint")
 
     def test_killed_mid_step_resumes_to_the_same_run(self):
-        for arm in ("grpo", "gdpo", "random"):
+        for arm in ("grpo", "gdpo", "random", "dapo"):
             with self.subTest(arm=arm):
                 whole, _ = self.run_arm(arm + "-whole", arm)
                 # Calls: 1 before-evaluation, then one per step: the 5th is step
@@ -124,6 +127,15 @@ class ResumeTest(unittest.TestCase):
         _, out = self.run_arm("sliced")
         self.assertIsNotNone(out)
         self.assertSameRun(whole, d)
+
+    def test_dynamic_sampling_trains_on_the_groups_that_vary(self):
+        d, _ = self.run_arm("dapo", "dapo")
+        rows = read_rows(os.path.join(d, "rollouts", "results.jsonl"))
+        self.assertEqual(len(rows), 5 * 2 * 3, "the rollout rows are the kept groups: prompts × G a step")
+        for m in read_metrics(d):
+            if "monitor/drawn_groups" in m:
+                self.assertEqual(m["monitor/drawn_groups"], 6)
+                self.assertLessEqual(m["monitor/informative_groups"], 6)
 
     def test_other_settings_are_refused(self):
         d, _ = self.run_arm("x", stop_after=2)
