@@ -27,3 +27,39 @@ func Rates(c metrics.Confusion) DetectionRates {
 
 // Mean is sum/n under the same rule: nil when n is 0.
 func Mean(sum float64, n int) *float64 { return Opt(sum/float64(max(n, 1)), n > 0) }
+
+// Names of the three accuracy quantities of a classification report with
+// abstention (E1, E4): one name per quantity in summary.json's key_metrics
+// and ci95, report.md, the terminal headline, the scoreboard, the
+// leaderboard and the dashboard (issue #44). Unparsed answers count as
+// abstentions, as everywhere in these reports.
+//
+//   - KeyAccuracy: correct / scored rows. An abstention is a wrong row, so
+//     abstaining can never raise it; it is E1's main (ranking) metric.
+//   - KeyAccuracyDecided: correct / decided rows, the selective accuracy.
+//     It is the reference's metrics.detection.accuracy and
+//     metrics.abstention.accuracy_non_abstained (names its summary schema and
+//     parity vectors pin, kept in summary.json's metrics block), and
+//     compare's accuracy_decided. Abstaining on every row but one right
+//     answer makes it 1.0, so it never ranks.
+//   - KeyDecidedRate: decided / scored rows (1 − abstain rate), the
+//     coverage of the selective accuracy beside it. Not "coverage": that
+//     name is taken by the share of attempted rows the model answered.
+//
+// KeyAccuracy = KeyDecidedRate × KeyAccuracyDecided.
+const (
+	KeyAccuracy        = "accuracy"
+	KeyAccuracyDecided = "accuracy_decided"
+	KeyDecidedRate     = "decided_rate"
+)
+
+// AllRowsAccuracy is KeyAccuracy of c: (TP + TN) over every scored row,
+// abstentions included; 0 on no rows (the bootstrap's statistic).
+func AllRowsAccuracy(c metrics.Confusion) float64 {
+	return metrics.Div(float64(c.TP+c.TN), float64(c.Total()))
+}
+
+// DecidedRate is KeyDecidedRate of c: decided over scored rows; 0 on no rows.
+func DecidedRate(c metrics.Confusion) float64 {
+	return metrics.Div(float64(c.Decided()), float64(c.Total()))
+}

@@ -18,6 +18,7 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -200,11 +201,19 @@ type Spec struct {
 	// (tests); a registered environment's aliases come from env.Spec.
 	Aliases []string
 	Build   Builder
+	// KeyMetricsVersion is bumped when a key metric changes name or
+	// meaning (E1's "accuracy" became accuracy over every row in version
+	// 1, issue #44). Build writes it as summary.json's
+	// key_metrics_version when it is above 0; a summary.json with a lower
+	// one is not trusted (SummaryCurrent): the scoreboard and the
+	// dashboard compute the key metrics again instead.
+	KeyMetricsVersion int
 }
 
 var (
 	mu       sync.RWMutex
 	builders = map[string]Builder{} // canonical id → builder
+	keyVers  = map[string]int{}     // canonical id → Spec.KeyMetricsVersion
 	names    = map[string]string{}  // normalised id or alias → canonical id
 )
 
@@ -230,6 +239,40 @@ func Register(s Spec) {
 		names[normalise(n)] = s.ID
 	}
 	builders[s.ID] = s.Build
+	if s.KeyMetricsVersion > 0 {
+		keyVers[s.ID] = s.KeyMetricsVersion
+	}
+}
+
+// KeyMetricsVersionKey is summary.json's field for Spec.KeyMetricsVersion.
+const KeyMetricsVersionKey = "key_metrics_version"
+
+// KeyMetricsVersion is the Spec.KeyMetricsVersion of an environment (any
+// name Resolve accepts; 0 for one that never changed a key metric).
+func KeyMetricsVersion(name string) int {
+	id, err := Resolve(name)
+	if err != nil {
+		return 0
+	}
+	mu.RLock()
+	defer mu.RUnlock()
+	return keyVers[id]
+}
+
+// SummaryCurrent reports whether a summary.json of environment id (any
+// name Resolve accepts; its
+// key_metrics_version field, absent meaning 0) carries the key metrics
+// this build writes under the same names and meanings.
+func SummaryCurrent(id string, summary map[string]json.RawMessage) bool {
+	want := KeyMetricsVersion(id)
+	if want == 0 {
+		return true
+	}
+	var got int
+	if raw, ok := summary[KeyMetricsVersionKey]; ok && json.Unmarshal(raw, &got) != nil {
+		return false
+	}
+	return got >= want
 }
 
 // EnvIDs lists the env ids that have a builder, sorted.
@@ -369,6 +412,9 @@ func Build(envID string, rows []artifact.Result, meta *artifact.Metadata, opts O
 	r.Summary["env"] = id
 	r.Summary["n_rows"] = len(rows)
 	r.Summary["key_metrics"] = r.Key
+	if v := KeyMetricsVersion(id); v > 0 {
+		r.Summary[KeyMetricsVersionKey] = v
+	}
 	if len(unverifiable) > 0 {
 		r.Summary["unverifiable_rows"] = len(unverifiable)
 		r.Headline = append(r.Headline, Stat{Name: "not re-verifiable", Value: fmt.Sprintf("%d row(s) left out: %s", len(unverifiable), Clip(unverifiable[0].Detail, 120))})

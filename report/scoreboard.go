@@ -168,7 +168,7 @@ func scoreRun(dir string) (*ScoreRow, error) {
 		return nil, err
 	}
 	row := newScoreRow(env, dir, meta)
-	summary, err := freshSummary(dir)
+	summary, err := freshSummary(dir, env)
 	if err != nil {
 		return nil, err
 	}
@@ -293,9 +293,10 @@ func orDash(s string) string {
 	return s
 }
 
-// freshSummary returns summary.json when it exists and is not older than
-// results.jsonl, nil otherwise.
-func freshSummary(dir string) (json.RawMessage, error) {
+// freshSummary returns summary.json when it exists, is not older than
+// results.jsonl and carries env's current key metrics (SummaryCurrent),
+// nil otherwise.
+func freshSummary(dir, env string) (json.RawMessage, error) {
 	sp := filepath.Join(dir, artifact.SummaryFile)
 	st, err := os.Stat(sp)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -312,7 +313,7 @@ func freshSummary(dir string) (json.RawMessage, error) {
 		return nil, err
 	}
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(b, &probe) != nil || probe["key_metrics"] == nil {
+	if json.Unmarshal(b, &probe) != nil || probe["key_metrics"] == nil || !SummaryCurrent(env, probe) {
 		return nil, nil // foreign or older summary: recompute
 	}
 	return b, nil

@@ -291,6 +291,10 @@ type runReport struct {
 	charts  []report.Chart // report charts, then histograms
 	summary map[string]json.RawMessage
 	stale   bool // summary.json older than results.jsonl
+	// outdated: summary.json's key metrics are of an older svbench that
+	// named or defined them differently (report.SummaryCurrent); they are
+	// dropped and the computed ones shown, without intervals.
+	outdated bool
 	// tooLarge lists the rows left out of the charts for their size.
 	tooLarge []tooLargeLine
 }
@@ -352,6 +356,10 @@ func (s *Server) report(run runRef, meta *artifact.Metadata) *runReport {
 		if json.Unmarshal(b, &rr.summary) == nil {
 			if sst, err := s.files.Stat(run.file(artifact.SummaryFile)); err == nil && sst.ModTime().Before(st.ModTime()) {
 				rr.stale = true
+			}
+			if _, ok := rr.summary["key_metrics"]; ok && !report.SummaryCurrent(envID, rr.summary) {
+				rr.outdated = true
+				delete(rr.summary, "key_metrics")
 			}
 		}
 	}
@@ -503,7 +511,7 @@ func (s *Server) handleRun(w http.ResponseWriter, r *http.Request) {
 		reportErr = rr.err.Error()
 	}
 	s.render(w, "run", "run "+id, map[string]any{
-		"ID": id, "Meta": meta, "Rows": nRows, "Keys": keys, "Stale": rr.stale, "HasSummary": rr.summary != nil,
+		"ID": id, "Meta": meta, "Rows": nRows, "Keys": keys, "Stale": rr.stale, "Outdated": rr.outdated, "HasSummary": rr.summary != nil,
 		"Charts": rr.charts, "Headline": headline, "ReportErr": reportErr, "Manifest": manifest,
 		"TooLarge": rr.tooLarge, "MaxRowBytes": s.opts.MaxRowBytes,
 	})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	_ "github.com/svbench/svbench/envs/netlogs"
+	"github.com/svbench/svbench/report"
 )
 
 type run struct {
@@ -25,7 +26,9 @@ type run struct {
 }
 
 // writeRun builds a run directory: metadata.json, an (empty) results file
-// and a summary.json with key metrics, as `svbench eval` leaves them.
+// and a summary.json with key metrics, as `svbench eval` leaves them (of
+// the current key_metrics_version: an older one would be recomputed from
+// the empty results).
 func writeRun(t *testing.T, root, name string, r run) string {
 	t.Helper()
 	dir := filepath.Join(root, name)
@@ -45,6 +48,7 @@ func writeRun(t *testing.T, root, name string, r run) string {
 	n := r.examples * r.rollouts
 	lo, hi := r.reward-0.1, r.reward+0.1
 	summary := map[string]any{"n_rows": n, "counts": map[string]int{"scored": n},
+		report.KeyMetricsVersionKey: report.KeyMetricsVersion("network-logs"),
 		"key_metrics": []map[string]any{
 			{"name": "reward", "value": r.reward, "higher_is_better": true, "ci_lo": lo, "ci_hi": hi},
 			{"name": "accuracy", "value": r.reward / 2, "higher_is_better": true},

@@ -12,8 +12,24 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
 }
+
+// KeyMetricsVersion is E1's report.Spec.KeyMetricsVersion. Version 1
+// (issue #44): "accuracy" is accuracy over every scored row (it was accuracy
+// on decided rows, which abstaining games), accuracy_decided and
+// decided_rate join it, and accuracy ranks the scoreboard and leaderboard.
+const KeyMetricsVersion = 1
+
+// Labels of the accuracy quantities in every E1 output (report.KeyAccuracy
+// and its siblings): the key metric's name itself, so report.md, the
+// terminal headline, the scoreboard, the leaderboard and the dashboard
+// print one word for one quantity.
+const (
+	labelAccuracy        = report.KeyAccuracy
+	labelAccuracyDecided = report.KeyAccuracyDecided
+	labelDecidedRate     = report.KeyDecidedRate
+)
 
 // ReferenceEnvironment is E1's name in the reference's summaries.
 const ReferenceEnvironment = "sv-env-network-logs"
@@ -135,14 +151,17 @@ func referenceSummary(rows []artifact.Result, b *report.BinaryRun, meta *artifac
 var breakdownFields = []string{"scenario", "difficulty", "attack_family"}
 
 // ReportGroup is one line of a breakdown table; nil values are undefined
-// for the group (accuracy of a group that always abstained).
+// for the group (accuracy_decided of a group that always abstained).
+// Accuracy and AccuracyDecided are report.KeyAccuracy and
+// report.KeyAccuracyDecided over the group's rows.
 type ReportGroup struct {
 	report.GroupHead
-	AbstainRate *float64 `json:"abstain_rate"`
-	Accuracy    *float64 `json:"accuracy"`
-	F1          *float64 `json:"f1"`
-	ECE         *float64 `json:"ece"`
-	MeanReward  float64  `json:"mean_reward"`
+	AbstainRate     *float64 `json:"abstain_rate"`
+	Accuracy        *float64 `json:"accuracy"`
+	AccuracyDecided *float64 `json:"accuracy_decided"`
+	F1              *float64 `json:"f1"`
+	ECE             *float64 `json:"ece"`
+	MeanReward      float64  `json:"mean_reward"`
 }
 
 // BuildReport is the network-logs (E1) report.Builder.
@@ -152,11 +171,16 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		return nil, err
 	}
 	block := ownMetrics(&b.All)
-	ci := b.Bootstrap([]string{"accuracy", "f1", "ece"}, []metrics.Stat{
-		b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ECEStat,
+	c := b.All.Confusion
+	scored := len(b.Obs) > 0
+	accuracy := report.Opt(report.AllRowsAccuracy(c), scored)
+	decidedRate := report.Opt(report.DecidedRate(c), scored)
+	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, "f1", "ece"}, []metrics.Stat{
+		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ECEStat,
 	}, meta, opts)
 	// An interval around an undefined point would read as a score.
-	for name, v := range map[string]*float64{"accuracy": block.Detection.Accuracy, "f1": block.Detection.F1, "ece": block.Calibration.ECE} {
+	for name, v := range map[string]*float64{report.KeyAccuracy: accuracy, report.KeyAccuracyDecided: block.Detection.Accuracy,
+		"f1": block.Detection.F1, "ece": block.Calibration.ECE} {
 		if v == nil {
 			delete(ci, name)
 		}
@@ -169,7 +193,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		}
 		g := ownMetrics(&a)
 		mr, _ := report.RewardStats(rows, rowPos)
-		return ReportGroup{GroupHead: h, AbstainRate: g.Abstention.AbstainRate, Accuracy: g.Detection.Accuracy,
+		return ReportGroup{GroupHead: h, AbstainRate: g.Abstention.AbstainRate,
+			Accuracy: report.Opt(report.AllRowsAccuracy(a.Confusion), len(obs) > 0), AccuracyDecided: g.Detection.Accuracy,
 			F1: g.Detection.F1, ECE: g.Calibration.ECE, MeanReward: mr}
 	})
 	counts := b.Counts(len(rows))
@@ -178,9 +203,14 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	if ref != nil {
 		summary[report.ReferenceSummaryKey] = ref
 	}
-	scored := len(b.Obs) > 0
+	// The first key ranks the scoreboard and the leaderboard: accuracy over
+	// every row, which an abstention can only lower. accuracy_decided
+	// stands beside it with its decided_rate, never first: a model that
+	// abstains on all rows but one it gets right has accuracy_decided 1.
 	key := []report.KeyMetric{
-		report.Key("accuracy", block.Detection.Accuracy, true),
+		report.Key(report.KeyAccuracy, accuracy, true),
+		report.Key(report.KeyAccuracyDecided, block.Detection.Accuracy, true),
+		report.Key(report.KeyDecidedRate, decidedRate, true),
 		report.Key("f1", block.Detection.F1, true),
 		report.Key("ece", block.Calibration.ECE, false),
 		report.Key("aurc", block.Abstention.AURC, false),
@@ -197,7 +227,9 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	}
 	headline := []report.Stat{
 		b.RowsStat(),
-		{Name: "accuracy (decided)", Value: withCI("accuracy", block.Detection.Accuracy)},
+		{Name: labelAccuracy, Value: withCI(report.KeyAccuracy, accuracy)},
+		{Name: labelAccuracyDecided, Value: withCI(report.KeyAccuracyDecided, block.Detection.Accuracy)},
+		{Name: labelDecidedRate, Value: report.FOpt(decidedRate)},
 		{Name: "F1 (Malicious)", Value: withCI("f1", block.Detection.F1)},
 		{Name: "ECE", Value: withCI("ece", block.Calibration.ECE)},
 		{Name: "AURC", Value: report.FOpt(block.Abstention.AURC)},
@@ -206,11 +238,11 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "mean reward", Value: report.FOpt(report.Opt(meanReward, scored))},
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: b.Problems}
-	r.Markdown = markdown(meta, block, ref, refBlock, b.Unparsed, ci, counts, meanReward, comps, groups, charts, opts)
+	r.Markdown = markdown(meta, block, accuracy, decidedRate, ref, refBlock, b.Unparsed, ci, counts, meanReward, comps, groups, charts, opts)
 	return r, nil
 }
 
-func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSummary, rm ReferenceMetrics, unparsed int,
+func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *float64, ref *report.ReferenceSummary, rm ReferenceMetrics, unparsed int,
 	ci map[string]metrics.CI, counts map[string]int, meanReward float64, comps map[string]float64,
 	breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
@@ -225,7 +257,9 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 		return ""
 	}
 	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
-		{"accuracy (non-abstained)", report.FOpt(m.Detection.Accuracy), ciCell("accuracy")},
+		{labelAccuracy, report.FOpt(accuracy), ciCell(report.KeyAccuracy)},
+		{labelAccuracyDecided, report.FOpt(m.Detection.Accuracy), ciCell(report.KeyAccuracyDecided)},
+		{labelDecidedRate, report.FOpt(decidedRate), ""},
 		{"F1 (Malicious)", report.FOpt(m.Detection.F1), ciCell("f1")},
 		{"ECE (10 bins)", report.FOpt(m.Calibration.ECE), ciCell("ece")},
 		{"Brier", report.FOpt(m.Calibration.Brier), ""},
@@ -237,7 +271,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 	}))
 
 	b.WriteString("\n## Detection\n\n")
-	b.WriteString(report.Table([]string{"TPR", "FPR", "FNR", "precision", "F1", "accuracy"}, [][]string{{
+	b.WriteString(report.Table([]string{"TPR", "FPR", "FNR", "precision", "F1", labelAccuracyDecided}, [][]string{{
 		report.FOpt(m.Detection.TPR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.FNR),
 		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.Accuracy),
 	}}))
@@ -251,9 +285,9 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 		fmt.Fprintf(&b, "## By %s\n\n", strings.ReplaceAll(field, "_", " "))
 		var rows [][]string
 		for _, g := range gs {
-			rows = append(rows, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), report.FOpt(g.F1), report.FOpt(g.ECE), report.PctOpt(g.AbstainRate), report.F(g.MeanReward)})
+			rows = append(rows, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), report.FOpt(g.AccuracyDecided), report.FOpt(g.F1), report.FOpt(g.ECE), report.PctOpt(g.AbstainRate), report.F(g.MeanReward)})
 		}
-		b.WriteString(report.Table([]string{field, "n", "accuracy", "F1", "ECE", "abstain", "mean reward"}, rows))
+		b.WriteString(report.Table([]string{field, "n", labelAccuracy, labelAccuracyDecided, "F1", "ECE", "abstain", "mean reward"}, rows))
 		b.WriteString("\n")
 	}
 
@@ -262,8 +296,15 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSum
 
 	b.WriteString(`## Notes on definitions
 
-- Positive class is Malicious. Abstentions are removed before the confusion matrix; accuracy, ECE, Brier,
-  cost and AURC are over non-abstained rows; abstain rate is over all scored rows.
+- Positive class is Malicious. Abstentions are removed before the confusion matrix; accuracy_decided, F1,
+  ECE, Brier, cost and AURC are over non-abstained (decided) rows; abstain rate is over all scored rows.
+- Three accuracies, one name each in report.md, summary.json, the scoreboard, the leaderboard and the dashboard:
+  **accuracy** = correct / all scored rows (an abstention or unparsed answer counts as wrong, so abstaining can
+  never raise it; it ranks runs, and the ` + "`default`" + ` rubric's ` + "`accuracy`" + ` reward component has this mean);
+  **accuracy_decided** = correct / decided rows (the reference's ` + "`detection.accuracy`" + ` and
+  ` + "`abstention.accuracy_non_abstained`" + ` in summary.json ` + "`metrics`" + `; abstaining on every row but one right answer
+  makes it 1.0, so read it beside decided_rate); **decided_rate** = decided / scored rows = 1 − abstain rate.
+  accuracy = decided_rate × accuracy_decided.
 - An empty or invalid label (the model gave no parsable Malicious/Benign/Abstain) is **counted as an
   abstention** and also reported as "unparsed"; ` + "`--strict`" + ` refuses such rows. The reference's report generator
   leaves such rows out instead (see the reference-comparable summary).
@@ -294,7 +335,7 @@ func writeReferenceSection(b *bytes.Buffer, m ReportMetrics, ref *report.Referen
 		"writes 0 (FNR 1, cost-weighted accuracy 1) while svbench writes n/a.\n\n",
 		report.ReferenceSummaryKey, ref.Environment, ref.Version, ref.NExamples, unparsed)
 	b.WriteString(report.Table([]string{"metric", "svbench", "reference"}, [][]string{
-		{"accuracy", report.FOpt(m.Detection.Accuracy), report.F(rm.Detection.Accuracy)},
+		{labelAccuracyDecided + " (detection.accuracy)", report.FOpt(m.Detection.Accuracy), report.F(rm.Detection.Accuracy)},
 		{"precision", report.FOpt(m.Detection.Precision), report.F(rm.Detection.Precision)},
 		{"TPR", report.FOpt(m.Detection.TPR), report.F(rm.Detection.TPR)},
 		{"FPR", report.FOpt(m.Detection.FPR), report.F(rm.Detection.FPR)},

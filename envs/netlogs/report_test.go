@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,17 +59,27 @@ func TestBuildReport(t *testing.T) {
 		t.Errorf("problems %+v", rep.Problems)
 	}
 	bd := rep.Summary["breakdown"].(map[string][]ReportGroup)
-	if g := bd["scenario"]; len(g) != 3 || g[0].N != 2 || g[2].Name != "(none)" || g[2].Accuracy != nil {
-		t.Errorf("scenario breakdown %+v (the (none) group only abstained: accuracy n/a)", g)
+	if g := bd["scenario"]; len(g) != 3 || g[0].N != 2 || g[2].Name != "(none)" || g[2].AccuracyDecided != nil || g[2].Accuracy == nil || *g[2].Accuracy != 0 {
+		t.Errorf("scenario breakdown %+v (the (none) group only abstained: accuracy_decided n/a, accuracy 0)", g)
 	}
 	if _, ok := bd["difficulty"]; ok {
 		t.Error("breakdown by a field no row has")
 	}
 	ci := rep.Summary["ci95"].(map[string]metrics.CI)
-	if a := ci["accuracy"]; a.Point != 0.5 || a.Lo > a.Point || a.Hi < a.Point {
-		t.Errorf("accuracy CI %+v", a)
+	// 2 right of 6 scored rows, 4 of them decided.
+	for name, want := range map[string]float64{report.KeyAccuracy: 2.0 / 6, report.KeyAccuracyDecided: 0.5} {
+		if a := ci[name]; a.Point != want || a.Lo > a.Point || a.Hi < a.Point {
+			t.Errorf("%s CI %+v, want point %v", name, a, want)
+		}
 	}
-	if rep.Key[0].Name != "accuracy" || rep.Key[2].HigherIsBetter {
+	var names []string
+	for _, k := range rep.Key {
+		names = append(names, k.Name)
+	}
+	if want := []string{"accuracy", "accuracy_decided", "decided_rate", "f1", "ece", "aurc", "cost_weighted_accuracy", "mean_reward"}; !slices.Equal(names, want) {
+		t.Errorf("key metrics %q, want %q", names, want)
+	}
+	if k := rep.Key[2]; k.Value != 4.0/6 || !k.HigherIsBetter || rep.Key[4].HigherIsBetter {
 		t.Errorf("key metrics %+v", rep.Key)
 	}
 	// The reference block leaves the unparsed row out: 5 rows, 1 abstained.

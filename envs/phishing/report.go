@@ -12,8 +12,14 @@ import (
 )
 
 func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport})
+	report.Register(report.Spec{ID: ID, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
 }
+
+// KeyMetricsVersion is E4's report.Spec.KeyMetricsVersion. Version 1
+// (issue #44): the key metric "accuracy" is accuracy over every scored row,
+// as in E1; accuracy on decided rows, which it was, is accuracy_decided,
+// with decided_rate beside it (report.KeyAccuracy and its siblings).
+const KeyMetricsVersion = 1
 
 // ReportMetrics is the E4 block: the reference's planned metrics (precision,
 // recall, F1, FNR, FPR, ECE, Brier, abstention, risk-coverage, evidence
@@ -108,13 +114,16 @@ var breakdownFields = []string{"campaign", "difficulty", "language"}
 // ReportGroup is one line of a breakdown table.
 type ReportGroup struct {
 	report.GroupHead
-	Accuracy    *float64 `json:"accuracy"`
-	Recall      *float64 `json:"recall"`
-	FPR         *float64 `json:"fpr"`
-	AbstainRate float64  `json:"abstain_rate"`
-	ECE         float64  `json:"ece"`
-	EvidencePr  *float64 `json:"evidence_precision"`
-	MeanReward  float64  `json:"mean_reward"`
+	// Accuracy and AccuracyDecided are report.KeyAccuracy and
+	// report.KeyAccuracyDecided over the group's rows.
+	Accuracy        *float64 `json:"accuracy"`
+	AccuracyDecided *float64 `json:"accuracy_decided"`
+	Recall          *float64 `json:"recall"`
+	FPR             *float64 `json:"fpr"`
+	AbstainRate     float64  `json:"abstain_rate"`
+	ECE             float64  `json:"ece"`
+	EvidencePr      *float64 `json:"evidence_precision"`
+	MeanReward      float64  `json:"mean_reward"`
 	// Positives and EvidenceRows say whether Recall and EvidencePr are
 	// defined for the group (a legitimate-only group has no positives).
 	Positives    int `json:"positives"`
@@ -132,8 +141,11 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		all.add(b.Obs[k], &rows[p])
 	}
 	block := all.block()
-	ci := b.Bootstrap([]string{"accuracy", "f1", "fnr", "ece"}, []metrics.Stat{
-		b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
+	c := all.Confusion
+	accuracy := report.Opt(report.AllRowsAccuracy(c), c.Total() > 0)
+	decidedRate := report.Opt(report.DecidedRate(c), c.Total() > 0)
+	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, "f1", "fnr", "ece"}, []metrics.Stat{
+		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
 	}, meta, opts)
 	meanReward, comps := report.RewardStats(rows, b.Pos)
 	groups := report.Breakdown(rows, b, breakdownFields, func(h report.GroupHead, obs []report.BinaryObs, rowPos []int) ReportGroup {
@@ -143,7 +155,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		}
 		mr, _ := report.RewardStats(rows, rowPos)
 		g := a.block()
-		return ReportGroup{GroupHead: h, Accuracy: g.Detection.Accuracy, Recall: g.Detection.Recall,
+		return ReportGroup{GroupHead: h, Accuracy: report.Opt(report.AllRowsAccuracy(a.Confusion), a.Confusion.Total() > 0),
+			AccuracyDecided: g.Detection.Accuracy, Recall: g.Detection.Recall,
 			FPR: g.Detection.FPR, AbstainRate: g.Abstention.AbstainRate, ECE: g.Calibration.ECE,
 			EvidencePr: g.Evidence.Precision, MeanReward: mr,
 			Positives: a.Confusion.TP + a.Confusion.FN, EvidenceRows: g.Evidence.RowsPrecision}
@@ -153,7 +166,9 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	summary := b.Summary(block, ci, counts, meanReward, comps, groups, meta, opts)
 	key := []report.KeyMetric{
 		report.Key("f1", block.Detection.F1, true),
-		report.Key("accuracy", block.Detection.Accuracy, true),
+		report.Key(report.KeyAccuracy, accuracy, true),
+		report.Key(report.KeyAccuracyDecided, block.Detection.Accuracy, true),
+		report.Key(report.KeyDecidedRate, decidedRate, true),
 		report.Key("fnr", block.Detection.FNR, false),
 		{Name: "ece", Value: block.Calibration.ECE, HigherIsBetter: false},
 		{Name: "aurc", Value: block.Abstention.AURC, HigherIsBetter: false},
@@ -166,18 +181,20 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		labels, vals, ns := make([]string, len(gs)), make([]float64, len(gs)), make([]int, len(gs))
 		for i, g := range gs {
 			labels[i], ns[i] = g.Name, g.N
-			if g.Accuracy != nil {
-				vals[i] = *g.Accuracy
+			if g.AccuracyDecided != nil {
+				vals[i] = *g.AccuracyDecided
 			}
 		}
-		c := report.Chart{Name: "campaign_accuracy", Title: "Accuracy by campaign type (non-abstained)"}
-		c.SVG = report.BarChart(c.Title, "accuracy (n = rows of the campaign)", labels, vals, ns, true)
+		c := report.Chart{Name: "campaign_accuracy", Title: report.KeyAccuracyDecided + " by campaign type"}
+		c.SVG = report.BarChart(c.Title, report.KeyAccuracyDecided+" (n = rows of the campaign)", labels, vals, ns, true)
 		charts = append(charts, c)
 	}
 	headline := []report.Stat{
 		b.RowsStat(),
 		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"], opts.Reps())},
-		{Name: "accuracy (decided)", Value: report.FCI(ci["accuracy"], opts.Reps())},
+		{Name: report.KeyAccuracy, Value: report.FCI(ci[report.KeyAccuracy], opts.Reps())},
+		{Name: report.KeyAccuracyDecided, Value: report.FCI(ci[report.KeyAccuracyDecided], opts.Reps())},
+		{Name: report.KeyDecidedRate, Value: report.FOpt(decidedRate)},
 		{Name: "FNR (missed phish)", Value: report.FCI(ci["fnr"], opts.Reps())},
 		{Name: "FPR", Value: report.FOpt(block.Detection.FPR)},
 		{Name: "ECE", Value: report.FCI(ci["ece"], opts.Reps())},
@@ -187,11 +204,11 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "mean reward", Value: report.F(meanReward)},
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: b.Problems}
-	r.Markdown = markdown(meta, block, ci, counts, meanReward, comps, groups, charts, opts)
+	r.Markdown = markdown(meta, block, accuracy, decidedRate, ci, counts, meanReward, comps, groups, charts, opts)
 	return r, nil
 }
 
-func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI, counts map[string]int,
+func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *float64, ci map[string]metrics.CI, counts map[string]int,
 	meanReward float64, comps map[string]float64, breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
 	report.WriteTitle(&b, "E4 phishing detection", meta, counts, report.UnparsedClause(counts)+fmt.Sprintf(", %d gold-Abstain rows excluded", counts["gold_abstain_rows"]))
@@ -199,7 +216,9 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 	b.WriteString("## Headline\n\n")
 	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
 		{"F1 (Phishing)", report.FOpt(m.Detection.F1), report.CICell(ci["f1"], reps)},
-		{"accuracy (non-abstained)", report.FOpt(m.Detection.Accuracy), report.CICell(ci["accuracy"], reps)},
+		{report.KeyAccuracy, report.FOpt(accuracy), report.CICell(ci[report.KeyAccuracy], reps)},
+		{report.KeyAccuracyDecided, report.FOpt(m.Detection.Accuracy), report.CICell(ci[report.KeyAccuracyDecided], reps)},
+		{report.KeyDecidedRate, report.FOpt(decidedRate), ""},
 		{"FNR (missed phishing)", report.FOpt(m.Detection.FNR), report.CICell(ci["fnr"], reps)},
 		{"FPR", report.FOpt(m.Detection.FPR), ""},
 		{"ECE (10 bins)", report.F(m.Calibration.ECE), report.CICell(ci["ece"], reps)},
@@ -213,7 +232,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 		{"mean reward", report.F(meanReward), ""},
 	}))
 	b.WriteString("\n## Detection\n\n")
-	b.WriteString(report.Table([]string{"precision", "recall", "F1", "FNR", "FPR", "accuracy"}, [][]string{{
+	b.WriteString(report.Table([]string{"precision", "recall", "F1", "FNR", "FPR", report.KeyAccuracyDecided}, [][]string{{
 		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.Recall), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.FNR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.Accuracy),
 	}}))
 	report.WriteConfusionAndCharts(&b, m.Confusion, charts)
@@ -232,16 +251,21 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, ci map[string]metrics.CI
 			if g.EvidenceRows == 0 {
 				evp = "—"
 			}
-			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), recall, report.FOpt(g.FPR), report.F(g.ECE), report.Pct(g.AbstainRate), evp, report.F(g.MeanReward)})
+			trs = append(trs, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), report.FOpt(g.AccuracyDecided), recall, report.FOpt(g.FPR), report.F(g.ECE), report.Pct(g.AbstainRate), evp, report.F(g.MeanReward)})
 		}
-		b.WriteString(report.Table([]string{field, "n", "accuracy", "recall", "FPR", "ECE", "abstain", "evidence precision", "mean reward"}, trs))
+		b.WriteString(report.Table([]string{field, "n", report.KeyAccuracy, report.KeyAccuracyDecided, "recall", "FPR", "ECE", "abstain", "evidence precision", "mean reward"}, trs))
 		b.WriteString("\n")
 	}
 	report.WriteComponents(&b, comps, meanReward)
 	b.WriteString(`## Notes on definitions
 
 - Positive class is Phishing. As in the reference's E1 report, abstentions are removed before the confusion
-  matrix; accuracy, ECE, Brier, cost and AURC are over non-abstained rows; abstain rate is over all scored rows.
+  matrix; accuracy_decided, precision, recall, F1, FNR, FPR, ECE, Brier, cost and AURC are over non-abstained
+  (decided) rows; abstain rate is over all scored rows.
+- Three accuracies, one name each (as in E1): **accuracy** = correct / all scored rows (an abstention or unparsed
+  answer counts as wrong, so abstaining can never raise it); **accuracy_decided** = correct / decided rows
+  (summary.json ` + "`metrics.detection.accuracy`" + ` and ` + "`abstention.accuracy_non_abstained`" + `); **decided_rate** = decided /
+  scored rows = 1 − abstain rate. accuracy = decided_rate × accuracy_decided.
   Recall (TPR) is 1 − FNR. In breakdowns "—" marks a recall without positives or an evidence precision
   without rows that gave evidence while predicting Phishing.
 - A missing or invalid label is counted as an abstention and reported as "unparsed"; ` + "`--strict`" + ` refuses such rows.

@@ -50,7 +50,8 @@ func TestReportCommand(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "accuracy (decided)") || !strings.Contains(out, "0.5000") {
+	// 4 of 12 rows right, 8 decided: accuracy 0.3333, accuracy_decided 0.5000.
+	if !strings.Contains(out, "accuracy_decided") || !strings.Contains(out, "0.5000") || !strings.Contains(out, "0.3333") {
 		t.Errorf("headline:\n%s", out)
 	}
 	for _, f := range []string{"summary.json", "report.md", "reliability.svg"} {
@@ -128,7 +129,7 @@ func TestScoreboardCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &sb); err != nil || len(sb.Runs) != 2 || sb.Runs[0].Metrics["accuracy"] != 0.5 {
+	if err := json.Unmarshal(b, &sb); err != nil || len(sb.Runs) != 2 || sb.Runs[0].Metrics["accuracy_decided"] != 0.5 || sb.Runs[0].Metrics["accuracy"] != 4.0/12 {
 		t.Errorf("scoreboard.json %s (%v)", b, err)
 	}
 	if code, _, _ := runCLI(t, "scoreboard", "--root", filepath.Join(root, "nope")); code != ExitUsage {
