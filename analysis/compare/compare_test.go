@@ -194,8 +194,18 @@ func TestSliceTable(t *testing.T) {
 		}
 	}
 	md := c.Markdown()
-	if !strings.Contains(md, "| cwe | tiny | 2 | — | — | — | — |") || !strings.Contains(md, "| cwe | flat | 12 | +1.0000 |") || !strings.Contains(md, "Holm") {
+	if !strings.Contains(md, "Not tested (fewer than 10 pairs; value (pairs)): cwe: tiny (2).") || !strings.Contains(md, "| cwe | flat | 12 | +1.0000 |") || !strings.Contains(md, "Holm") {
 		t.Errorf("slice table:\n%s", md)
+	}
+	if strings.Contains(md, "| — | — | — |") {
+		t.Errorf("an untested slice still has a row of dashes:\n%s", md)
+	}
+
+	// Nothing tested: no empty table, one line naming the slices.
+	only := &Comparison{A: "a", B: "b", Pairs: 2, Slices: []Slice{{Field: "scenario", Value: "x", N: 3}, {Field: "scenario", Value: "y", N: 4}, {Field: "difficulty", Value: "hard", N: 2}}}
+	md = only.Markdown()
+	if strings.Contains(md, "| field | value |") || !strings.Contains(md, "Not tested (fewer than 10 pairs; value (pairs)): scenario: x (3), y (4); difficulty: hard (2).") {
+		t.Errorf("all slices untested:\n%s", md)
 	}
 }
 

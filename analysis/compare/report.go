@@ -99,20 +99,45 @@ func (c *Comparison) Markdown() string {
 		b.WriteString("\nNot means of per-row values: the interval resamples whole examples (both runs with the same draw) and p comes from swapping the two runs' answers to each example at random. macro_f1 averages F1 over the gold classes (an abstention or unparsed answer is a miss); ece uses the stated confidence of decided rows; accuracy_decided leaves abstentions out.\n")
 	}
 	if len(c.Slices) > 0 {
-		b.WriteString("\n### By slice (reward)\n\n| field | value | n | Δ | 95% CI | p | p (Holm) |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n### By slice (reward)\n\n")
+		// Untested slices are folded into one line per field: a row of
+		// dashes each (25 of them on a 150-row E1 run) buried the few
+		// slices that were tested.
+		var untested []string
+		var fields []string
+		byField := map[string][]string{}
+		tested := 0
 		for _, s := range c.Slices {
-			if !s.Tested() {
-				fmt.Fprintf(&b, "| %s | %s | %d | — | — | — | — |\n", s.Field, s.Value, s.N)
+			if s.Tested() {
+				tested++
 				continue
 			}
-			for _, q := range s.Quantity {
-				if q.Name != "reward" {
+			if _, ok := byField[s.Field]; !ok {
+				fields = append(fields, s.Field)
+			}
+			byField[s.Field] = append(byField[s.Field], fmt.Sprintf("%s (%d)", s.Value, s.N))
+		}
+		for _, f := range fields {
+			untested = append(untested, f+": "+strings.Join(byField[f], ", "))
+		}
+		if tested > 0 {
+			b.WriteString("| field | value | n | Δ | 95% CI | p | p (Holm) |\n|---|---|---|---|---|---|---|\n")
+			for _, s := range c.Slices {
+				if !s.Tested() {
 					continue
 				}
-				fmt.Fprintf(&b, "| %s | %s | %d | %s | [%.4f, %.4f] | %.3g | %.3g |\n", s.Field, s.Value, q.N, diffCell(q), q.DiffLo, q.DiffHi, q.P, q.AdjustedP())
+				for _, q := range s.Quantity {
+					if q.Name != "reward" {
+						continue
+					}
+					fmt.Fprintf(&b, "| %s | %s | %d | %s | [%.4f, %.4f] | %.3g | %.3g |\n", s.Field, s.Value, q.N, diffCell(q), q.DiffLo, q.DiffHi, q.P, q.AdjustedP())
+				}
 			}
+			fmt.Fprintf(&b, "\np (Holm) adjusts each quantity's p-values over all tested slices (Holm's step-down method, family-wise error rate); a slice is **bold** only when its interval excludes 0 and has width and its Holm-adjusted p is under %g.\n", Alpha)
 		}
-		fmt.Fprintf(&b, "\nSlices with fewer than %d pairs are not tested (—). p (Holm) adjusts each quantity's p-values over all tested slices (Holm's step-down method, family-wise error rate); a slice is **bold** only when its interval excludes 0 and has width and its Holm-adjusted p is under %g.\n", MinSliceN, Alpha)
+		if len(untested) > 0 {
+			fmt.Fprintf(&b, "\nNot tested (fewer than %d pairs; value (pairs)): %s.\n", MinSliceN, strings.Join(untested, "; "))
+		}
 	}
 	return b.String()
 }
