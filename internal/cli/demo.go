@@ -110,7 +110,11 @@ followed by a scoreboard over all of them.`,
 				return err
 			}
 			fmt.Fprintf(stdout, "\n%d runs; scoreboard: %s\n", runs, filepath.Join(root, "scoreboard.md"))
-			fmt.Fprintf(stdout, "browse the runs, transcripts and leaderboard: svbench view --root %s\n", out)
+			self := invokedAs()
+			fmt.Fprintf(stdout, "browse the runs, transcripts and leaderboard: %s view --root %s\n", self, out)
+			if self != "svbench" {
+				fmt.Fprintf(stdout, "(make install puts svbench on your PATH, as the README's examples assume)\n")
+			}
 			return nil
 		},
 	}
