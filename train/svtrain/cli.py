@@ -259,6 +259,26 @@ def make_policy(a, tok: Tokenizer | None, seed: int):
     return TinyPolicy.new(tok, a.size, seed, pool=a.pool, encoder=a.encoder, **layers)
 
 
+def policy_samples(policy, examples: list[dict], max_new: int, seed: int, per_prompt: int = 4,
+                   temperature: float = 1.5) -> list[tuple]:
+    """What the warm-start policy writes to the reward model's prompts,
+    sampled hotter than training does so its malformed tails are there too:
+    (prompt text, completion, gold, example id) rows for the RM's labelled
+    set. A judge trained on texts no policy writes is not the judge a policy
+    meets."""
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    policy.eval()
+    for i in range(0, len(examples), 64):
+        chunk = examples[i: i + 64]
+        toks, _ = policy.sample([policy.prompt_ids(e["prompt"]) for e in chunk], per_prompt, max_new,
+                                temperature=temperature, generator=gen)
+        for k, t in enumerate(toks):
+            e = chunk[k // per_prompt]
+            out.append((last_user_text(e["prompt"]), policy.decode(t), e.get("answer"), e.get("example_id")))
+    return out
+
+
 def load_policy(a, path: str):
     if a.hf_model:
         return HFPolicy.load(a.hf_model, path, device=a.device)
@@ -375,6 +395,7 @@ def cmd_matrix(a) -> None:
                     extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]],
                               r["provenance"]["example_id"])
                              for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
+                    extra += policy_samples(load_policy(a, ck), subset, a.max_new, seed)
                     rm, fit = train_rm(subset, executable, seed, extra, log=log)
                     rm.save(rmp, fit)
                     with open(os.path.join(sd, "rm_fit.json"), "w") as f:

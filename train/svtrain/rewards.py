@@ -109,7 +109,11 @@ def prompt_features(text: str) -> list[str]:
 
 
 def completion_features(text: str) -> list[str]:
-    return ["c:" + p for p in pieces(text)] or ["c:<empty>"]
+    """The completion's pieces as a bag, and its length in pieces (a judge
+    reading the text sees how long it is; a bag alone cannot tell one answer
+    from the same answer with its tail repeated)."""
+    ps = pieces(text)
+    return ["c:" + p for p in ps] + ["c:#len=%d" % min(len(ps), 40)] if ps else ["c:<empty>"]
 
 
 class LearnedRM(nn.Module):
@@ -179,14 +183,48 @@ def candidate_answers(rng: random.Random) -> list[str]:
     return out
 
 
+# Tails a policy optimising a bag-of-pieces judge writes (svtrain's RM arm
+# found `}}}}}}}}}}}}` worth 5.1 and `", "confidence": ` repeated): the judge
+# has to have seen them, labelled by the verifier, or its hacking gap
+# measures an untrained corner rather than the judge.
+_DEGENERATE_TAILS = ("}", "}}", '"', ", ", '", "confidence": ', '"label": ', "Malicious", "Benign", "Abstain", " 0.9", "{")
+
+
+def degenerate_answers(rng: random.Random, valid: list[str], n: int = 4) -> list[str]:
+    """n malformed or degenerate variants of well-formed answers: cut short,
+    a tail repeated after the answer, the answer twice, its pieces shuffled,
+    a bare label, nothing at all."""
+    out = []
+    for _ in range(n):
+        v = rng.choice(valid)
+        kind = rng.randrange(6)
+        if kind == 0:
+            out.append(v[: rng.randrange(1, len(v))])
+        elif kind == 1:
+            out.append(v + rng.choice(_DEGENERATE_TAILS) * rng.randint(1, 12))
+        elif kind == 2:
+            out.append(v[: rng.randrange(1, len(v))] + rng.choice(_DEGENERATE_TAILS) * rng.randint(2, 8))
+        elif kind == 3:
+            ps = pieces(v)
+            rng.shuffle(ps)
+            out.append("".join(ps))
+        elif kind == 4:
+            out.append(rng.choice(("Malicious", "Benign", "Abstain", "label: Malicious", v + v)))
+        else:
+            out.append("")
+    return out
+
+
 def train_rm(examples: list[dict], executable: Executable, seed: int, extra: list[tuple] | None = None,
              epochs: int = 30, log=print) -> tuple[LearnedRM, dict]:
     """Fit the reward model on labelled answers to training prompts.
 
-    examples: training rows from the server ({"prompt", "answer", ...}); extra:
-    more (prompt text, completion, gold answer[, example id]) rows (the baseline's
-    answers). Labels are the executable verifier's rewards. A fifth of the
-    prompts is held out to report the model's fit.
+    examples: training rows from the server ({"prompt", "answer", ...}), each
+    with well-formed answers and degenerate ones (degenerate_answers); extra:
+    more (prompt text, completion, gold answer[, example id]) rows (the
+    baseline's answers, the warm-start policy's samples). Labels are the
+    executable verifier's rewards. A fifth of the prompts is held out to
+    report the model's fit.
     """
     rng = random.Random(seed)
     torch.manual_seed(seed)
@@ -194,7 +232,8 @@ def train_rm(examples: list[dict], executable: Executable, seed: int, extra: lis
     ids = []
     for ex in examples:
         p = last_user_text(ex["prompt"])
-        for c in candidate_answers(rng):
+        cands = candidate_answers(rng)
+        for c in cands + degenerate_answers(rng, cands):
             triples.append((p, c, ex.get("answer")))
             ids.append(ex.get("example_id"))
     for t in extra or []:
