@@ -210,6 +210,26 @@ func (b *BinaryRun) ConfusionStat(f func(metrics.Confusion) float64) metrics.Sta
 	}
 }
 
+// AbstainedPositives counts the observations on positive rows that
+// abstained (unparsed answers included): KeyF1 counts them as misses.
+func (b *BinaryRun) AbstainedPositives() int { return b.abstainPos }
+
+// AllRowsF1Stat is the bootstrap statistic of KeyF1 (AllRowsF1): an
+// abstention on a positive row is a miss, one on a negative row is neither
+// a hit nor a false alarm.
+func (b *BinaryRun) AllRowsF1Stat(idx []int) float64 {
+	var c metrics.Confusion
+	var abstainedPos int
+	for _, k := range idx {
+		o := b.Obs[k]
+		c.Add(o.Outcome)
+		if o.Outcome == metrics.Abstain && o.Positive {
+			abstainedPos++
+		}
+	}
+	return AllRowsF1(c, abstainedPos)
+}
+
 // ECEStat is the bootstrap statistic of the ECE over decided rows.
 func (b *BinaryRun) ECEStat(idx []int) float64 {
 	var cal metrics.Calibration

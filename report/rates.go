@@ -63,3 +63,36 @@ func AllRowsAccuracy(c metrics.Confusion) float64 {
 func DecidedRate(c metrics.Confusion) float64 {
 	return metrics.Div(float64(c.Decided()), float64(c.Total()))
 }
+
+// Names of the two phishing-detection F1 quantities of E4's report (the
+// positive class is the attack; issue #44):
+//
+//   - KeyF1: F1 over every scored row, 2·TP / (2·TP + FP + FN + A⁺) with
+//     A⁺ the abstentions (and unparsed answers) on positive rows: an
+//     abstention on an attack is a miss, one on a benign row is neither a
+//     hit nor a false alarm. Abstaining on a row therefore scores exactly
+//     as answering the negative label would, so it can never raise KeyF1;
+//     it is E4's main (ranking) metric.
+//   - KeyF1Decided: F1 over decided rows, abstentions left out of the
+//     confusion matrix (the reference's metrics.detection.f1, kept under
+//     that name in summary.json's metrics block). One right positive call
+//     and abstentions everywhere else make it 1.0, so it never ranks.
+const (
+	KeyF1        = "f1"
+	KeyF1Decided = "f1_decided"
+)
+
+// AllRowsF1 is KeyF1 of c with abstainedPositives abstentions on positive
+// rows (c.Abstain counts them with the rest): 2·TP / (2·TP + FP + FN +
+// abstainedPositives), 0 with nothing to count (the bootstrap's
+// statistic; AllRowsF1Defined says when it is a score).
+func AllRowsF1(c metrics.Confusion, abstainedPositives int) float64 {
+	return metrics.Div(float64(2*c.TP), float64(2*c.TP+c.FP+c.FN+abstainedPositives))
+}
+
+// AllRowsF1Defined reports whether AllRowsF1 has anything to count: a
+// positive row or a positive call (Rates' rule for F1, abstentions on
+// positive rows included).
+func AllRowsF1Defined(c metrics.Confusion, abstainedPositives int) bool {
+	return c.TP+c.FP+c.FN+abstainedPositives > 0
+}

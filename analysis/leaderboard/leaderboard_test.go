@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 )
 
 type run struct {
+	env      string // "" is network-logs
 	model    string
 	examples int
 	rollouts int
@@ -36,7 +38,8 @@ func writeRun(t *testing.T, root, name string, r run) string {
 		t.Fatal(err)
 	}
 	sampling, _ := json.Marshal(map[string]int{"max_tokens": r.maxTok})
-	meta := artifact.Metadata{RunID: name, Environment: "network-logs", EnvVersion: "1.0.0", Rubric: "default", Model: r.model,
+	envID := cmp.Or(r.env, "network-logs")
+	meta := artifact.Metadata{RunID: name, Environment: envID, EnvVersion: "1.0.0", Rubric: "default", Model: r.model,
 		Dataset: "embedded:e1-mini", DatasetRev: "sha256:aaaa", NumExamples: r.examples, Rollouts: r.rollouts, Status: r.status,
 		Params: r.params, Sampling: sampling, Started: r.started}
 	if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), meta); err != nil {
@@ -48,7 +51,7 @@ func writeRun(t *testing.T, root, name string, r run) string {
 	n := r.examples * r.rollouts
 	lo, hi := r.reward-0.1, r.reward+0.1
 	summary := map[string]any{"n_rows": n, "counts": map[string]int{"scored": n},
-		report.KeyMetricsVersionKey: report.KeyMetricsVersion("network-logs"),
+		report.KeyMetricsVersionKey: report.KeyMetricsVersion(envID),
 		"key_metrics": []map[string]any{
 			{"name": "reward", "value": r.reward, "higher_is_better": true, "ci_lo": lo, "ci_hi": hi},
 			{"name": "accuracy", "value": r.reward / 2, "higher_is_better": true},

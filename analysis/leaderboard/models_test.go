@@ -28,12 +28,12 @@ func TestLeaderboardModelTable(t *testing.T) {
 		{"e1-b", "network-logs", "model-b", 1.0, &e1},
 		{"e4-a", "phishing-detection", "model-a", 0.8, &e4},
 	} {
-		dir := writeRun(t, root, r.name, run{model: r.model, examples: 120, rollouts: 1, status: artifact.StatusCompleted, reward: r.reward, started: day})
+		dir := writeRun(t, root, r.name, run{env: r.envID, model: r.model, examples: 120, rollouts: 1, status: artifact.StatusCompleted, reward: r.reward, started: day})
 		m, err := artifact.ReadMetadata(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Environment, m.RubricInfo = r.envID, r.ri
+		m.RubricInfo = r.ri
 		if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.MetadataFile), m); err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,11 @@ func init() {
 // (issue #44): the key metric "accuracy" is accuracy over every scored row,
 // as in E1; accuracy on decided rows, which it was, is accuracy_decided,
 // with decided_rate beside it (report.KeyAccuracy and its siblings).
-const KeyMetricsVersion = 1
+// Version 2 (issue #44 item 4): the key metric "f1", which ranks E4, is F1
+// over every scored row (report.KeyF1: an abstention on a phishing email is
+// a miss); F1 on decided rows, which it was, is f1_decided. The metrics
+// block's detection.f1 is still F1 on decided rows, the reference's.
+const KeyMetricsVersion = 2
 
 // ReportMetrics is the E4 block: the reference's planned metrics (precision,
 // recall, F1, FNR, FPR, ECE, Brier, abstention, risk-coverage, evidence
@@ -144,8 +148,9 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	c := all.Confusion
 	accuracy := report.Opt(report.AllRowsAccuracy(c), c.Total() > 0)
 	decidedRate := report.Opt(report.DecidedRate(c), c.Total() > 0)
-	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, "f1", "fnr", "ece"}, []metrics.Stat{
-		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
+	f1 := report.Opt(report.AllRowsF1(c, b.AbstainedPositives()), report.AllRowsF1Defined(c, b.AbstainedPositives()))
+	ci := b.Bootstrap([]string{report.KeyF1, report.KeyF1Decided, report.KeyAccuracy, report.KeyAccuracyDecided, "fnr", "ece"}, []metrics.Stat{
+		b.AllRowsF1Stat, b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
 	}, meta, opts)
 	meanReward, comps := report.RewardStats(rows, b.Pos)
 	groups := report.Breakdown(rows, b, breakdownFields, func(h report.GroupHead, obs []report.BinaryObs, rowPos []int) ReportGroup {
@@ -165,7 +170,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	counts["gold_abstain_rows"] = b.Skipped
 	summary := b.Summary(block, ci, counts, meanReward, comps, groups, meta, opts)
 	key := []report.KeyMetric{
-		report.Key("f1", block.Detection.F1, true),
+		report.Key(report.KeyF1, f1, true),
+		report.Key(report.KeyF1Decided, block.Detection.F1, true),
 		report.Key(report.KeyAccuracy, accuracy, true),
 		report.Key(report.KeyAccuracyDecided, block.Detection.Accuracy, true),
 		report.Key(report.KeyDecidedRate, decidedRate, true),
@@ -191,7 +197,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	}
 	headline := []report.Stat{
 		b.RowsStat(),
-		{Name: "F1 (Phishing)", Value: report.FCI(ci["f1"], opts.Reps())},
+		{Name: report.KeyF1, Value: report.FCI(ci[report.KeyF1], opts.Reps())},
+		{Name: report.KeyF1Decided, Value: report.FCI(ci[report.KeyF1Decided], opts.Reps())},
 		{Name: report.KeyAccuracy, Value: report.FCI(ci[report.KeyAccuracy], opts.Reps())},
 		{Name: report.KeyAccuracyDecided, Value: report.FCI(ci[report.KeyAccuracyDecided], opts.Reps())},
 		{Name: report.KeyDecidedRate, Value: report.FOpt(decidedRate)},
@@ -204,18 +211,19 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "mean reward", Value: report.F(meanReward)},
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: b.Problems}
-	r.Markdown = markdown(meta, block, accuracy, decidedRate, ci, counts, meanReward, comps, groups, charts, opts)
+	r.Markdown = markdown(meta, block, f1, accuracy, decidedRate, ci, counts, meanReward, comps, groups, charts, opts)
 	return r, nil
 }
 
-func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *float64, ci map[string]metrics.CI, counts map[string]int,
+func markdown(meta *artifact.Metadata, m ReportMetrics, f1, accuracy, decidedRate *float64, ci map[string]metrics.CI, counts map[string]int,
 	meanReward float64, comps map[string]float64, breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
 	report.WriteTitle(&b, "E4 phishing detection", meta, counts, report.UnparsedClause(counts)+fmt.Sprintf(", %d gold-Abstain rows excluded", counts["gold_abstain_rows"]))
 	reps := opts.Reps()
 	b.WriteString("## Headline\n\n")
 	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
-		{"F1 (Phishing)", report.FOpt(m.Detection.F1), report.CICell(ci["f1"], reps)},
+		{report.KeyF1, report.FOpt(f1), report.CICell(ci[report.KeyF1], reps)},
+		{report.KeyF1Decided, report.FOpt(m.Detection.F1), report.CICell(ci[report.KeyF1Decided], reps)},
 		{report.KeyAccuracy, report.FOpt(accuracy), report.CICell(ci[report.KeyAccuracy], reps)},
 		{report.KeyAccuracyDecided, report.FOpt(m.Detection.Accuracy), report.CICell(ci[report.KeyAccuracyDecided], reps)},
 		{report.KeyDecidedRate, report.FOpt(decidedRate), ""},
@@ -232,8 +240,8 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 		{"mean reward", report.F(meanReward), ""},
 	}))
 	b.WriteString("\n## Detection\n\n")
-	b.WriteString(report.Table([]string{"precision", "recall", "F1", "FNR", "FPR", report.KeyAccuracyDecided}, [][]string{{
-		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.Recall), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.FNR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.Accuracy),
+	b.WriteString(report.Table([]string{"precision", "recall", "FNR", "FPR", report.KeyF1Decided, report.KeyAccuracyDecided}, [][]string{{
+		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.Recall), report.FOpt(m.Detection.FNR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.Accuracy),
 	}}))
 	report.WriteConfusionAndCharts(&b, m.Confusion, charts)
 	for _, field := range breakdownFields {
@@ -260,8 +268,13 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 	b.WriteString(`## Notes on definitions
 
 - Positive class is Phishing. As in the reference's E1 report, abstentions are removed before the confusion
-  matrix; accuracy_decided, precision, recall, F1, FNR, FPR, ECE, Brier, cost and AURC are over non-abstained
-  (decided) rows; abstain rate is over all scored rows.
+  matrix; accuracy_decided, f1_decided, precision, recall, FNR, FPR, ECE, Brier, cost and AURC are over
+  non-abstained (decided) rows; f1, accuracy, decided_rate and abstain rate are over all scored rows.
+- Two F1s (positive class Phishing), one name each: **f1** = 2·TP / (2·TP + FP + FN + abstentions on Phishing
+  emails) over every scored row: an abstention on a phishing email is a miss, one on a legitimate email is
+  neither a hit nor a false alarm, so abstaining scores as answering Legitimate would and can never raise f1;
+  it ranks runs. **f1_decided** = F1 over decided rows (summary.json ` + "`metrics.detection.f1`" + `, the reference's);
+  one right Phishing call and abstentions everywhere else make it 1.0, so read it beside decided_rate.
 - Three accuracies, one name each (as in E1): **accuracy** = correct / all scored rows (an abstention or unparsed
   answer counts as wrong, so abstaining can never raise it); **accuracy_decided** = correct / decided rows
   (summary.json ` + "`metrics.detection.accuracy`" + ` and ` + "`abstention.accuracy_non_abstained`" + `); **decided_rate** = decided /

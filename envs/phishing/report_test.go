@@ -6,10 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/metrics"
 	"github.com/svbench/svbench/report"
 	"github.com/svbench/svbench/report/reporttest"
 )
@@ -88,6 +90,27 @@ func TestBuildReport(t *testing.T) {
 	nearP("evidence precision", m.Evidence.Precision, 0.5)
 	nearP("evidence recall", m.Evidence.Recall, 0.25)
 	near("total cost", m.Cost.TotalCost, 11)
+	// Key metrics: f1 ranks and counts the abstention on phishing row 4
+	// as a miss (TP 1, FP 1, FN 1, that miss: 2/5); the unparsed answer on
+	// legitimate row 5 is neither a hit nor a false alarm. f1_decided is
+	// the metrics block's detection.f1.
+	var names []string
+	keys := map[string]float64{}
+	for _, k := range r.Key {
+		names = append(names, k.Name)
+		keys[k.Name] = k.Value
+	}
+	if want := []string{report.KeyF1, report.KeyF1Decided, report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyDecidedRate,
+		"fnr", "ece", "aurc", "evidence_precision", "mean_reward"}; !slices.Equal(names, want) {
+		t.Errorf("key metrics %q, want %q", names, want)
+	}
+	near("key f1", keys[report.KeyF1], 0.4)
+	near("key f1_decided", keys[report.KeyF1Decided], 0.5)
+	near("key accuracy", keys[report.KeyAccuracy], 2.0/6)
+	near("key decided_rate", keys[report.KeyDecidedRate], 4.0/6)
+	if ci := r.Summary["ci95"].(map[string]metrics.CI); ci[report.KeyF1].Point != 0.4 || ci[report.KeyF1Decided].Point != 0.5 {
+		t.Errorf("ci95 f1 %+v, f1_decided %+v", ci[report.KeyF1], ci[report.KeyF1Decided])
+	}
 	counts := r.Summary["counts"].(map[string]int)
 	if counts["error_rows"] != 1 || counts["unparsed_rows"] != 1 || counts["gold_abstain_rows"] != 1 || counts["scored"] != 6 {
 		t.Errorf("counts %v", counts)
