@@ -448,7 +448,9 @@ def cmd_matrix(a) -> None:
     info["timing"] = timing
     with open(os.path.join(out, "matrix.json"), "w") as f:
         json.dump(info, f, indent=2, default=str)
-    if a.dev_log:
+    # A run on the dev split is one of the configurations tried and joins
+    # the log; any other run only lists the log in its RESULTS.
+    if a.dev_log and a.test_split == "dev":
         results.append_dev_log(out, a.dev_log)
     if a.results:
         results.write(out, a.results, dev_log=a.dev_log)
@@ -552,8 +554,8 @@ def main(argv=None) -> None:
     m.add_argument("--device", default=None)
     m.add_argument("--no-report", action="store_true", help="skip svbench report and study")
     m.add_argument("--results", help="write RESULTS.md here")
-    m.add_argument("--dev-log", help="append this run's configuration and its arms' scores to this JSONL file "
-                   "(with --test-split dev: the record of every configuration tried, which RESULTS.md lists)")
+    m.add_argument("--dev-log", help="with --test-split dev, append this run's configuration and its arms' scores to this JSONL "
+                   "file (the record of every configuration tried); RESULTS.md lists the file's configurations either way")
     r = sub.add_parser("results", help="write RESULTS.md from a finished matrix output directory")
     r.add_argument("out")
     r.add_argument("--results", required=True)
