@@ -64,15 +64,15 @@ func DecidedRate(c metrics.Confusion) float64 {
 	return metrics.Div(float64(c.Decided()), float64(c.Total()))
 }
 
-// Names of the two phishing-detection F1 quantities of E4's report (the
-// positive class is the attack; issue #44):
+// Names of the two detection F1 quantities of E1's and E4's reports (the
+// positive class is the attack, Malicious or Phishing; issue #44):
 //
 //   - KeyF1: F1 over every scored row, 2·TP / (2·TP + FP + FN + A⁺) with
 //     A⁺ the abstentions (and unparsed answers) on positive rows: an
 //     abstention on an attack is a miss, one on a benign row is neither a
 //     hit nor a false alarm. Abstaining on a row therefore scores exactly
 //     as answering the negative label would, so it can never raise KeyF1;
-//     it is E4's main (ranking) metric.
+//     it is E4's main (ranking) metric (E1 ranks by KeyAccuracy).
 //   - KeyF1Decided: F1 over decided rows, abstentions left out of the
 //     confusion matrix (the reference's metrics.detection.f1, kept under
 //     that name in summary.json's metrics block). One right positive call

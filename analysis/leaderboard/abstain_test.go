@@ -75,6 +75,10 @@ const (
 	// key_metrics_version 1: "accuracy" first, meaning accuracy on decided
 	// rows. It must be recomputed, never read under the new meaning.
 	oldSummary
+	// v1Summary is a summary.json of key_metrics_version 1: "accuracy"
+	// over every row first, but "f1" meaning F1 on decided rows (now
+	// f1_decided). It must be recomputed too.
+	v1Summary
 )
 
 var day = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -142,6 +146,24 @@ func writeScoredRun(t *testing.T, root, model string, answer answerer, state sum
 			t.Fatal(err)
 		}
 		os.Chtimes(filepath.Join(dir, artifact.SummaryFile), later, later)
+	case v1Summary:
+		var all, decidedF1 float64
+		for _, k := range rep.Key {
+			switch k.Name {
+			case report.KeyAccuracy:
+				all = k.Value
+			case report.KeyF1Decided:
+				decidedF1 = k.Value
+			}
+		}
+		old := map[string]any{"env": netlogs.ID, "n_rows": nRows, "counts": map[string]int{"scored": nRows},
+			"bootstrap": map[string]any{"method": report.BootstrapMethod}, report.KeyMetricsVersionKey: 1,
+			"key_metrics": []map[string]any{{"name": "accuracy", "value": all, "higher_is_better": true, "ci_lo": all, "ci_hi": all},
+				{"name": "f1", "value": decidedF1, "higher_is_better": true, "ci_lo": decidedF1, "ci_hi": decidedF1}}}
+		if err := artifact.WriteJSONAtomic(filepath.Join(dir, artifact.SummaryFile), old); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(filepath.Join(dir, artifact.SummaryFile), later, later)
 	}
 	return dir, rep
 }
@@ -173,6 +195,7 @@ func TestAbstainerRanksLast(t *testing.T) {
 		{"no summary.json", noSummary},
 		{"summary.json of svbench report", currentSummary},
 		{"summary.json from before key_metrics_version 1", oldSummary},
+		{"summary.json of key_metrics_version 1", v1Summary},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -193,6 +216,15 @@ func TestAbstainerRanksLast(t *testing.T) {
 			if a, f := keyValue(t, abst, "mean_reward"), keyValue(t, feat, "mean_reward"); a >= f {
 				t.Errorf("mean reward: abstainer %v, features %v", a, f)
 			}
+			// The same trap on F1 (E1's key_metrics_version 2, as E4's):
+			// one right Malicious call makes f1_decided 1.0, while f1
+			// counts the 74 abstentions on Malicious rows as misses.
+			if a := keyValue(t, abst, report.KeyF1Decided); a != 1 {
+				t.Errorf("abstainer f1_decided %v, want 1", a)
+			}
+			if a, f := keyValue(t, abst, report.KeyF1), keyValue(t, feat, report.KeyF1); a != 2.0/76 || f != 144.0/162 || a > f/10 {
+				t.Errorf("f1: abstainer %v (want 2/76), features %v (want 144/162: TP 72, FP 15, 3 abstentions on Malicious rows)", a, f)
+			}
 
 			lb, err := leaderboard.Build([]string{root}, leaderboard.Options{})
 			if err != nil {
@@ -208,9 +240,11 @@ func TestAbstainerRanksLast(t *testing.T) {
 			if want := []string{"builtin:features #1 B", "abstain-149 #2 B"}; !slices.Equal(order, want) {
 				t.Errorf("leaderboard %q, want %q\n%s", order, want, lb.Markdown())
 			}
-			if tc.state == oldSummary {
+			if tc.state == oldSummary || tc.state == v1Summary {
 				for _, e := range lb.Entries {
-					if _, ok := e.Metrics[report.KeyAccuracyDecided]; !ok {
+					_, okAcc := e.Metrics[report.KeyAccuracyDecided]
+					_, okF1 := e.Metrics[report.KeyF1Decided]
+					if !okAcc || !okF1 {
 						t.Errorf("%s: the old summary.json was read, not recomputed: %v", e.Model, e.Metrics)
 					}
 				}
@@ -268,17 +302,18 @@ func serve(t *testing.T, h http.Handler, path string) string {
 	return rec.Body.String()
 }
 
-// TestAccuracyNamesAgree: each of E1's three accuracies is shown under one
-// name — its key metric's — with the same value in report.md, the
-// terminal headline (svbench eval/report), scoreboard.md, leaderboard.md
-// and the dashboard's run and leaderboard pages; the old labels that gave
-// "accuracy" three meanings are gone.
+// TestAccuracyNamesAgree: each of E1's three accuracies and two F1s is
+// shown under one name — its key metric's — with the same value in
+// report.md, the terminal headline (svbench eval/report), scoreboard.md,
+// leaderboard.md and the dashboard's run and leaderboard pages; the old
+// labels that gave "accuracy" three meanings (and "F1 (Malicious)") are
+// gone.
 func TestAccuracyNamesAgree(t *testing.T) {
 	root := t.TempDir()
 	absDir, abst := writeScoredRun(t, root, "abstain-149", abstainer, currentSummary)
 	featDir, feat := writeScoredRun(t, root, "builtin:features", featuresLike, currentSummary)
-	names := []string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyDecidedRate}
-	stale := []string{"accuracy (decided)", "accuracy (non-abstained)", "(non-abstained)", "accuracy on decided"}
+	names := []string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyDecidedRate, report.KeyF1, report.KeyF1Decided}
+	stale := []string{"accuracy (decided)", "accuracy (non-abstained)", "(non-abstained)", "accuracy on decided", "F1 (Malicious)"}
 
 	sb, err := report.CollectScoreboard(root, report.ScoreboardOptions{})
 	if err != nil {

@@ -19,16 +19,23 @@ func init() {
 // (issue #44): "accuracy" is accuracy over every scored row (it was accuracy
 // on decided rows, which abstaining games), accuracy_decided and
 // decided_rate join it, and accuracy ranks the scoreboard and leaderboard.
-const KeyMetricsVersion = 1
+// Version 2 (issue #44 item 4, as E4's version 2): the key metric "f1" is F1
+// over every scored row (report.KeyF1: an abstention on a Malicious row is a
+// miss, one on a Benign row neither); F1 on decided rows, which it was, is
+// f1_decided. The metrics block's detection.f1 is still F1 on decided rows,
+// the reference's. accuracy still ranks.
+const KeyMetricsVersion = 2
 
-// Labels of the accuracy quantities in every E1 output (report.KeyAccuracy
-// and its siblings): the key metric's name itself, so report.md, the
-// terminal headline, the scoreboard, the leaderboard and the dashboard
-// print one word for one quantity.
+// Labels of the accuracy and F1 quantities in every E1 output
+// (report.KeyAccuracy, report.KeyF1 and their siblings): the key metric's
+// name itself, so report.md, the terminal headline, the scoreboard, the
+// leaderboard and the dashboard print one word for one quantity.
 const (
 	labelAccuracy        = report.KeyAccuracy
 	labelAccuracyDecided = report.KeyAccuracyDecided
 	labelDecidedRate     = report.KeyDecidedRate
+	labelF1              = report.KeyF1
+	labelF1Decided       = report.KeyF1Decided
 )
 
 // ReferenceEnvironment is E1's name in the reference's summaries.
@@ -152,14 +159,16 @@ var breakdownFields = []string{"scenario", "difficulty", "attack_family"}
 
 // ReportGroup is one line of a breakdown table; nil values are undefined
 // for the group (accuracy_decided of a group that always abstained).
-// Accuracy and AccuracyDecided are report.KeyAccuracy and
-// report.KeyAccuracyDecided over the group's rows.
+// Accuracy, AccuracyDecided, F1 and F1Decided are report.KeyAccuracy,
+// report.KeyAccuracyDecided, report.KeyF1 and report.KeyF1Decided over the
+// group's rows.
 type ReportGroup struct {
 	report.GroupHead
 	AbstainRate     *float64 `json:"abstain_rate"`
 	Accuracy        *float64 `json:"accuracy"`
 	AccuracyDecided *float64 `json:"accuracy_decided"`
 	F1              *float64 `json:"f1"`
+	F1Decided       *float64 `json:"f1_decided"`
 	ECE             *float64 `json:"ece"`
 	MeanReward      float64  `json:"mean_reward"`
 }
@@ -175,12 +184,13 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	scored := len(b.Obs) > 0
 	accuracy := report.Opt(report.AllRowsAccuracy(c), scored)
 	decidedRate := report.Opt(report.DecidedRate(c), scored)
-	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, "f1", "ece"}, []metrics.Stat{
-		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.F1), b.ECEStat,
+	f1 := report.Opt(report.AllRowsF1(c, b.AbstainedPositives()), report.AllRowsF1Defined(c, b.AbstainedPositives()))
+	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyF1, report.KeyF1Decided, "ece"}, []metrics.Stat{
+		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.AllRowsF1Stat, b.ConfusionStat(metrics.Confusion.F1), b.ECEStat,
 	}, meta, opts)
 	// An interval around an undefined point would read as a score.
 	for name, v := range map[string]*float64{report.KeyAccuracy: accuracy, report.KeyAccuracyDecided: block.Detection.Accuracy,
-		"f1": block.Detection.F1, "ece": block.Calibration.ECE} {
+		report.KeyF1: f1, report.KeyF1Decided: block.Detection.F1, "ece": block.Calibration.ECE} {
 		if v == nil {
 			delete(ci, name)
 		}
@@ -188,14 +198,19 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	meanReward, comps := report.RewardStats(rows, b.Pos)
 	groups := report.Breakdown(rows, b, breakdownFields, func(h report.GroupHead, obs []report.BinaryObs, rowPos []int) ReportGroup {
 		var a report.BinaryAcc
+		abstainedPos := 0
 		for _, o := range obs {
 			a.Add(o)
+			if o.Outcome == metrics.Abstain && o.Positive {
+				abstainedPos++
+			}
 		}
 		g := ownMetrics(&a)
 		mr, _ := report.RewardStats(rows, rowPos)
 		return ReportGroup{GroupHead: h, AbstainRate: g.Abstention.AbstainRate,
 			Accuracy: report.Opt(report.AllRowsAccuracy(a.Confusion), len(obs) > 0), AccuracyDecided: g.Detection.Accuracy,
-			F1: g.Detection.F1, ECE: g.Calibration.ECE, MeanReward: mr}
+			F1:        report.Opt(report.AllRowsF1(a.Confusion, abstainedPos), report.AllRowsF1Defined(a.Confusion, abstainedPos)),
+			F1Decided: g.Detection.F1, ECE: g.Calibration.ECE, MeanReward: mr}
 	})
 	counts := b.Counts(len(rows))
 	summary := b.Summary(block, ci, counts, meanReward, comps, groups, meta, opts)
@@ -207,11 +222,14 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	// every row, which an abstention can only lower. accuracy_decided
 	// stands beside it with its decided_rate, never first: a model that
 	// abstains on all rows but one it gets right has accuracy_decided 1.
+	// f1 (every scored row, an abstention on a Malicious row a miss) and
+	// f1_decided (the reference's detection.f1) follow, as in E4.
 	key := []report.KeyMetric{
 		report.Key(report.KeyAccuracy, accuracy, true),
 		report.Key(report.KeyAccuracyDecided, block.Detection.Accuracy, true),
 		report.Key(report.KeyDecidedRate, decidedRate, true),
-		report.Key("f1", block.Detection.F1, true),
+		report.Key(report.KeyF1, f1, true),
+		report.Key(report.KeyF1Decided, block.Detection.F1, true),
 		report.Key("ece", block.Calibration.ECE, false),
 		report.Key("aurc", block.Abstention.AURC, false),
 		report.Key("cost_weighted_accuracy", block.Cost.CostWeightedAccuracy, true),
@@ -230,7 +248,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: labelAccuracy, Value: withCI(report.KeyAccuracy, accuracy)},
 		{Name: labelAccuracyDecided, Value: withCI(report.KeyAccuracyDecided, block.Detection.Accuracy)},
 		{Name: labelDecidedRate, Value: report.FOpt(decidedRate)},
-		{Name: "F1 (Malicious)", Value: withCI("f1", block.Detection.F1)},
+		{Name: labelF1, Value: withCI(report.KeyF1, f1)},
+		{Name: labelF1Decided, Value: withCI(report.KeyF1Decided, block.Detection.F1)},
 		{Name: "ECE", Value: withCI("ece", block.Calibration.ECE)},
 		{Name: "AURC", Value: report.FOpt(block.Abstention.AURC)},
 		{Name: "cost-weighted accuracy", Value: report.FOpt(block.Cost.CostWeightedAccuracy)},
@@ -238,11 +257,11 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		{Name: "mean reward", Value: report.FOpt(report.Opt(meanReward, scored))},
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: b.Problems}
-	r.Markdown = markdown(meta, block, accuracy, decidedRate, ref, refBlock, b.Unparsed, ci, counts, meanReward, comps, groups, charts, opts)
+	r.Markdown = markdown(meta, block, f1, accuracy, decidedRate, ref, refBlock, b.Unparsed, ci, counts, meanReward, comps, groups, charts, opts)
 	return r, nil
 }
 
-func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *float64, ref *report.ReferenceSummary, rm ReferenceMetrics, unparsed int,
+func markdown(meta *artifact.Metadata, m ReportMetrics, f1, accuracy, decidedRate *float64, ref *report.ReferenceSummary, rm ReferenceMetrics, unparsed int,
 	ci map[string]metrics.CI, counts map[string]int, meanReward float64, comps map[string]float64,
 	breakdown map[string][]ReportGroup, charts []report.Chart, opts report.Options) string {
 	var b bytes.Buffer
@@ -260,7 +279,8 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 		{labelAccuracy, report.FOpt(accuracy), ciCell(report.KeyAccuracy)},
 		{labelAccuracyDecided, report.FOpt(m.Detection.Accuracy), ciCell(report.KeyAccuracyDecided)},
 		{labelDecidedRate, report.FOpt(decidedRate), ""},
-		{"F1 (Malicious)", report.FOpt(m.Detection.F1), ciCell("f1")},
+		{labelF1, report.FOpt(f1), ciCell(report.KeyF1)},
+		{labelF1Decided, report.FOpt(m.Detection.F1), ciCell(report.KeyF1Decided)},
 		{"ECE (10 bins)", report.FOpt(m.Calibration.ECE), ciCell("ece")},
 		{"Brier", report.FOpt(m.Calibration.Brier), ""},
 		{"AURC", report.FOpt(m.Abstention.AURC), ""},
@@ -271,7 +291,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 	}))
 
 	b.WriteString("\n## Detection\n\n")
-	b.WriteString(report.Table([]string{"TPR", "FPR", "FNR", "precision", "F1", labelAccuracyDecided}, [][]string{{
+	b.WriteString(report.Table([]string{"TPR", "FPR", "FNR", "precision", labelF1Decided, labelAccuracyDecided}, [][]string{{
 		report.FOpt(m.Detection.TPR), report.FOpt(m.Detection.FPR), report.FOpt(m.Detection.FNR),
 		report.FOpt(m.Detection.Precision), report.FOpt(m.Detection.F1), report.FOpt(m.Detection.Accuracy),
 	}}))
@@ -285,9 +305,9 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 		fmt.Fprintf(&b, "## By %s\n\n", strings.ReplaceAll(field, "_", " "))
 		var rows [][]string
 		for _, g := range gs {
-			rows = append(rows, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), report.FOpt(g.AccuracyDecided), report.FOpt(g.F1), report.FOpt(g.ECE), report.PctOpt(g.AbstainRate), report.F(g.MeanReward)})
+			rows = append(rows, []string{g.Name, fmt.Sprint(g.N), report.FOpt(g.Accuracy), report.FOpt(g.AccuracyDecided), report.FOpt(g.F1), report.FOpt(g.F1Decided), report.FOpt(g.ECE), report.PctOpt(g.AbstainRate), report.F(g.MeanReward)})
 		}
-		b.WriteString(report.Table([]string{field, "n", labelAccuracy, labelAccuracyDecided, "F1", "ECE", "abstain", "mean reward"}, rows))
+		b.WriteString(report.Table([]string{field, "n", labelAccuracy, labelAccuracyDecided, labelF1, labelF1Decided, "ECE", "abstain", "mean reward"}, rows))
 		b.WriteString("\n")
 	}
 
@@ -296,8 +316,14 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 
 	b.WriteString(`## Notes on definitions
 
-- Positive class is Malicious. Abstentions are removed before the confusion matrix; accuracy_decided, F1,
-  ECE, Brier, cost and AURC are over non-abstained (decided) rows; abstain rate is over all scored rows.
+- Positive class is Malicious. Abstentions are removed before the confusion matrix; accuracy_decided,
+  f1_decided, precision, TPR, FPR, FNR, ECE, Brier, cost and AURC are over non-abstained (decided) rows; accuracy,
+  f1, decided_rate and abstain rate are over all scored rows.
+- Two F1s (positive class Malicious), one name each (as in E4): **f1** = 2·TP / (2·TP + FP + FN + abstentions on
+  Malicious rows) over every scored row: an abstention on a Malicious row is a miss, one on a Benign row is neither
+  a hit nor a false alarm, so abstaining scores as answering Benign would and can never raise f1.
+  **f1_decided** = 2·TP / (2·TP + FP + FN) over decided rows (summary.json ` + "`metrics.detection.f1`" + `, the
+  reference's); one right Malicious call and abstentions everywhere else make it 1.0, so read it beside decided_rate.
 - Three accuracies, one name each in report.md, summary.json, the scoreboard, the leaderboard and the dashboard:
   **accuracy** = correct / all scored rows (an abstention or unparsed answer counts as wrong, so abstaining can
   never raise it; it ranks runs, and the ` + "`default`" + ` rubric's ` + "`accuracy`" + ` reward component has this mean);
@@ -315,7 +341,7 @@ func markdown(meta *artifact.Metadata, m ReportMetrics, accuracy, decidedRate *f
 - AURC: thresholds 0.00…1.00 step 0.01; coverage = share of non-abstained rows with confidence ≥ t, risk = error
   rate among them; a threshold nobody reaches counts as coverage 0, risk 0; trapezoid rule over coverage.
 - n/a marks a value with nothing to compute it from (precision when nothing was called Malicious, anything
-  over decided rows when every row abstained); summary.json writes it as null. F1 = 2·TP / (2·TP + FP + FN).
+  over decided rows when every row abstained); summary.json writes it as null.
 - 95% CIs: percentile cluster bootstrap over examples (every rollout of a drawn example comes with it; abstentions included), seeded, so reports are reproducible.
 `)
 	return b.String()
@@ -340,7 +366,7 @@ func writeReferenceSection(b *bytes.Buffer, m ReportMetrics, ref *report.Referen
 		{"TPR", report.FOpt(m.Detection.TPR), report.F(rm.Detection.TPR)},
 		{"FPR", report.FOpt(m.Detection.FPR), report.F(rm.Detection.FPR)},
 		{"FNR", report.FOpt(m.Detection.FNR), report.F(rm.Detection.FNR)},
-		{"F1", report.FOpt(m.Detection.F1), report.F(rm.Detection.F1)},
+		{labelF1Decided + " (detection.f1)", report.FOpt(m.Detection.F1), report.F(rm.Detection.F1)},
 		{"ECE", report.FOpt(m.Calibration.ECE), report.F(rm.Calibration.ECE)},
 		{"Brier", report.FOpt(m.Calibration.Brier), report.F(rm.Calibration.Brier)},
 		{"cost-weighted accuracy", report.FOpt(m.Cost.CostWeightedAccuracy), report.F(rm.Cost.CostWeightedAccuracy)},

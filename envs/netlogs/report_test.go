@@ -73,14 +73,29 @@ func TestBuildReport(t *testing.T) {
 		}
 	}
 	var names []string
+	keys := map[string]float64{}
 	for _, k := range rep.Key {
 		names = append(names, k.Name)
+		keys[k.Name] = k.Value
 	}
-	if want := []string{"accuracy", "accuracy_decided", "decided_rate", "f1", "ece", "aurc", "cost_weighted_accuracy", "mean_reward"}; !slices.Equal(names, want) {
+	if want := []string{"accuracy", "accuracy_decided", "decided_rate", "f1", "f1_decided", "ece", "aurc", "cost_weighted_accuracy", "mean_reward"}; !slices.Equal(names, want) {
 		t.Errorf("key metrics %q, want %q", names, want)
 	}
-	if k := rep.Key[2]; k.Value != 4.0/6 || !k.HigherIsBetter || rep.Key[4].HigherIsBetter {
+	if k := rep.Key[2]; k.Value != 4.0/6 || !k.HigherIsBetter || rep.Key[5].HigherIsBetter {
 		t.Errorf("key metrics %+v", rep.Key)
+	}
+	// f1 counts the abstention on Malicious row 4 as a miss (TP 1, FP 1,
+	// FN 1, that miss: 2/5); the unparsed answer on Benign row 5 is neither
+	// a hit nor a false alarm. f1_decided is the metrics block's
+	// detection.f1 (2/4), as in E4.
+	if keys[report.KeyF1] != 0.4 || keys[report.KeyF1Decided] != 0.5 || m.Detection.F1 == nil || *m.Detection.F1 != 0.5 {
+		t.Errorf("key f1 %v, f1_decided %v (detection.f1 %v), want 0.4, 0.5", keys[report.KeyF1], keys[report.KeyF1Decided], m.Detection.F1)
+	}
+	if ci[report.KeyF1].Point != 0.4 || ci[report.KeyF1Decided].Point != 0.5 {
+		t.Errorf("ci95 f1 %+v, f1_decided %+v", ci[report.KeyF1], ci[report.KeyF1Decided])
+	}
+	if g := bd["scenario"]; len(g) == 3 && (g[2].F1 == nil || *g[2].F1 != 0 || g[2].F1Decided != nil) {
+		t.Errorf("(none) group (abstained on a Malicious and a Benign row): f1 %v, want 0; f1_decided %v, want n/a", g[2].F1, g[2].F1Decided)
 	}
 	// The reference block leaves the unparsed row out: 5 rows, 1 abstained.
 	ref := rep.Summary[report.ReferenceSummaryKey].(*report.ReferenceSummary)
