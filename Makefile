@@ -55,7 +55,7 @@ demo: deps-demo build
 
 # svbench's first training run (train/README.md): a tiny transformer trained
 # from scratch on E1's embedded train split with GRPO against `svbench serve` on
-# CPU, every arm of the research matrix with three seeds (about 10 minutes on
+# CPU, every arm of the research matrix with three seeds (about 18 minutes on
 # two cores; TRAIN_ARGS="--seeds 1" for one), then svbench report/study and
 # train/RESULTS.md.
 TRAIN_ARGS ?=
