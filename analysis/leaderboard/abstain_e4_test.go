@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -109,7 +108,7 @@ func writeE4Run(t *testing.T, root string, e *phishing.Environment, examples []e
 		}
 		os.Chtimes(filepath.Join(dir, artifact.SummaryFile), later, later)
 	case oldSummary:
-		decided := e4KeyValue(t, rep, report.KeyF1Decided)
+		decided := keyValue(t, rep, report.KeyF1Decided)
 		old := map[string]any{"env": phishing.ID, "n_rows": len(examples), "counts": map[string]int{"scored": len(examples)},
 			report.KeyMetricsVersionKey: 1,
 			"bootstrap":                 map[string]any{"method": report.BootstrapMethod},
@@ -120,22 +119,6 @@ func writeE4Run(t *testing.T, root string, e *phishing.Environment, examples []e
 		os.Chtimes(filepath.Join(dir, artifact.SummaryFile), later, later)
 	}
 	return dir, rep
-}
-
-// e4KeyValue is key metric name of rep; a missing or undefined one is an
-// error (reported, not fatal, so a run shows every broken expectation).
-func e4KeyValue(t *testing.T, rep *report.Report, name string) float64 {
-	t.Helper()
-	for _, k := range rep.Key {
-		if k.Name == name {
-			if k.Undefined {
-				t.Errorf("%s undefined", name)
-			}
-			return k.Value
-		}
-	}
-	t.Errorf("no key metric %s in %+v", name, rep.Key)
-	return 0
 }
 
 // TestE4AbstainerRanksLast: on E4's test set a model that says Phishing
@@ -170,20 +153,18 @@ func TestE4AbstainerRanksLast(t *testing.T) {
 
 			// The trap: on decided rows the abstainer is perfect and
 			// the baseline is not.
-			if a, b := e4KeyValue(t, abst, report.KeyF1Decided), e4KeyValue(t, base, report.KeyF1Decided); a != 1 || b >= 1 {
+			if a, b := keyValue(t, abst, report.KeyF1Decided), keyValue(t, base, report.KeyF1Decided); a != 1 || b >= 1 {
 				t.Errorf("f1_decided: abstainer %v, baseline %v; the fixture must make the abstainer look perfect", a, b)
 			}
 			// One TP, 0 FP, pos−1 phishing emails abstained on (misses):
 			// F1 = 2·1 / (2·1 + 0 + pos−1).
-			if a, want := e4KeyValue(t, abst, report.KeyF1), 2.0/float64(pos+1); a != want {
+			if a, want := keyValue(t, abst, report.KeyF1), 2.0/float64(pos+1); a != want {
 				t.Errorf("abstainer f1 %v, want 2/(%d+1) = %v", a, pos, want)
 			}
-			if a, b := e4KeyValue(t, abst, report.KeyF1), e4KeyValue(t, base, report.KeyF1); a >= b {
+			if a, b := keyValue(t, abst, report.KeyF1), keyValue(t, base, report.KeyF1); a >= b {
 				t.Errorf("f1: abstainer %v, baseline %v", a, b)
 			}
-			t.Logf("f1 abstainer %.4f, baseline %.4f; f1_decided abstainer %.4f, baseline %.4f", e4KeyValue(t, abst, report.KeyF1), e4KeyValue(t, base, report.KeyF1),
-				e4KeyValue(t, abst, report.KeyF1Decided), e4KeyValue(t, base, report.KeyF1Decided))
-			if a, b := e4KeyValue(t, abst, "mean_reward"), e4KeyValue(t, base, "mean_reward"); a >= b {
+			if a, b := keyValue(t, abst, "mean_reward"), keyValue(t, base, "mean_reward"); a >= b {
 				t.Errorf("mean reward: abstainer %v, baseline %v", a, b)
 			}
 
@@ -250,74 +231,7 @@ func TestE4F1NamesAgree(t *testing.T) {
 	names := []string{report.KeyF1, report.KeyF1Decided}
 	stale := []string{"F1 (Phishing)"}
 
-	sb, err := report.CollectScoreboard(root, report.ScoreboardOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lb, err := leaderboard.Build([]string{root}, leaderboard.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := web.New(root, web.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	lbPage := serve(t, srv, "/leaderboard")
-	outputs := map[string]string{"scoreboard.md": sb.Markdown(), "leaderboard.md": lb.Markdown(), "dashboard leaderboard": lbPage}
-
-	for _, run := range []struct {
-		model string
-		dir   string
-		rep   *report.Report
-	}{{"abstain-179", absDir, abst}, {"builtin:indicators", baseDir, base}} {
-		md, err := os.ReadFile(filepath.Join(run.dir, artifact.ReportFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(root, run.dir)
-		runPage := serve(t, srv, "/run?id="+filepath.ToSlash(rel))
-		var headline []string
-		for _, s := range run.rep.Headline {
-			headline = append(headline, s.Name+": "+s.Value)
-		}
-		outputs[run.model+" report.md"] = string(md)
-		outputs[run.model+" headline"] = strings.Join(headline, "\n")
-		outputs[run.model+" dashboard run"] = runPage
-
-		for _, name := range names {
-			want := report.F(e4KeyValue(t, run.rep, name))
-			if got, ok := mdCell(string(md), name, "value"); !ok || !strings.HasPrefix(got, want) {
-				t.Errorf("%s report.md: %s = %q (found %v), want %s", run.model, name, got, ok, want)
-			}
-			if !slices.ContainsFunc(run.rep.Headline, func(s report.Stat) bool { return s.Name == name && strings.HasPrefix(s.Value, want) }) {
-				t.Errorf("%s headline lacks %s %s:\n%s", run.model, name, want, outputs[run.model+" headline"])
-			}
-			if got, ok := mdCell(sb.Markdown(), run.model, name); !ok || !strings.HasPrefix(got, want) {
-				t.Errorf("%s scoreboard.md: %s = %q (found %v), want %s", run.model, name, got, ok, want)
-			}
-			if got, ok := mdCell(lb.Markdown(), run.model, name); !ok || !strings.HasPrefix(got, want) {
-				t.Errorf("%s leaderboard.md: %s = %q (found %v), want %s", run.model, name, got, ok, want)
-			}
-			keyRow := regexp.MustCompile(`<tr><td>` + regexp.QuoteMeta(name) + `</td><td class="num">` + regexp.QuoteMeta(want) + `</td>`)
-			bullet := regexp.MustCompile(`<li><b>` + regexp.QuoteMeta(name) + `</b>: ` + regexp.QuoteMeta(want))
-			if !keyRow.MatchString(runPage) || !bullet.MatchString(runPage) {
-				t.Errorf("%s dashboard run page: %s %s missing from the key metrics table or the headline", run.model, name, want)
-			}
-		}
-		// The dashboard's leaderboard shows the main metric only.
-		main := report.F(e4KeyValue(t, run.rep, report.KeyF1))
-		if !regexp.MustCompile(`<td>` + regexp.QuoteMeta(run.model) + `</td>.*<td>f1</td>\s*<td class="num">` + regexp.QuoteMeta(main) + `</td>`).MatchString(lbPage) {
-			t.Errorf("dashboard leaderboard: %s's main metric is not f1 %s", run.model, main)
-		}
-	}
-	for what, out := range outputs {
-		for _, s := range stale {
-			if strings.Contains(out, s) {
-				t.Errorf("%s still says %q", what, s)
-			}
-		}
-	}
+	assertNamesAgree(t, root, []namedRun{{"abstain-179", absDir, abst}, {"builtin:indicators", baseDir, base}}, names, stale, report.KeyF1)
 
 	// A summary.json of key_metrics_version 1 (its f1 the decided 1.0).
 	old := t.TempDir()
@@ -329,7 +243,7 @@ func TestE4F1NamesAgree(t *testing.T) {
 	defer osrv.Close()
 	rel, _ := filepath.Rel(old, dir)
 	page := serve(t, osrv, "/run?id="+filepath.ToSlash(rel))
-	want := report.F(e4KeyValue(t, rep, report.KeyF1))
+	want := report.F(keyValue(t, rep, report.KeyF1))
 	if !strings.Contains(page, `id="outdated-summary"`) || !strings.Contains(page, `<tr><td>f1</td><td class="num">`+want+`</td>`) ||
 		strings.Contains(page, `<tr><td>f1</td><td class="num">1.0000</td>`) {
 		t.Errorf("run page of an outdated E4 summary.json (want f1 %s, computed):\n%s", want, page)

@@ -315,6 +315,23 @@ func TestAccuracyNamesAgree(t *testing.T) {
 	names := []string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyDecidedRate, report.KeyF1, report.KeyF1Decided}
 	stale := []string{"accuracy (decided)", "accuracy (non-abstained)", "(non-abstained)", "accuracy on decided", "F1 (Malicious)"}
 
+	assertNamesAgree(t, root, []namedRun{{"abstain-149", absDir, abst}, {"builtin:features", featDir, feat}}, names, stale, report.KeyAccuracy)
+}
+
+// namedRun is one scored run of a names-agree test.
+type namedRun struct {
+	model string
+	dir   string
+	rep   *report.Report
+}
+
+// assertNamesAgree checks that each key metric in names shows one value
+// under its own name in report.md, the terminal headline, scoreboard.md,
+// leaderboard.md and the dashboard's run and leaderboard pages, that the
+// dashboard's leaderboard shows mainKey, and that no output still says a
+// stale label.
+func assertNamesAgree(t *testing.T, root string, runs []namedRun, names, stale []string, mainKey string) {
+	t.Helper()
 	sb, err := report.CollectScoreboard(root, report.ScoreboardOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -331,11 +348,7 @@ func TestAccuracyNamesAgree(t *testing.T) {
 	lbPage := serve(t, srv, "/leaderboard")
 	outputs := map[string]string{"scoreboard.md": sb.Markdown(), "leaderboard.md": lb.Markdown(), "dashboard leaderboard": lbPage}
 
-	for _, run := range []struct {
-		model string
-		dir   string
-		rep   *report.Report
-	}{{"abstain-149", absDir, abst}, {"builtin:features", featDir, feat}} {
+	for _, run := range runs {
 		md, err := os.ReadFile(filepath.Join(run.dir, artifact.ReportFile))
 		if err != nil {
 			t.Fatal(err)
@@ -371,9 +384,9 @@ func TestAccuracyNamesAgree(t *testing.T) {
 			}
 		}
 		// The dashboard's leaderboard shows the main metric only.
-		main := report.F(keyValue(t, run.rep, report.KeyAccuracy))
-		if !regexp.MustCompile(`<td>` + regexp.QuoteMeta(run.model) + `</td>.*<td>accuracy</td>\s*<td class="num">` + regexp.QuoteMeta(main) + `</td>`).MatchString(lbPage) {
-			t.Errorf("dashboard leaderboard: %s's main metric is not accuracy %s", run.model, main)
+		main := report.F(keyValue(t, run.rep, mainKey))
+		if !regexp.MustCompile(`<td>` + regexp.QuoteMeta(run.model) + `</td>.*<td>` + regexp.QuoteMeta(mainKey) + `</td>\s*<td class="num">` + regexp.QuoteMeta(main) + `</td>`).MatchString(lbPage) {
+			t.Errorf("dashboard leaderboard: %s's main metric is not %s %s", run.model, mainKey, main)
 		}
 	}
 	for what, out := range outputs {

@@ -83,24 +83,22 @@ def arm_list(s: str) -> list[str]:
     return arms
 
 
-def oversample_factor(s: str) -> int:
-    try:
-        n = int(s)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError("%r is not an oversampling factor: give a whole number of at least 1 (1: every drawn group is trained on)" % s)
-    return n
+def _whole_at_least_one(what: str, note: str = ""):
+    """An argparse type: a whole number of at least 1, else an error naming
+    what the number is."""
+    def parse(s: str) -> int:
+        try:
+            n = int(s)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise argparse.ArgumentTypeError("%r is not %s: give a whole number of at least 1%s" % (s, what, note))
+        return n
+    return parse
 
 
-def block_count(s: str) -> int:
-    try:
-        n = int(s)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError("%r is not a number of transformer blocks: give a whole number of at least 1" % s)
-    return n
+oversample_factor = _whole_at_least_one("an oversampling factor", " (1: every drawn group is trained on)")
+block_count = _whole_at_least_one("a number of transformer blocks")
 
 
 def log(msg: str) -> None:
