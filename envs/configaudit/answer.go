@@ -120,9 +120,11 @@ func ParseOutput(text string) Output {
 		}
 	case []any:
 		// A JSON Patch given as an array rather than a string. An array
-		// holding NaN or Infinity cannot be re-encoded: no patch.
+		// holding NaN or Infinity cannot be re-encoded: no patch. An empty
+		// array changes nothing: no patch, as the prompt's empty string.
 		b, err := json.Marshal(p)
 		switch {
+		case len(p) == 0:
 		case err != nil:
 			o.SchemaValid = false
 			o.Problems = append(o.Problems, `"patch" array is not valid JSON (NaN or Infinity); ignored`)

@@ -29,6 +29,7 @@ func TestParseOutputNonFinite(t *testing.T) {
 		{"overflowing confidence", `{` + v + `, "confidence": 1e999}`, false, []string{"kube-linter/latest-tag"}, "", "finite number"},
 		{"NaN as a violation id", `{"violations": [{"id": NaN, "severity": "low"}, {"id": "kube-linter/privileged-container", "severity": "high"}]}`, false, []string{"kube-linter/privileged-container"}, "", "violations[0]"},
 		{"NaN as a bare violation", `{"violations": [NaN, "kube-linter/host-network"]}`, false, []string{"kube-linter/host-network"}, "", "violations[0]"},
+		{"empty JSON Patch array: no patch", `{` + v + `, "patch": [], "confidence": 0.5}`, true, []string{"kube-linter/latest-tag"}, "", ""},
 		{"NaN as the patch", `{` + v + `, "patch": NaN}`, false, []string{"kube-linter/latest-tag"}, "", `"patch" must be a string`},
 		{"NaN inside a JSON Patch array", `{` + v + `, "patch": [{"op": "replace", "path": "/spec/replicas", "value": NaN}]}`, false, []string{"kube-linter/latest-tag"}, "", "NaN or Infinity"},
 		{"NaN in a string is text", `{` + v + `, "patch": "NaN", "confidence": 1}`, true, []string{"kube-linter/latest-tag"}, "NaN", ""},

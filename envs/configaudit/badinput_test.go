@@ -213,6 +213,12 @@ func TestBadPatches(t *testing.T) {
 		if s.Parsed["patch_applied"] != true {
 			t.Errorf("valid JSON Patch rejected: %v", s.Parsed["patch_error"])
 		}
+		// Its size is the line it adds, not every line the YAML round trip
+		// reformats (before sizeBase a one-operation patch counted 60-odd
+		// lines and paid the whole size penalty).
+		if got := s.Parsed["changed_lines"]; got != 1 {
+			t.Errorf("one added label counted as %v changed lines, want 1", got)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
@@ -88,6 +89,10 @@ type Env struct {
 	once sync.Once
 	v    *verifiers
 	verr error
+	// built publishes v to Info, which runs beside the first episode's
+	// once.Do (a session opens, lists the environment and starts the
+	// episode concurrently with another); reading v there raced.
+	built atomic.Pointer[verifiers]
 }
 
 // New builds the environment from options (Config, decoded by the
@@ -124,7 +129,10 @@ func (e *Env) packSet() (packSet, error) {
 // verifiersFor builds the scanners on first use: trivy's checks take about a
 // second to compile, which listing environments should not pay.
 func (e *Env) verifiers(ctx context.Context) (*verifiers, error) {
-	e.once.Do(func() { e.v, e.verr = newVerifiers(ctx, splitDirs(e.cfg.PolicyDirs)) })
+	e.once.Do(func() {
+		e.v, e.verr = newVerifiers(ctx, splitDirs(e.cfg.PolicyDirs))
+		e.built.Store(e.v)
+	})
 	return e.v, e.verr
 }
 
@@ -158,8 +166,8 @@ func (e *Env) Info() env.Info {
 			info.SystemPrompt = SystemPromptNoTools
 		}
 	}
-	if e.v != nil {
-		info.Verifiers = e.v.versions()
+	if v := e.built.Load(); v != nil {
+		info.Verifiers = v.versions()
 	}
 	return info
 }

@@ -51,3 +51,43 @@ func runPolicy(t testing.TB, e *Env, ex env.Example, policy, rubric string) (env
 	}
 	return s, ro
 }
+
+// TestInfoWhileTheFirstEpisodeStarts: a server lists the environment while
+// another request's episode builds the scanners (the first sessions of a
+// trainer arrive together); under -race the unsynchronised read of the
+// verifiers in Info was reported. Info then names the scanners' versions.
+func TestInfoWhileTheFirstEpisodeStarts(t *testing.T) {
+	_, ds := testEnv(t)
+	e, err := NewEnv(env.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		// Reads until the episode has started, and once more after: the
+		// read that follows the scanners' construction is the one that raced.
+		for {
+			select {
+			case <-started:
+				_ = e.Info()
+				return
+			default:
+				_ = e.Info()
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		defer close(started)
+		if _, err := e.Start(context.Background(), ds.Examples[0]); err != nil {
+			t.Error(err)
+		}
+	}()
+	wg.Wait()
+	if len(e.Info().Verifiers) == 0 {
+		t.Error("Info after the first episode names no verifier versions")
+	}
+}

@@ -389,7 +389,7 @@ func (ev *evaluation) patchAndReverify(fx *fixture, reverify func(patched verify
 		return
 	}
 	ev.patchApplied = true
-	ev.changed = changedLines(fx.Content, patched)
+	ev.changed = changedLines(sizeBase(fx, kind), patched)
 	patched, ev.suppressions, err = neutraliseSuppressions(fx.Type, fx.Content, patched)
 	if len(ev.suppressions) > 0 || err != nil {
 		ev.penalty += penaltySuppression

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svbench/svbench/verify"
 	"github.com/svbench/svbench/verify/nesting"
+	"github.com/svbench/svbench/verify/patch"
 	"github.com/svbench/svbench/verify/yamlsafe"
 )
 
@@ -167,6 +168,23 @@ func instanceState(body *hclsyntax.Body, src []byte) (state string, disabled boo
 		state += name + " = " + truncate(text, 80)
 	}
 	return state, false
+}
+
+// sizeBase is what a patch's size is measured against. A JSON Patch's
+// result is the file re-serialised (key order, quoting, list indentation
+// all change), so against the original text a one-operation fix counted
+// every reformatted line and paid the full size penalty; against the
+// original put through the same serialisation it counts only what the
+// operations changed.
+func sizeBase(fx *fixture, kind string) []byte {
+	if kind != string(patch.KindJSONPatch) {
+		return fx.Content
+	}
+	base, err := patch.Canonical(fx.Content, patch.Limits{MaxBytes: MaxPatchBytes})
+	if err != nil {
+		return fx.Content
+	}
+	return base
 }
 
 // changedLines counts lines removed plus lines added between two texts as a

@@ -63,6 +63,23 @@ func ApplyJSONPatch(original []byte, patch string, limits Limits) (out []byte, e
 		}
 	}
 
+	return applyOps(original, p, limits)
+}
+
+// Canonical is the file as a JSON Patch leaves it when it changes nothing:
+// read as YAML (or JSON) and written back the way ApplyJSONPatch writes its
+// result. Comparing a patched file with it shows what the operations
+// changed, not the re-serialisation.
+func Canonical(original []byte, limits Limits) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, rejectf("malformed file (%v)", r)
+		}
+	}()
+	return applyOps(original, nil, limits.withDefaults())
+}
+
+func applyOps(original []byte, p jsonpatch.Patch, limits Limits) (out []byte, err error) {
 	isJSON := bytes.HasPrefix(bytes.TrimSpace(original), []byte("{"))
 	var doc []byte
 	multi := false
@@ -104,7 +121,10 @@ func ApplyJSONPatch(original []byte, patch string, limits Limits) (out []byte, e
 	opts := jsonpatch.NewApplyOptions()
 	opts.SupportNegativeIndices = false
 	opts.AccumulatedCopySizeLimit = int64(limits.MaxBytes)
-	res, err := p.ApplyWithOptions(doc, opts)
+	res := doc
+	if len(p) > 0 {
+		res, err = p.ApplyWithOptions(doc, opts)
+	}
 	if err != nil {
 		hint := ""
 		if multi {

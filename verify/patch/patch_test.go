@@ -242,3 +242,53 @@ func TestDeepJSONPatchRefused(t *testing.T) {
 		t.Errorf("a patch nested to the bound: %v", err)
 	}
 }
+
+// TestCanonical: a file as a JSON Patch that changes nothing would leave it,
+// so a patched file differs from it only where the operations changed it,
+// however the original was written (comments, flow lists, indentation,
+// several documents).
+func TestCanonical(t *testing.T) {
+	cases := []struct {
+		name, file, patch string
+		want              []string // the patched file's lines not in the canonical form
+	}{
+		{"single document",
+			"# a comment\nkind: Pod\nmetadata: {name: p}\nspec:\n    containers:\n    - name: c\n      image: nginx\n      args: [\"a\", 'b']\n      securityContext: {privileged: true}\n",
+			`[{"op": "replace", "path": "/spec/containers/0/securityContext/privileged", "value": false}]`,
+			[]string{"      privileged: false"}},
+		{"two documents",
+			"kind: Service\nmetadata: {name: s}\n---\nkind: Pod\nspec:\n  hostPID: true\n",
+			`[{"op": "remove", "path": "/1/spec/hostPID"}]`,
+			[]string{"spec: {}"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			base, err := Canonical([]byte(c.file), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := ApplyJSONPatch([]byte(c.file), c.patch, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]int{}
+			for _, l := range strings.Split(string(base), "\n") {
+				have[l]++
+			}
+			var added []string
+			for _, l := range strings.Split(string(out), "\n") {
+				if have[l] > 0 {
+					have[l]--
+				} else {
+					added = append(added, l)
+				}
+			}
+			if strings.Join(added, "|") != strings.Join(c.want, "|") {
+				t.Errorf("patched lines not in the canonical form: %q, want %q\ncanonical:\n%s\npatched:\n%s", added, c.want, base, out)
+			}
+		})
+	}
+	if _, err := Canonical([]byte("a: [unclosed"), Limits{}); err == nil {
+		t.Error("Canonical of unparsable YAML: no error")
+	}
+}
