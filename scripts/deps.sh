@@ -18,7 +18,8 @@
 #   scripts/deps.sh train  what `make train-demo` runs (train/, svtrain): Debian's
 #                          python3-torch for /usr/bin/python3 and
 #                          libopenblas0-pthread (without it torch falls back to
-#                          the reference BLAS, about 15x slower)
+#                          the reference BLAS, about 15x slower), python3-yaml
+#                          (svtrain e2 reads Kubernetes files)
 #
 # As root it runs apt-get; otherwise it uses `sudo -n` when that needs no
 # password, and else prints the command to run and fails.
@@ -29,6 +30,8 @@ need=()
 train_deps() {
   { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; } || need+=(python3-torch)
   dpkg-query -W -f='${Status}' libopenblas0-pthread 2>/dev/null | grep -q 'ok installed' || need+=(libopenblas0-pthread)
+  # svtrain e2 reads the Kubernetes files it trains on as YAML.
+  { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1; } || need+=(python3-yaml)
 }
 client_deps() {
   if [ -x /usr/bin/python3 ]; then

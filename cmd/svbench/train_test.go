@@ -260,3 +260,106 @@ func TestTrainSmoke(t *testing.T) {
 		t.Errorf("RESULTS.md's wall time does not say it spans both invocations")
 	}
 }
+
+// TestTrainE2Smoke runs svtrain's E2 loop (train/svtrain/e2train.py) for
+// two GRPO steps against an in-process server: every rollout is a
+// /v1/sessions episode whose first turn calls scanners and whose second
+// answers, the warm start reads builtin:tool-autofix's episodes, and
+// e2-results reads the run. It asserts nothing about learning.
+func TestTrainE2Smoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the E2 training smoke test runs PyTorch")
+	}
+	if _, err := os.Stat(trainPython); err != nil {
+		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
+	}
+	if out, err := exec.Command(trainPython, "-c", "import torch, yaml").CombinedOutput(); err != nil {
+		t.Skipf("%s lacks torch or yaml (%v: %s): scripts/deps.sh train", trainPython, err, bytes.TrimSpace(out))
+	}
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "out")
+	// The teacher's episodes, where the loop looks for them before running
+	// svbench eval itself.
+	trainCLI(t, "eval", "e2", "-m", "builtin:tool-autofix", "--split", "train", "-n", "40", "--out", filepath.Join(out, "teacher-train"))
+	trainCLI(t, "eval", "e2", "-m", "builtin:tool-autofix", "--split", "dev", "-n", "6", "--out", filepath.Join(out, "teacher-dev"))
+
+	srv, err := server.New(server.Config{Envs: []string{"e2"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var created, steps, toolSteps atomic.Int64
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/v1/sessions":
+			created.Add(1)
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/step"):
+			steps.Add(1)
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"tool_calls"`)) {
+				toolSteps.Add(1)
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	run := filepath.Join("..", "..", "train", "run.py")
+	cmd := exec.CommandContext(ctx, trainPython, "-B", run, "e2", "--server", ts.URL, "--out", out, "--seeds", "1",
+		"--train-limit", "24", "--eval-splits", "dev", "--eval-limit", "6", "--d-model", "32", "--layers", "1",
+		"--sft-steps", "3", "--sft-batch", "8", "--steps", "2", "--prompts", "2", "--group", "3", "--threads", "1")
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
+	py, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("svtrain e2 failed: %v\n%s", err, py)
+	}
+	t.Logf("%s", py)
+	// 2 steps × 2 prompts × 3 rollouts, and 6 rows before and after.
+	if n, want := created.Load(), int64(2*2*3+2*6); n != want {
+		t.Errorf("%d sessions created, want %d", n, want)
+	}
+	if n := steps.Load(); n < created.Load() {
+		t.Errorf("%d session steps for %d sessions: every episode ends with an answer", n, created.Load())
+	}
+	var hist []map[string]any
+	b, err := os.ReadFile(filepath.Join(out, "seed1", "history.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var m map[string]any
+		if err := json.Unmarshal(l, &m); err != nil {
+			t.Fatalf("history line %q: %v", l, err)
+		}
+		hist = append(hist, m)
+	}
+	if len(hist) != 2 {
+		t.Fatalf("history has %d steps, want 2", len(hist))
+	}
+	for _, k := range []string{"reward", "f1", "fix", "patch_applied", "tool_calls", "constant_groups"} {
+		if _, ok := hist[1][k]; !ok {
+			t.Errorf("history step has no %s: %v", k, hist[1])
+		}
+	}
+	for _, f := range []string{"sft.pt", "final.pt", "eval_before_dev.jsonl", "eval_after_dev.jsonl", "run.json"} {
+		if _, err := os.Stat(filepath.Join(out, "seed1", f)); err != nil {
+			t.Errorf("run file: %v", err)
+		}
+	}
+	results := filepath.Join(tmp, "RESULTS-e2.md")
+	rc := exec.CommandContext(ctx, trainPython, "-B", run, "e2-results", out, "--results", results)
+	rc.Env = cmd.Env
+	if py, err := rc.CombinedOutput(); err != nil {
+		t.Fatalf("e2-results: %v\n%s", err, py)
+	}
+	if b, _ := os.ReadFile(results); !bytes.Contains(b, []byte("## dev split")) || !bytes.Contains(b, []byte("Teacher `builtin:tool-autofix`")) {
+		t.Errorf("RESULTS-e2.md lacks the dev table or the teacher:\n%s", b)
+	}
+	t.Logf("%d sessions, %d steps (%d with tool calls)", created.Load(), steps.Load(), toolSteps.Load())
+}

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 
 from svbench import Client  # noqa: E402
 
-from svtrain import loop, results  # noqa: E402
+from svtrain import e2train, loop, results  # noqa: E402
 from svtrain.model import ENCODERS  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
@@ -124,16 +124,16 @@ def free_port() -> int:
 class Server:
     """`svbench serve` as a child process (or an existing server's URL)."""
 
-    def __init__(self, svbench: str | None, url: str | None, dataset: str | None, out: str):
+    def __init__(self, svbench: str | None, url: str | None, dataset: str | None, out: str, envs: str = "e1"):
         self.proc = None
         if url:
             self.url = url.rstrip("/")
             return
         port = free_port()
         self.url = "http://127.0.0.1:%d" % port
-        cmd = [svbench, "serve", "--addr", "127.0.0.1:%d" % port, "--envs", "e1", "--log-level", "warn"]
+        cmd = [svbench, "serve", "--addr", "127.0.0.1:%d" % port, "--envs", envs, "--log-level", "warn"]
         if dataset:
-            cmd += ["--dataset", "e1=" + dataset]
+            cmd += ["--dataset", envs + "=" + dataset]
         log("+ " + " ".join(cmd))
         self.log = open(os.path.join(out, "serve.log"), "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
@@ -558,8 +558,11 @@ def main(argv=None) -> None:
     r.add_argument("out")
     r.add_argument("--results", required=True)
     r.add_argument("--dev-log", help="the JSONL of configurations tried on dev (matrix --dev-log) to list")
+    e2train.add_parsers(sub)
     a = ap.parse_args(argv)
-    if a.cmd == "matrix":
+    if a.cmd in ("e2", "e2-results"):
+        a.func(a)
+    elif a.cmd == "matrix":
         a.argv = list(argv if argv is not None else sys.argv[1:])
         if cmd_matrix(a) == EXIT_STOPPED:
             sys.exit(EXIT_STOPPED)
