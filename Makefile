@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install client deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1
+.PHONY: build install client deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1 train-e2
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -72,6 +72,16 @@ E1_RECIPE := --arms grpo,gdpo,rm,random,distill --encoder bag --layers 1 --promp
 train-e1: build
 	@scripts/deps.sh train
 	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1 --results train/RESULTS-e1.md --dev-log train/results-e1/dev_log.jsonl $(E1_RECIPE) $(TRAIN_ARGS)
+
+# The first tool-using run (issue #42 item 3): E2's Kubernetes rows, every
+# rollout a /v1/sessions episode (scanner calls, then violations and a JSON
+# Patch); warm start on builtin:tool-autofix, GRPO at temperature 0.5 (chosen
+# on dev: train/results-e2/dev_log.jsonl). About an hour on 2 cores.
+E2_RECIPE := --seeds 1,2,3 --sft-steps 500 --steps 100 --temperature 0.5
+train-e2: build
+	@scripts/deps.sh train
+	/usr/bin/python3 train/run.py e2 --svbench $(BIN) --out train/out/e2 $(E2_RECIPE) $(TRAIN_ARGS)
+	/usr/bin/python3 train/run.py e2-results train/out/e2 --results train/RESULTS-e2.md --dev-log train/results-e2/dev_log.jsonl
 
 # Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`
 # skips: they run only when SVBENCH_SOAK names a duration. SOAK is how long

@@ -286,6 +286,33 @@ def _ci(t):
     return "%+.3f [%+.3f, %+.3f]" % (p, lo, hi)
 
 
+def dev_records(path: str | None, dirs: list[str]) -> list[dict]:
+    """The dev log's records, after appending each run directory of dirs
+    not yet in it (one record per seed: its configuration and dev scores)."""
+    recs = _rows(path) if path and os.path.exists(path) else []
+    have = {r["run"] for r in recs}
+    for d in dirs:
+        for s in sorted(x for x in os.listdir(d) if x.startswith("seed") and os.path.exists(os.path.join(d, x, "run.json"))):
+            run = json.load(open(os.path.join(d, s, "run.json")))
+            name = "%s/%s" % (os.path.basename(os.path.normpath(d)), s)
+            if name in have:
+                continue
+            b = _rows(os.path.join(d, s, "eval_before_dev.jsonl"))
+            f = _rows(os.path.join(d, s, "eval_after_dev.jsonl"))
+            keys = ("reward", "f1", "fix", "patch_applied", "format", "tool_calls")
+            rec = {"run": name, "argv": run["argv"], "config": run["config"], "eval_splits": run["eval_splits"],
+                   "before": {k: _m(b, k) for k in keys}, "after": {k: _m(f, k) for k in keys}}
+            if "test" in run["eval_splits"]:
+                rec["note"] = "this run also answered the test split (its test scores were not used to choose)"
+            recs.append(rec)
+            have.add(name)
+            if path:
+                os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+                with open(path, "a") as out:
+                    out.write(json.dumps(rec, sort_keys=True) + "\n")
+    return recs
+
+
 def cmd_results(a) -> None:
     seeds = sorted(d for d in os.listdir(a.root) if d.startswith("seed") and os.path.exists(os.path.join(a.root, d, "run.json")))
     if not seeds:
@@ -339,21 +366,20 @@ def cmd_results(a) -> None:
         tm = runs[s]["timing"]
         L.append("Time: SFT %s, GRPO %s s (%.2f s a step: playing the episodes %.2f, the update %.2f).\n" % (
             tm.get("sft_s", tm.get("sft")), tm.get("grpo_s"), tm.get("grpo_s", 0) / max(1, len(h)), _m(h, "play_s"), _m(h, "update_s")))
-    if a.dev:
+    records = dev_records(a.dev_log, a.dev)
+    if records:
         L.append("## Every configuration tried on dev\n")
-        L.append("Each a run of `train/run.py e2 … --eval-splits dev` from the same warm start (the SFT checkpoint is "
-                 "deterministic and reused); the recipe above was chosen from these, on dev only.\n")
+        L.append("Runs of `train/run.py e2 … --eval-splits dev` from the same warm start (SFT is deterministic: the "
+                 "seed-1 checkpoint is reused), kept in `%s`; the recipe was chosen from these, on dev only.\n" % a.dev_log)
         L.append("| run | GRPO steps | temperature | lr | prompts × G | dev reward before → after | F1 | fix | patch applied |")
         L.append("|---|---|---|---|---|---|---|---|---|")
-        for d in a.dev:
-            for s in sorted(x for x in os.listdir(d) if x.startswith("seed") and os.path.exists(os.path.join(d, x, "run.json"))):
-                c = json.load(open(os.path.join(d, s, "run.json")))["config"]
-                b = _rows(os.path.join(d, s, "eval_before_dev.jsonl"))
-                f = _rows(os.path.join(d, s, "eval_after_dev.jsonl"))
-                L.append("| `%s/%s` | %d | %.2f | %g | %d × %d | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f |" % (
-                    os.path.basename(os.path.normpath(d)), s, c["steps"], c["temperature"], c["lr"], c["prompts"], c["group"],
-                    _m(b, "reward"), _m(f, "reward"), _m(b, "f1"), _m(f, "f1"), _m(b, "fix"), _m(f, "fix"),
-                    _m(b, "patch_applied"), _m(f, "patch_applied")))
+        for r in records:
+            c, b, f = r["config"], r["before"], r["after"]
+            L.append("| `%s` | %d | %.2f | %g | %d × %d | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f |" % (
+                r["run"], c["steps"], c["temperature"], c["lr"], c["prompts"], c["group"], b["reward"], f["reward"],
+                b["f1"], f["f1"], b["fix"], f["fix"], b["patch_applied"], f["patch_applied"]))
+            if r.get("note"):
+                L.append("| | %s | | | | | | | |" % r["note"])
         L.append("")
     L.append("## Configuration\n")
     L.append("```json\n%s\n```\n" % json.dumps(runs[seeds[0]]["config"], indent=1, sort_keys=True))
@@ -389,6 +415,7 @@ def add_parsers(sub) -> None:
     r = sub.add_parser("e2-results", help="write RESULTS-e2.md from an e2 run's files")
     r.add_argument("root")
     r.add_argument("--results", default="train/RESULTS-e2.md")
+    r.add_argument("--dev-log", default=None, help="JSONL of every configuration tried on dev, listed in the document")
     r.add_argument("--dev", action="append", default=[], metavar="DIR",
-                   help="an e2 run evaluated on dev (repeatable): listed with its configuration and dev scores")
+                   help="an e2 run evaluated on dev (repeatable): appended to --dev-log unless there already")
     r.set_defaults(func=cmd_results)
