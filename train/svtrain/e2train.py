@@ -243,27 +243,33 @@ def run_seed(a, seed: int, server_url: str) -> None:
                    "config": {k: v for k, v in vars(a).items() if k not in ("func",)}}, f, indent=1)
 
 
+def write_teacher(a, server_url: str) -> None:
+    """builtin:tool-autofix on the evaluated rows, the comparison RESULTS-e2.md
+    prints (written first, so a run stopped after some seeds has it)."""
+    client = Client(server_url)
+    for sp in a.eval_splits:
+        rows = teacher_episodes(a.svbench, server_url, sp, a.out)
+        with open(os.path.join(a.out, "teacher_%s.jsonl" % sp), "w") as f:
+            for x in eval_rows(client, sp, a.eval_limit):
+                r = rows.get(x["example_id"])
+                if r is None:
+                    continue
+                p = r.get("parsed") or {}
+                f.write(json.dumps({"example_id": x["example_id"], "reward": r["reward"], "f1": p.get("f1", 0),
+                                    "fix": p.get("fix_score", 0), "patch_applied": bool(p.get("patch_applied")),
+                                    "tool_calls": len(r.get("tool_calls") or []), "format": bool(p.get("format_valid")),
+                                    "solved": bool(r.get("solved"))}) + "\n")
+
+
 def cmd_e2(a) -> None:
     from svtrain.cli import Server
     os.makedirs(a.out, exist_ok=True)
     torch.set_num_threads(a.threads)
     srv = Server(a.svbench, a.server, None, a.out, envs="e2")
     try:
+        write_teacher(a, srv.url)
         for seed in a.seeds:
             run_seed(a, seed, srv.url)
-        client = Client(srv.url)
-        for sp in a.eval_splits:
-            rows = teacher_episodes(a.svbench, srv.url, sp, a.out)
-            with open(os.path.join(a.out, "teacher_%s.jsonl" % sp), "w") as f:
-                for x in eval_rows(client, sp, a.eval_limit):
-                    r = rows.get(x["example_id"])
-                    if r is None:
-                        continue
-                    p = r.get("parsed") or {}
-                    f.write(json.dumps({"example_id": x["example_id"], "reward": r["reward"], "f1": p.get("f1", 0),
-                                        "fix": p.get("fix_score", 0), "patch_applied": bool(p.get("patch_applied")),
-                                        "tool_calls": len(r.get("tool_calls") or []), "format": bool(p.get("format_valid")),
-                                        "solved": bool(r.get("solved"))}) + "\n")
     finally:
         srv.close()
 
@@ -395,7 +401,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--out", default=os.path.join(repo, "train", "out", "e2"))
     p.add_argument("--svbench", default=os.path.join(repo, "bin", "svbench"))
     p.add_argument("--server", default=None, help="a running svbench serve's URL (default: start one)")
-    p.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1])
+    p.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",") if x], default=[1],
+                   help="comma-separated; empty: only the teacher's scores on the evaluated rows")
     p.add_argument("--eval-splits", type=lambda s: s.split(","), default=["dev", "test"],
                    help="splits answered greedily before and after GRPO (dev to choose a recipe on, test to report)")
     p.add_argument("--train-limit", type=int, default=0, help="train on the first N Kubernetes rows (0: all)")
