@@ -34,18 +34,25 @@ func trainCLI(t *testing.T, args ...string) string {
 	return out.String()
 }
 
+// needTrainPython skips the test unless Debian's python3 imports modules
+// (what scripts/deps.sh train installs).
+func needTrainPython(t *testing.T, modules string) {
+	t.Helper()
+	if _, err := os.Stat(trainPython); err != nil {
+		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
+	}
+	if out, err := exec.Command(trainPython, "-c", "import "+modules).CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import %s (%v: %s): scripts/deps.sh train", trainPython, modules, err, bytes.TrimSpace(out))
+	}
+}
+
 // TestSvtrainContract runs train/tests: the policy contract the GRPO loop
 // relies on (sampling's log-probabilities are the update's, checkpoints
 // reload, advantages) and resumption (a run killed mid-step and resumed
 // equals the uninterrupted run row for row). Its Hugging Face cases skip
 // without transformers.
 func TestSvtrainContract(t *testing.T) {
-	if _, err := os.Stat(trainPython); err != nil {
-		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
-	}
-	if out, err := exec.Command(trainPython, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", trainPython, err, bytes.TrimSpace(out))
-	}
+	needTrainPython(t, "torch")
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, trainPython, "-B", "-m", "unittest", "discover", "-s", filepath.Join("..", "..", "train", "tests"), "-v")
@@ -71,12 +78,7 @@ func TestTrainSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the training smoke test runs PyTorch for about a minute")
 	}
-	if _, err := os.Stat(trainPython); err != nil {
-		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
-	}
-	if out, err := exec.Command(trainPython, "-c", "import torch").CombinedOutput(); err != nil {
-		t.Skipf("%s has no torch (%v: %s): install python3-torch (scripts/deps.sh train)", trainPython, err, bytes.TrimSpace(out))
-	}
+	needTrainPython(t, "torch")
 	tmp := t.TempDir()
 	data := filepath.Join(tmp, "data")
 	trainCLI(t, "data", "build", "e1", "--n", "200", "--seed", "5", "--out", data)
@@ -270,12 +272,7 @@ func TestTrainE2Smoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the E2 training smoke test runs PyTorch")
 	}
-	if _, err := os.Stat(trainPython); err != nil {
-		t.Skipf("%s not found: svtrain needs Debian's python3 with python3-torch (scripts/deps.sh train)", trainPython)
-	}
-	if out, err := exec.Command(trainPython, "-c", "import torch, yaml").CombinedOutput(); err != nil {
-		t.Skipf("%s lacks torch or yaml (%v: %s): scripts/deps.sh train", trainPython, err, bytes.TrimSpace(out))
-	}
+	needTrainPython(t, "torch, yaml")
 	tmp := t.TempDir()
 	out := filepath.Join(tmp, "out")
 	// The teacher's episodes, where the loop looks for them before running

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -22,7 +21,7 @@ from svbench.client import Client
 from svtrain import e2
 from svtrain.loop import fetch_examples, sft
 from svtrain.model import LMConfig, TinyLM, completion_logprobs, sample
-from svtrain.stats import bootstrap, paired_diff, t_interval
+from svtrain.stats import paired_diff, t_interval
 
 MAX_CTX = 384
 TURN1_MAX = 6
