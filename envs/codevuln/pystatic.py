@@ -1,9 +1,10 @@
 # svbench E3 Python checks for weaknesses bandit has no rule for, plus
-# tampering with the test harness. Reads {"path": source} as JSON on stdin,
-# prints a JSON list of findings. Runs inside the sandbox; never imports or
-# executes the analysed code. Comments (including "# nosec") are invisible to
-# the ast module, so suppression comments cannot silence these rules.
-import ast, json, re, sys
+# tampering with the test harness, and bandit through its API. Reads a batch
+# of source trees as JSON on stdin, prints each tree's findings as JSON.
+# Runs inside the sandbox; never imports or executes the analysed code.
+# Comments (including "# nosec") are invisible to the ast module, so
+# suppression comments cannot silence these rules.
+import ast, json, os, re, sys
 
 # What the candidate's end of E3's Python bridge runs (svbrpc's candidate
 # side, svbench_fixtures): library code has no business naming them.
@@ -255,11 +256,55 @@ def check(path, src):
     return out
 
 
+def run_bandit(dirs):
+    """Runs bandit in this process over every tree's files, as its command
+    line would with --ignore-nosec and no configuration file, ini file or
+    baseline: importing bandit costs a quarter of a second, paid once per
+    batch instead of once per tree. Returns one (findings, error) per dir."""
+    from bandit.core import config as b_config, manager as b_manager
+
+    conf = b_config.BanditConfig()
+    profile = {"include": set(conf.get_option("tests") or []), "exclude": set(conf.get_option("skips") or [])}
+    out = []
+    for d in dirs:
+        try:
+            names = sorted(os.path.join(root, f) for root, _, fs in os.walk(d) for f in fs if f.endswith(".py"))
+            mgr = b_manager.BanditManager(conf, "file", quiet=True, profile=profile, ignore_nosec=True)
+            mgr.discover_files(names, False)
+            mgr.run_tests()
+            found = []
+            for i in mgr.get_issue_list():
+                found.append({"rule_id": i.test_id, "severity": str(i.severity).lower(), "message": i.text,
+                              "line": i.lineno, "file": os.path.relpath(i.fname, d)})
+            out.append((found, ""))
+        except Exception as e:  # one tree's failure leaves the others' results standing
+            out.append(([], "bandit: %s: %s" % (type(e).__name__, str(e)[:200])))
+    return out
+
+
 def main():
-    files = json.loads(sys.stdin.read())
+    # {"trees": [{"dir": D, "files": {path: source}}, ...], "bandit": bool};
+    # D holds the same files on disk for bandit, which reads paths.
+    req = json.loads(sys.stdin.read())
+    trees = req["trees"]
     res = []
-    for path in sorted(files):
-        res.extend(check(path, files[path]))
+    for t in trees:
+        try:
+            own = []
+            for path in sorted(t["files"]):
+                own.extend(check(path, t["files"][path]))
+            res.append({"svbench": own})
+        except Exception as e:
+            res.append({"svbench": [], "svbench_error": "svbench python checks: %s: %s" % (type(e).__name__, str(e)[:200])})
+    if req.get("bandit"):
+        try:
+            found = run_bandit([t["dir"] for t in trees])
+        except Exception as e:
+            found = [([], "bandit: %s: %s" % (type(e).__name__, str(e)[:200]))] * len(trees)
+        for r, (fs, err) in zip(res, found):
+            r["bandit"] = fs
+            if err:
+                r["bandit_error"] = err
     sys.stdout.write(json.dumps(res))
 
 

@@ -83,12 +83,9 @@ func (v *Verifier) EvaluateAnswer(ctx context.Context, t *taskset.Task, a Answer
 		go func() { defer wg.Done(); ev.Visible = v.RunSuite(ctx, t, SuiteVisible, cand) }()
 		go func() { defer wg.Done(); ev.Hidden = v.RunSuite(ctx, t, SuiteHidden, cand) }()
 	}
-	var orig, fixed, patched StaticResult
-	wg.Add(3)
-	go func() { defer wg.Done(); orig = v.Analyse(ctx, t.Language, Files(t.Src)) }()
-	go func() { defer wg.Done(); fixed = v.Analyse(ctx, t.Language, fix) }()
-	go func() { defer wg.Done(); patched = v.Analyse(ctx, t.Language, cand) }()
+	st := v.analyseMany(ctx, t.Language, []Files{Files(t.Src), fix, cand})
 	wg.Wait()
+	orig, fixed, patched := st[0], st[1], st[2]
 	for _, e := range []string{orig.Err, fixed.Err, patched.Err} {
 		if e != "" && ev.StaticErr == "" {
 			ev.StaticErr = e

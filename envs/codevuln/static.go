@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/svbench/svbench/envs/codevuln/taskset"
@@ -85,11 +88,56 @@ func cweFamily(c string) string {
 
 // Analyse runs the language's analysers on files (memoised by content).
 func (v *Verifier) Analyse(ctx context.Context, lang string, files Files) StaticResult {
-	key := "static\x00" + lang + "\x00" + files.Hash()
-	return v.memoize(ctx, key, func() any { return v.analyse(ctx, lang, files) }).(StaticResult)
+	return v.analyseMany(ctx, lang, []Files{files})[0]
+}
+
+func staticKey(lang string, files Files) string { return "static\x00" + lang + "\x00" + files.Hash() }
+
+// analyseMany is Analyse for several trees of one language (a task's
+// original, its reference fix and a candidate). The Python analysers start
+// once for every tree not already memoised: their start-up (importing
+// bandit) costs more than analysing a task's files.
+func (v *Verifier) analyseMany(ctx context.Context, lang string, trees []Files) []StaticResult {
+	keys := make([]string, len(trees))
+	var todo []Files
+	var todoKeys []string
+	v.mu.Lock()
+	for i, f := range trees {
+		keys[i] = staticKey(lang, f)
+		if _, ok := v.memo[keys[i]]; !ok && !slices.Contains(todoKeys, keys[i]) {
+			todo = append(todo, f)
+			todoKeys = append(todoKeys, keys[i])
+		}
+	}
+	v.mu.Unlock()
+	batch := sync.OnceValue(func() map[string]StaticResult {
+		out := map[string]StaticResult{}
+		if lang != taskset.Python || len(todo) < 2 {
+			return out
+		}
+		for i, r := range v.analysePython(ctx, todo) {
+			out[todoKeys[i]] = r
+		}
+		return out
+	})
+	res := make([]StaticResult, len(trees))
+	for i, f := range trees {
+		res[i] = v.memoize(ctx, keys[i], func() any {
+			// A tree missing from the batch was computed elsewhere when
+			// this call looked, and has been dropped from the memo since.
+			if r, ok := batch()[keys[i]]; ok {
+				return r
+			}
+			return v.analyse(ctx, lang, f)
+		}).(StaticResult)
+	}
+	return res
 }
 
 func (v *Verifier) analyse(ctx context.Context, lang string, files Files) StaticResult {
+	if lang == taskset.Python {
+		return v.analysePython(ctx, []Files{files})[0]
+	}
 	var r StaticResult
 	switch lang {
 	case taskset.Go:
@@ -98,13 +146,16 @@ func (v *Verifier) analyse(ctx context.Context, lang string, files Files) Static
 				r.Findings = append(r.Findings, AnalyseGo(name, files[name])...)
 			}
 		}
-	case taskset.Python:
-		r = v.analysePython(ctx, files)
 	default:
 		r.Err = "unknown language " + lang
 	}
-	sort.SliceStable(r.Findings, func(i, j int) bool {
-		a, b := r.Findings[i], r.Findings[j]
+	sortFindings(r.Findings)
+	return r
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.File != b.File {
 			return a.File < b.File
 		}
@@ -113,111 +164,111 @@ func (v *Verifier) analyse(ctx context.Context, lang string, files Files) Static
 		}
 		return a.Key() < b.Key()
 	})
-	return r
 }
 
-func (v *Verifier) analysePython(ctx context.Context, files Files) StaticResult {
-	var r StaticResult
+// pyTreeResult is pystatic.py's answer for one tree.
+type pyTreeResult struct {
+	Svbench    []Finding `json:"svbench"`
+	SvbenchErr string    `json:"svbench_error"`
+	Bandit     []Finding `json:"bandit"`
+	BanditErr  string    `json:"bandit_error"`
+}
+
+// analysePython runs svbench's Python checks and bandit over trees in one
+// sandboxed process. Neither imports nor runs the analysed code. When that
+// process fails as a whole (killed for time or memory, or no readable
+// answer), a batch is retried one tree at a time, so a hostile candidate
+// cannot spoil the analyses of the original and the fix it was batched with.
+func (v *Verifier) analysePython(ctx context.Context, trees []Files) []StaticResult {
+	out := make([]StaticResult, len(trees))
 	if v.py == nil {
-		r.Err = v.pyErr.Error()
-		return r
-	}
-	py := map[string]string{}
-	for name, b := range files {
-		if strings.HasSuffix(name, ".py") {
-			py[name] = string(b)
+		for i := range out {
+			out[i].Err = v.pyErr.Error()
 		}
+		return out
 	}
-	if len(py) == 0 {
-		return r
+	type tree struct {
+		Dir   string            `json:"dir"`
+		Files map[string]string `json:"files"`
 	}
-	// Each run gets its own scratch copy: under root every run executes as
-	// its own uid and owns its directory.
-	scratch := func() (string, func(), error) {
-		dir, cleanup, err := v.sb.NewScratch()
-		if err != nil {
-			return "", nil, err
+	req := struct {
+		Trees  []tree `json:"trees"`
+		Bandit bool   `json:"bandit"`
+	}{Bandit: v.py.Bandit != ""}
+	dir, cleanup, err := v.sb.NewScratch()
+	if err != nil {
+		for i := range out {
+			out[i].Err = err.Error()
 		}
-		if err := writeTree(dir, files); err != nil {
-			cleanup()
-			return "", nil, err
-		}
-		return dir, cleanup, nil
+		return out
 	}
+	defer cleanup()
+	var idx []int // out's index of each tree sent
+	for i, files := range trees {
+		py := map[string][]byte{}
+		src := map[string]string{}
+		for name, b := range files {
+			if strings.HasSuffix(name, ".py") {
+				py[name], src[name] = b, string(b)
+			}
+		}
+		if len(py) == 0 {
+			continue
+		}
+		sub := fmt.Sprintf("t%d", i)
+		if err := writeTree(filepath.Join(dir, sub), py); err != nil {
+			out[i].Err = err.Error()
+			continue
+		}
+		idx = append(idx, i)
+		req.Trees = append(req.Trees, tree{Dir: path.Join(sandbox.ScratchMount, sub), Files: src})
+	}
+	if len(idx) == 0 {
+		return out
+	}
+	in, _ := json.Marshal(req)
 	env := []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp", "PYTHONDONTWRITEBYTECODE=1"}
-	lim := sandbox.Limits{CPU: 30 * time.Second, Wall: 40 * time.Second, AddressSpace: 1 << 30, Procs: 32, Output: 4 << 20}
-	in, _ := json.Marshal(py)
-	type out struct {
-		fs  []Finding
-		err string
+	lim := sandbox.Limits{CPU: 30 * time.Second, Wall: 40 * time.Second, AddressSpace: 1 << 30, Procs: 32, Output: v.staticOutput}
+	res, err := v.sb.Run(ctx, sandbox.Spec{Argv: []string{v.py.Exe, "-I", "-B", "-c", pyStaticScript}, Dir: dir, Env: env,
+		Stdin: in, Limits: lim, ReadOnlyBinds: v.py.Binds()})
+	var got []pyTreeResult
+	if err == nil && res.OK() {
+		if jerr := json.Unmarshal(res.Stdout, &got); jerr != nil {
+			err = jerr
+		} else if len(got) != len(idx) {
+			err = fmt.Errorf("%d results for %d trees", len(got), len(idx))
+		}
 	}
-	own := make(chan out, 1)
-	runOwn := func() out {
-		dir, cleanup, err := scratch()
-		if err != nil {
-			return out{err: err.Error()}
+	if err != nil || !res.OK() || len(got) != len(idx) {
+		if len(idx) > 1 && ctx.Err() == nil {
+			for i, f := range trees {
+				out[i] = v.analysePython(ctx, []Files{f})[0]
+			}
+			return out
 		}
-		// Removed before the result is sent, so analysePython never
-		// returns with a scratch directory still in place.
-		defer cleanup()
-		res, err := v.sb.Run(ctx, sandbox.Spec{Argv: []string{v.py.Exe, "-I", "-B", "-c", pyStaticScript}, Dir: dir, Env: env,
-			Stdin: in, Limits: lim, ReadOnlyBinds: v.py.Binds()})
-		if err != nil || !res.OK() {
-			return out{err: fmt.Sprintf("svbench python checks failed: %v %s %s", err, res.Killed, clip(string(res.Stderr), 300))}
+		for _, i := range idx {
+			out[i].Err = fmt.Sprintf("python static analysis failed: %v %s %s", err, res.Killed, clip(string(res.Stderr), 300))
 		}
-		var fs []Finding
-		if err := json.Unmarshal(res.Stdout, &fs); err != nil {
-			return out{err: "svbench python checks: " + err.Error()}
-		}
-		for i := range fs {
-			fs[i].Tool = "svbench-py"
-		}
-		return out{fs: fs}
+		return out
 	}
-	go func() { own <- runOwn() }()
-	if v.py.Bandit != "" {
-		names := slices.Sorted(maps.Keys(py))
-		// --ignore-nosec: a verifier judges the file, not the file's
-		// opinion of itself; "# nosec" added by a patch must not hide a
-		// finding. -c /dev/null-like defaults: no config file is read.
-		argv := append([]string{v.py.Exe, "-I", "-B", "-m", "bandit", "-f", "json", "-q", "--ignore-nosec", "--"}, names...)
-		dir, cleanup, err := scratch()
-		var res sandbox.Result
-		if err == nil {
-			res, err = v.sb.Run(ctx, sandbox.Spec{Argv: argv, Dir: dir, Env: env, Limits: lim, ReadOnlyBinds: v.py.Binds()})
-			cleanup()
-		}
-		switch {
-		case err != nil:
-			r.Err = "bandit: " + err.Error()
-		case res.Killed != "":
-			r.Err = "bandit killed: " + res.Killed
-		default:
-			var rep struct {
-				Results []struct {
-					TestID   string `json:"test_id"`
-					Severity string `json:"issue_severity"`
-					Text     string `json:"issue_text"`
-					Line     int    `json:"line_number"`
-					File     string `json:"filename"`
-				} `json:"results"`
-			}
-			if err := json.Unmarshal(res.Stdout, &rep); err != nil {
-				r.Err = fmt.Sprintf("bandit output unreadable (exit %d): %v %s", res.ExitCode, err, clip(string(res.Stderr), 300))
-				break
-			}
-			for _, x := range rep.Results {
-				r.Findings = append(r.Findings, Finding{Tool: "bandit", RuleID: x.TestID, CWE: banditCWE[x.TestID],
-					Severity: strings.ToLower(x.Severity), File: strings.TrimPrefix(x.File, "./"), Line: x.Line, Message: x.Text})
+	for k, g := range got {
+		i := idx[k]
+		for _, e := range []string{g.SvbenchErr, g.BanditErr} {
+			if e != "" && out[i].Err == "" {
+				out[i].Err = e
 			}
 		}
+		for _, f := range g.Bandit {
+			f.Tool, f.CWE = "bandit", banditCWE[f.RuleID]
+			out[i].Findings = append(out[i].Findings, f)
+		}
+		for _, f := range g.Svbench {
+			f.Tool = "svbench-py"
+			out[i].Findings = append(out[i].Findings, f)
+		}
+		sortFindings(out[i].Findings)
 	}
-	o := <-own
-	if o.err != "" && r.Err == "" {
-		r.Err = o.err
-	}
-	r.Findings = append(r.Findings, o.fs...)
-	return r
+	return out
 }
 
 func clip(s string, n int) string {

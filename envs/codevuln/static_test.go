@@ -2,6 +2,8 @@ package codevuln
 
 import (
 	"context"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -141,5 +143,58 @@ func TestPythonBridgeTamperRule(t *testing.T) {
 				t.Errorf("SVPY-TAMPER fired %v, want %v: %v (err %q)", got, c.want, r.Findings, r.Err)
 			}
 		})
+	}
+}
+
+// TestFloodingCandidateLeavesBatchIntact: the Python analysers see a task's
+// original, its fix and the candidate in one process. A candidate whose
+// findings overflow that process's output (so the batch has no answer; the
+// bound is lowered here so 400 functions overflow it, not 12,000)
+// gets an analysis error of its own; the original's and the fix's findings
+// are those they get analysed alone, and no error is memoised for them.
+func TestFloodingCandidateLeavesBatchIntact(t *testing.T) {
+	e := testEnv(t)
+	v, err := NewVerifier(context.Background(), e.v.sb, e.v.cache, e.v.limits.Wall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.staticOutput = 64 << 10
+	var task *taskset.Task
+	for _, x := range e.Tasks() {
+		if x.Language == taskset.Python && x.Tested() {
+			task = x
+			break
+		}
+	}
+	if task == nil {
+		t.Skip("no Python task")
+	}
+	ctx := context.Background()
+	flood := Files{}
+	for _, f := range task.Files {
+		var b strings.Builder
+		b.Write(task.Src[f])
+		b.WriteString("\nimport pickle, subprocess\n")
+		for i := range 400 {
+			fmt.Fprintf(&b, "def f%d(x):\n    return eval(x) or pickle.loads(x) or subprocess.call(x, shell=True)\n", i)
+		}
+		flood[f] = []byte(b.String())
+	}
+	v.forget()
+	got := v.analyseMany(ctx, task.Language, []Files{Files(task.Src), Files(task.Fixed()), flood})
+	if got[2].Err == "" {
+		t.Fatalf("flooding candidate analysed without error (%d findings): the probe no longer overflows the batch", len(got[2].Findings))
+	}
+	for i, files := range []Files{Files(task.Src), Files(task.Fixed())} {
+		if got[i].Err != "" {
+			t.Errorf("tree %d inherits the candidate's failure: %s", i, got[i].Err)
+		}
+		v.forget()
+		if alone := v.Analyse(ctx, task.Language, files); !reflect.DeepEqual(alone, got[i]) {
+			t.Errorf("tree %d: batched %+v, alone %+v", i, got[i], alone)
+		}
+	}
+	if ev := v.Evaluate(ctx, task, refAnswer(task)); !Solved(ev) || ev.StaticErr != "" {
+		t.Errorf("reference fix after the flood: solved %v, static error %q", Solved(ev), ev.StaticErr)
 	}
 }
