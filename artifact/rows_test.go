@@ -17,6 +17,25 @@ func row(i int) string {
 // TestEachRowPolicy pins the one policy every results reader shares.
 func TestEachRowPolicy(t *testing.T) {
 	big := `{"index":9,"final_text":"` + strings.Repeat("a", 2048) + `"}`
+	// many spans several of EachRow's decoding batches (256 rows): line i
+	// holds row i-1, except the lines replaced in the cases below.
+	many := func(n int, replace map[int]string) (string, []int) {
+		var b strings.Builder
+		var lines []int
+		for line := 1; line <= n; line++ {
+			if r, ok := replace[line]; ok {
+				b.WriteString(r + "\n")
+				continue
+			}
+			b.WriteString(row(line-1) + "\n")
+			lines = append(lines, line)
+		}
+		return b.String(), lines
+	}
+	manyIn, manyLines := many(700, nil)
+	badIn, badLines := many(700, map[int]string{300: "{oops", 513: "{oops"})
+	largeIn, largeLines := many(600, map[int]string{257: big, 600: big})
+	errIn, _ := many(600, map[int]string{520: "{oops"})
 	for _, tc := range []struct {
 		name      string
 		in        string
@@ -37,6 +56,10 @@ func TestEachRowPolicy(t *testing.T) {
 		{name: "oversized torn tail dropped", in: row(0) + "\n" + big, opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: []int{1}},
 		{name: "white space, BOM and CR on any line", in: " \t\n\t" + row(0) + " \r\n" + "\xef\xbb\xbf" + row(1) + "\r", wantLines: []int{2, 3}},
 		{name: "oversized row skipped", in: row(0) + "\n" + big + "\n" + row(1) + "\n", opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: []int{1, 3}, tooLarge: []int{2}},
+		{name: "rows across batches in order", in: manyIn, wantLines: manyLines},
+		{name: "bad rows across batches to BadRow", in: badIn, opts: ReadOptions{BadRow: func(int, error) error { return nil }}, wantLines: badLines, bad: []int{300, 513}},
+		{name: "oversized rows across batches skipped", in: largeIn, opts: ReadOptions{MaxRowBytes: 1024, TooLarge: func(int, int64) {}}, wantLines: largeLines, tooLarge: []int{257, 600}},
+		{name: "bad row in a later batch names its line", in: errIn, wantErr: "r.jsonl: line 520:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var tooLarge, bad []int
@@ -46,7 +69,7 @@ func TestEachRowPolicy(t *testing.T) {
 			if tc.opts.BadRow != nil {
 				tc.opts.BadRow = func(line int, _ error) error { bad = append(bad, line); return nil }
 			}
-			_, lines, err := DecodeResults(strings.NewReader(tc.in), "r.jsonl", tc.opts)
+			rows, lines, err := DecodeResults(strings.NewReader(tc.in), "r.jsonl", tc.opts)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -58,6 +81,12 @@ func TestEachRowPolicy(t *testing.T) {
 			}
 			if !slices.Equal(lines, tc.wantLines) || !slices.Equal(tooLarge, tc.tooLarge) || !slices.Equal(bad, tc.bad) {
 				t.Errorf("lines %v tooLarge %v bad %v; want %v %v %v", lines, tooLarge, bad, tc.wantLines, tc.tooLarge, tc.bad)
+			}
+			for i, r := range rows {
+				// many's rows carry their line's number less one.
+				if len(rows) > 256 && r.Index != lines[i]-1 {
+					t.Fatalf("row %d (line %d) holds index %d: rows out of order", i, lines[i], r.Index)
+				}
 			}
 		})
 	}
