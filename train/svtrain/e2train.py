@@ -375,7 +375,8 @@ def cmd_results(a) -> None:
     if records:
         L.append("## Every configuration tried on dev\n")
         L.append("Runs of `train/run.py e2 … --eval-splits dev` from the same warm start (SFT is deterministic: the "
-                 "seed-1 checkpoint is reused), kept in `%s`; the recipe was chosen from these, on dev only.\n" % a.dev_log)
+                 "seed-1 checkpoint is reused), kept in `%s`. The recipe was chosen on dev only, from the runs made "
+                 "before the test run; a run's note says when it came after.\n" % a.dev_log)
         L.append("| run | GRPO steps | temperature | lr | prompts × G | dev reward before → after | F1 | fix | patch applied |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         for r in records:
