@@ -605,14 +605,13 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	var once sync.Once
 	var reason string
 	var mu sync.Mutex
+	var doomed []int // pidfds of the processes a kill found
 	killWith := func(r string) {
 		once.Do(func() {
+			fds := killTree(cmd.Process)
 			mu.Lock()
-			reason = r
+			reason, doomed = r, fds
 			mu.Unlock()
-			if cmd.Process != nil {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			}
 		})
 	}
 	out := &boundedBuffers{limit: lim.Output, onOverflow: func() { killWith(KilledOutput) }}
@@ -648,6 +647,10 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	// process inside; the group kill covers the window before bwrap set
 	// the namespace up.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	mu.Lock()
+	fds := doomed
+	mu.Unlock()
+	awaitGone(fds, 10*time.Second)
 	res.Duration = time.Since(start)
 	res.PeakMemory, res.PeakDisk = watch.peaks()
 	res.Stdout, res.Stderr, res.Truncated = out.result()
@@ -932,4 +935,49 @@ func (b *boundedBuffers) result() ([]byte, []byte, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return bytes.Clone(b.stdout.Bytes()), bytes.Clone(b.stderr.Bytes()), b.over
+}
+
+// killTree kills a run's process tree and returns a pidfd for each process
+// it found below the root. bwrap's monitor (the root) is alone in its
+// process group: the namespace's init runs in a session of its own, so the
+// group kill reaches it only through --die-with-parent, after the monitor
+// has gone. Without waiting for those processes a cancelled Run could
+// return while the code under test still ran (seen on a loaded machine).
+func killTree(p *os.Process) []int {
+	if p == nil {
+		return nil
+	}
+	var fds []int
+	for _, pid := range tree(p.Pid)[1:] {
+		// A pidfd names the process itself, not its number, so neither the
+		// signal nor the wait can reach a process that reused the pid.
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue
+		}
+		_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		fds = append(fds, fd)
+	}
+	_ = syscall.Kill(-p.Pid, syscall.SIGKILL)
+	return fds
+}
+
+// awaitGone waits until every pidfd's process has exited (a pidfd polls
+// readable then), at most limit in all, and closes them.
+func awaitGone(fds []int, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for _, fd := range fds {
+		for {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(pfd, int(min(left, time.Second).Milliseconds())+1)
+			if n > 0 || (err != nil && !errors.Is(err, unix.EINTR)) {
+				break
+			}
+		}
+		_ = unix.Close(fd)
+	}
 }
