@@ -109,16 +109,7 @@ func TestGoRuntimeWallsHoldWithoutTheCapabilityCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.allowAnyCapability = true
-	var task *taskset.Task
-	for _, tk := range e.Tasks() {
-		if tk.Language == taskset.Go && tk.Tested() {
-			task = tk
-			break
-		}
-	}
-	if task == nil {
-		t.Skip("no Go task")
-	}
+	task := firstTestedTask(t, e, taskset.Go)
 	for _, p := range forgingProbes {
 		files := p.fn(task)
 		if files == nil {

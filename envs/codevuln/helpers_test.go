@@ -56,3 +56,16 @@ func score(t testing.TB, e *Env, ex env.Example, text, rubric string) env.Score 
 func refAnswer(task *taskset.Task) string {
 	return answerMsg(ApplyableDiff(Files(task.Src), Files(task.Fixed()), task.Files), true, "Reference fix.").Content
 }
+
+// firstTestedTask is the first task of lang with tests; the test skips when
+// there is none.
+func firstTestedTask(t testing.TB, e *Env, lang string) *taskset.Task {
+	t.Helper()
+	for _, x := range e.Tasks() {
+		if x.Language == lang && x.Tested() {
+			return x
+		}
+	}
+	t.Skipf("no tested %s task", lang)
+	return nil
+}

@@ -159,16 +159,7 @@ func TestFloodingCandidateLeavesBatchIntact(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.staticOutput = 64 << 10
-	var task *taskset.Task
-	for _, x := range e.Tasks() {
-		if x.Language == taskset.Python && x.Tested() {
-			task = x
-			break
-		}
-	}
-	if task == nil {
-		t.Skip("no Python task")
-	}
+	task := firstTestedTask(t, e, taskset.Python)
 	ctx := context.Background()
 	flood := Files{}
 	for _, f := range task.Files {
