@@ -254,7 +254,7 @@ def make_policy(a, tok: Tokenizer | None, seed: int):
         torch.manual_seed(seed)  # LoRA's initialisation
         return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
     layers = {"n_layers": a.layers} if a.layers else {}
-    return TinyPolicy.new(tok, a.size, seed, pool=a.pool, encoder=a.encoder, **layers)
+    return TinyPolicy.new(tok, a.size, seed, pool=a.pool, encoder=a.encoder, condition=a.condition, **layers)
 
 
 def policy_samples(policy, examples: list[dict], max_new: int, seed: int, per_prompt: int = 4,
@@ -520,6 +520,8 @@ def main(argv=None) -> None:
     m.add_argument("--seeds", type=lambda s: [int(x) for x in s.split(",")], default=[1, 2, 3])
     m.add_argument("--arms", type=arm_list, default=list(DEFAULT_ARMS), help="arms to run, comma-separated, of " + ", ".join(ARMS))
     m.add_argument("--size", choices=sorted(SIZES), default="small")
+    m.add_argument("--condition", action="store_true",
+                   help="with --encoder bag: the prompt's bag reaches every answer token's logits through a head of its own (LMConfig.condition)")
     m.add_argument("--pool", action="store_true", help="the tiny model adds a pooled summary of the prompt's tokens at the answer marker (LMConfig.pool)")
     m.add_argument("--layers", type=block_count, default=0, help="transformer blocks of the tiny model (default: the size's)")
     m.add_argument("--encoder", choices=ENCODERS, default="attention",

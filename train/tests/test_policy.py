@@ -189,6 +189,50 @@ class TinyPolicyBagTest(TinyPolicyTest):
             TinyPolicy.new(tok, "test", seed=0, encoder="conv")
 
 
+class TinyPolicyConditionedBagTest(TinyPolicyTest):
+    """LMConfig.condition: the bag's hidden layer reaches every answer
+    position's logits through a head of its own, in sampling and in the
+    update alike (the contract above), and only with the bag encoder."""
+
+    def make(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts + ANSWERS, min_count=1, prompts=texts, prompt_mode="fields")
+        return TinyPolicy.new(tok, "test", seed=0, encoder="bag", condition=True)
+
+    def test_the_prompt_reaches_later_answer_tokens_directly(self):
+        p = self.make()
+        p.eval()
+        a, b = (p.prompt_ids(c) for c in CHATS[:2])
+        comp = p.answer_ids(ANSWERS[0])
+        self.assertGreater(len(comp), 2)
+        with torch.no_grad():
+            lp = {k: p.logprobs([ids], [comp], 1)[0][0] for k, ids in (("a", a), ("b", b))}
+            p.model.cond_head.weight.zero_()
+            lp0 = {k: p.logprobs([ids], [comp], 1)[0][0] for k, ids in (("a", a), ("b", b))}
+        # the head is on the path of the tokens after the first ...
+        self.assertFalse(torch.allclose(lp["a"][1:], lp0["a"][1:], atol=1e-6))
+        # ... and what it adds depends on the prompt
+        self.assertFalse(torch.allclose(lp["a"][1:] - lp0["a"][1:], lp["b"][1:] - lp0["b"][1:], atol=1e-6))
+
+    def test_condition_needs_the_bag(self):
+        texts = [c[-1]["content"] for c in CHATS]
+        tok = Tokenizer.fit(texts, min_count=1, prompts=texts)
+        with self.assertRaisesRegex(ValueError, "condition needs the bag encoder"):
+            TinyPolicy.new(tok, "test", seed=0, condition=True)
+
+    def test_a_checkpoint_from_before_condition_loads(self):
+        p = TinyPolicyBagTest.make(self)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "ck")
+            p.save(path)
+            ck = torch.load(path)
+            del ck["config"]["condition"]
+            torch.save(ck, path)
+            q = TinyPolicy.load(path)
+        self.assertFalse(q.model.c.condition)
+        self.assertIsNone(q.model.cond_head)
+
+
 @unittest.skipUnless(HF_READY, "transformers and tokenizers are not installed (the --hf-model path; a GPU machine has them)")
 class HFPolicyTest(ScratchHF, Contract, unittest.TestCase):
     def make(self, lora_r=0):
