@@ -9,6 +9,7 @@ import glob
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -167,14 +168,66 @@ def find_run(root: str) -> str:
     return os.path.dirname(hits[-1])
 
 
-def prepare_data(a, timing: dict) -> str | None:
-    """Your own train/dev/test files (--data-dir), combined into one file the
-    child server serves with each row's split; None: the environment's
-    embedded splits, which `svbench serve` loads without being told."""
-    d = a.data_dir
+def near_form(text: str) -> str:
+    """dataset/integrity.Normalise: lower case, every run of digits one "0",
+    whitespace runs one space. The embedded splits drop a generated row whose
+    prompt has the same form as a held-out one, and so does the pool."""
+    return " ".join(re.sub(r"\d+", "0", text.lower()).split())
+
+
+def generated_pool(a, out: str) -> str:
+    """--train-generate N: a data directory whose train split is the train
+    part of N rows drawn fresh by `svbench data build e1` (its own seed), less
+    every row whose prompt is a held-out prompt up to numbers, case and
+    spacing, and whose dev and test splits are the embedded ones, read from a
+    child server. The embedded train split has 2,000 rows: a from-scratch
+    model memorises them, and learns E1's rule only from tens of thousands
+    (issue #42; train/README)."""
+    d = os.path.join(out, "pool")
+    if os.path.exists(os.path.join(d, "train.jsonl")):
+        return d
+    gen = os.path.join(out, "pool-generated")
+    if not os.path.exists(os.path.join(gen, "train.jsonl")):
+        run([a.svbench, "data", "build", "e1", "--n", str(a.train_generate), "--seed", str(a.train_generate_seed), "--out", gen])
+    os.makedirs(d, exist_ok=True)
+    held: set[str] = set()
+    server = Server(a.svbench, None, None, out)
+    try:
+        client = Client(server.url, timeout=120)
+        for split in ("dev", "test"):
+            rows, _ = loop.fetch_examples(client, "e1", split)
+            with open(os.path.join(d, split + ".jsonl"), "w") as f:
+                for e in rows:
+                    q = last_user_text(e["prompt"])
+                    held.add(near_form(q))
+                    f.write(json.dumps({"id": e["example_id"], "question": q, "answer": e["answer"], "meta": e.get("meta") or {}}) + "\n")
+    finally:
+        server.close()
+    kept = dropped = 0
+    tmp = os.path.join(d, "train.jsonl.tmp")
+    with open(os.path.join(gen, "train.jsonl")) as g, open(tmp, "w") as f:
+        for line in g:
+            if not line.strip():
+                continue
+            if near_form(json.loads(line)["question"]) in held:
+                dropped += 1
+                continue
+            f.write(line if line.endswith("\n") else line + "\n")
+            kept += 1
+    os.replace(tmp, os.path.join(d, "train.jsonl"))
+    log("svtrain: generated pool: %d train rows kept, %d dropped as near copies of a dev or test prompt" % (kept, dropped))
+    return d
+
+
+def prepare_data(a, out: str, timing: dict) -> str | None:
+    """Your own train/dev/test files (--data-dir, or the pool --train-generate
+    draws), combined into one file the child server serves with each row's
+    split; None: the environment's embedded splits, which `svbench serve`
+    loads without being told."""
+    t = time.time()
+    d = generated_pool(a, out) if a.train_generate else a.data_dir
     if not d:
         return None
-    t = time.time()
     combined = os.path.join(d, "e1-splits.jsonl")
     if not os.path.exists(combined):
         with open(combined, "w") as f:
@@ -315,7 +368,9 @@ def cmd_matrix(a) -> None:
     timing: dict = {}
     if not a.server and not (a.svbench and os.path.exists(a.svbench)):
         raise SystemExit("svtrain: --svbench %r not found (make build writes bin/svbench), or pass --server URL" % a.svbench)
-    data_dir = prepare_data(a, timing)
+    if a.train_generate and (a.data_dir or a.server):
+        raise SystemExit("svtrain: --train-generate builds its own data directory and server; drop --data-dir and --server")
+    data_dir = prepare_data(a, out, timing)
     sft_path, baseline_test = (a.sft_data, None) if a.sft_data else baseline_sft(a, out, data_dir, timing)
     server = Server(a.svbench, a.server, os.path.join(data_dir, "e1-splits.jsonl") if (data_dir and not a.server) else None, out)
     try:
@@ -504,6 +559,9 @@ def main(argv=None) -> None:
     m.add_argument("--svbench", default=os.path.join(REPO, "bin", "svbench"), help="the svbench binary (make build)")
     m.add_argument("--server", help="use this running svbench server instead of starting one")
     m.add_argument("--data-dir", help="your own train.jsonl/dev.jsonl/test.jsonl (default: E1's embedded splits)")
+    m.add_argument("--train-generate", type=int, default=0, metavar="N",
+                   help="train on the train part (70%%) of N rows drawn fresh by svbench data build e1, served with the embedded dev and test splits")
+    m.add_argument("--train-generate-seed", type=int, default=1002, help="generator seed of --train-generate")
     m.add_argument("--train-split", default="train", help="split the server hands out for training")
     m.add_argument("--test-split", default="test", help="split evaluated at the first and last step")
     m.add_argument("--train-limit", type=int, default=0)

@@ -181,7 +181,7 @@ def _curve(runs, key):
 
 # What a configuration's record keeps of its run's arguments: what shapes the
 # result (not paths, ports or report switches).
-_DEV_KEYS = ("train_split", "test_split", "baseline", "sft_generate", "prompt_mode", "size", "layers", "pool", "encoder", "condition", "sft_steps", "sft_batch", "sft_lr",
+_DEV_KEYS = ("train_generate", "train_split", "test_split", "baseline", "sft_generate", "prompt_mode", "size", "layers", "pool", "encoder", "condition", "sft_steps", "sft_batch", "sft_lr",
              "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "oversample", "rubric", "hf_model", "seeds")
 
 
