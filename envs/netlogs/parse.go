@@ -119,6 +119,15 @@ func Parse(text string) Output {
 		out.Labels++
 		seen[strings.ToLower(strings.TrimSpace(m[1]))] = true
 	}
+	// Nothing may follow the answer: a policy trained against svbench
+	// drifted into repeating `", "confidence": 0.95}` after its object
+	// until it ran out of tokens, which the first-object rule paid as a
+	// well-formed answer. A tail keeps the label, not the format credit.
+	// Text before the object (a preamble, a reasoning summary a trainer
+	// put in front) is read as before.
+	if out.StrictFormat && !endsWithObject(text) {
+		out.StrictFormat = false
+	}
 	if out.Labels > 1 {
 		out.StrictFormat = false
 		if len(seen) > 1 {
@@ -127,6 +136,30 @@ func Parse(text string) Output {
 		}
 	}
 	return out
+}
+
+// endsWithObject reports whether the completion's first JSON object is
+// followed by nothing but whitespace (and the closing fence of a Markdown
+// code block). At most 16 opening braces are tried, each decode linear in
+// the text, so a hostile completion costs a bounded amount.
+func endsWithObject(text string) bool {
+	t := clip.Bytes(text, MaxCompletion, "")
+	from := 0
+	for range 16 {
+		i := strings.IndexByte(t[from:], '{')
+		if i < 0 {
+			return false
+		}
+		from += i
+		dec := json.NewDecoder(strings.NewReader(t[from:]))
+		var m map[string]any
+		if err := dec.Decode(&m); err == nil {
+			rest := strings.TrimSpace(t[from+int(dec.InputOffset()):])
+			return rest == "" || rest == "```"
+		}
+		from++
+	}
+	return false
 }
 
 func canonicalLabel(s string) string {

@@ -33,7 +33,14 @@ func TestParse(t *testing.T) {
 		{"null confidence", `{"label": "Abstain", "confidence": null}`, "Abstain", "Abstain", 0, false, false, 0, false},
 		{"label not a string", `{"label": 1, "confidence": 0.5}`, "", "", 0.5, false, false, 0.5, true},
 		{"think prefix with braces", `<think>{maybe}</think>{"label": "Malicious", "confidence": 0.9}`, "", "", 0, false, false, 0, false},
-		{"prose around", `Verdict: {"label": "Malicious", "confidence": 0.6} done`, "Malicious", "Malicious", 0.6, true, true, 0.6, true},
+		// Nothing may follow the answer: a tail keeps the label, not the
+		// format credit. A preamble and a code fence are read as before.
+		{"prose around", `Verdict: {"label": "Malicious", "confidence": 0.6} done`, "Malicious", "Malicious", 0.6, true, false, 0.6, true},
+		{"tail repeated after the answer", `{"label": "Benign", "confidence": 0.95}", "confidence": 0.95}", "confidence": 0.95}", "confid`, "Benign", "Benign", 0.95, true, false, 0.95, true},
+		{"fenced", "```json\n{\"label\": \"Benign\", \"confidence\": 0.3}\n```\n", "Benign", "Benign", 0.3, true, true, 0.3, true},
+		{"fence without a tag", "```{\"label\": \"Benign\", \"confidence\": 0.3}```", "Benign", "Benign", 0.3, true, true, 0.3, true},
+		{"preamble", "Answer:\n{\"label\": \"Benign\", \"confidence\": 0.3}", "Benign", "Benign", 0.3, true, true, 0.3, true},
+		{"fence then prose", "```json\n{\"label\": \"Benign\", \"confidence\": 0.3}\n```\nHope this helps", "Benign", "Benign", 0.3, true, false, 0.3, true},
 		// Two labels are a hedge: the reference reads the last key, the
 		// default rubric no label.
 		{"duplicate keys: reference takes the last, default none", `{"label": "Benign", "label": "Malicious", "confidence": 0.5}`, "Malicious", "", 0.5, true, false, 0, false},
