@@ -200,7 +200,10 @@ def generated_pool(a, out: str) -> str:
                 for e in rows:
                     q = last_user_text(e["prompt"])
                     held.add(near_form(q))
-                    f.write(json.dumps({"id": e["example_id"], "question": q, "answer": e["answer"], "meta": e.get("meta") or {}}) + "\n")
+                    # the server reads a row's split from meta.split; the
+                    # embedded test rows carry none
+                    meta = {**(e.get("meta") or {}), "split": split}
+                    f.write(json.dumps({"id": e["example_id"], "question": q, "answer": e["answer"], "meta": meta}) + "\n")
     finally:
         server.close()
     kept = dropped = 0

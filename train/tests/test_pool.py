@@ -83,8 +83,8 @@ class GeneratedPoolTest(unittest.TestCase):
             self.assertEqual([r["id"] for r in rows("train")], ["g3", "g4"])
             test = rows("test")
             self.assertEqual(test, [{"id": "synth-t", "question": "Flow from 9.9.9.9 FAILED 12", "answer": "Malicious",
-                                     "meta": {"ambiguous": True}}])
-            self.assertEqual([r["id"] for r in rows("dev")], ["dev-1"])
+                                     "meta": {"ambiguous": True, "split": "test"}}])
+            self.assertEqual([(r["id"], r["meta"]["split"]) for r in rows("dev")], [("dev-1", "dev")])
 
 
 if __name__ == "__main__":
