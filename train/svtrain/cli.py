@@ -47,11 +47,18 @@ ARMS = {
     # with their labels shuffled across prompts): whatever it knows of the
     # labels after RL, the reward taught it.
     "format": ("executable", "grpo"),
+    # GDPO from the same format-only warm start.
+    "format_gdpo": ("executable", "gdpo"),
     # No RL: the warm start distilled further from the teacher, for as many
     # answers as a GRPO arm samples (the seeds' "teacher-guided distillation").
     "distill": ("teacher", "none"),
 }
 DEFAULT_ARMS = ["grpo", "gdpo", "rm", "random"]
+
+
+def from_format(arm: str) -> bool:
+    """Whether the arm starts from the format-only warm start."""
+    return arm in ("format", "format_gdpo")
 
 
 def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:
@@ -435,8 +442,10 @@ def cmd_matrix(a) -> None:
                 timing[key] = time.time() - t
                 return path
 
-            ck = warm_start("sft", sft_rows, "warm start")
-            ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if "format" in a.arms else None
+            # The format arm starts from its own warm start; a run of it
+            # alone does not train the teacher's.
+            ck = warm_start("sft", sft_rows, "warm start") if any(not from_format(x) for x in a.arms) else None
+            ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if any(map(from_format, a.arms)) else None
             rm = None
             if "rm" in a.arms:
                 t = time.time()
@@ -463,18 +472,19 @@ def cmd_matrix(a) -> None:
                     log("svtrain: %s exists; skipped" % rd)
                     continue
                 t = time.time()
-                policy = load_policy(a, ck_format if arm == "format" else ck)
+                policy = load_policy(a, ck_format if from_format(arm) else ck)
                 reward, adv = ARMS[arm]
                 cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
-                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, seed=seed, env="e1",
+                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, scale=a.scale_rewards, kl=a.kl, seed=seed, env="e1",
                                       checkpoint_every=a.checkpoint_every)
                 if arm == "distill":
                     done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
                                         test, executable, rd, dataset, env_info=env_info, log=log)
                 else:
+                    ref = load_policy(a, ck_format if from_format(arm) else ck) if a.kl > 0 else None
                     done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
-                                     stop_after=a.stop_after_steps)
+                                     stop_after=a.stop_after_steps, ref=ref)
                 timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
                 if done is None:
                     log("svtrain: stopped with a checkpoint in %s; the same command resumes (exit %d)" % (rd, EXIT_STOPPED))
@@ -599,6 +609,10 @@ def main(argv=None) -> None:
     m.add_argument("--lr", type=float, default=5e-4)
     m.add_argument("--clip", type=float, default=0.2)
     m.add_argument("--ppo-epochs", type=int, default=1)
+    m.add_argument("--kl", type=float, default=0.0, metavar="BETA",
+                   help="KL penalty to the arm's warm start (k3 per token, token-mean); 0: none")
+    m.add_argument("--scale-rewards", choices=loop.SCALES, default="group",
+                   help="what GRPO divides a group's centred rewards by (TRL scale_rewards): the group's std, the step's, or nothing (Dr. GRPO)")
     m.add_argument("--micro-prompts", type=int, default=0)
     m.add_argument("--oversample", type=oversample_factor, default=1, metavar="K",
                    help="dynamic sampling (DAPO): draw K × --prompts prompts a step and train on the groups whose reward varies, up to --prompts (1: off)")

@@ -153,8 +153,18 @@ def _require_finite(name: str, x: torch.Tensor) -> None:
                          % (name, where, int(bad.sum()), x.numel()))
 
 
-def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None) -> torch.Tensor:
-    """GRPO: group-normalise the summed reward (TRL scale_rewards="group").
+SCALES = ("group", "batch", "none")
+
+
+def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.Tensor] | None, weights: dict[str, float] | None,
+               scale: str = "group") -> torch.Tensor:
+    """GRPO: the summed reward less its group's mean, divided by the group's
+    std (TRL scale_rewards="group"), the batch's std ("batch") or nothing
+    ("none", Dr. GRPO). A group's std makes the advantage of a lone outcome
+    depend on its sign only: where seven abstentions earn 1.3 and one guess
+    1.8 or 0.07, the guess gets ±7/√8 (sample std) whatever the stakes, so a guess right
+    61% of the time is reinforced although its mean reward is 1.06. Scaling
+    every group alike keeps the update pointed at the expected reward.
     per_component: group-normalise each component and take the rubric's
     weighted sum (svbench advantages' per_component). GDPO (decoupled; TRL
     multi_objective_aggregation="normalize_then_sum"): per_component, then
@@ -166,8 +176,17 @@ def advantages(method: str, rewards: torch.Tensor, components: dict[str, torch.T
     _require_finite("reward", rewards)
     for c, t in (components or {}).items():
         _require_finite("component %s" % c, t)
+    if scale not in SCALES:
+        raise ValueError("unknown reward scaling %r (want one of %s)" % (scale, ", ".join(SCALES)))
     if method == "grpo":
-        return _group_norm(rewards).float()
+        if scale == "group":
+            return _group_norm(rewards).float()
+        x = rewards.double()
+        centred = x - x.mean(1, keepdim=True)
+        if scale == "none":
+            return centred.float()
+        std = _std(x)
+        return (centred / (std + EPS) if std > 0 else torch.zeros_like(centred)).float()
     if method in ("gdpo", "per_component"):
         assert components and weights
         a = sum(weights[c] * _group_norm(components[c]) for c in weights)
@@ -186,6 +205,10 @@ class GRPOConfig:
     arm: str = "grpo"
     reward: str = "executable"  # executable | learned_rm | random
     adv: str = "grpo"  # grpo | per_component | gdpo
+    scale: str = "group"  # grpo's divisor: group | batch | none (SCALES)
+    # β of a KL penalty to the warm start (k3 estimator per token, as verl's
+    # low_var_kl and TRL's beta): 0 trains without an anchor.
+    kl: float = 0.0
     steps: int = 50
     prompts: int = 16  # prompts per step
     group: int = 8  # completions per prompt (G)
@@ -212,9 +235,9 @@ CHECKPOINT = "checkpoint.pt"
 # What a checkpoint must agree on with the run it resumes: everything that
 # shapes the trajectory (checkpoint_every only says when to save).
 _RESUME_KEYS = ("arm", "reward", "adv", "steps", "prompts", "group", "max_new", "temperature", "lr", "clip",
-                "ppo_epochs", "micro_prompts", "seed", "env", "oversample")
+                "ppo_epochs", "micro_prompts", "seed", "env", "oversample", "scale", "kl")
 # Keys added after checkpoints were written, with the value those runs had.
-_RESUME_DEFAULTS = {"oversample": 1}
+_RESUME_DEFAULTS = {"oversample": 1, "scale": "group", "kl": 0.0}
 
 
 def _trainable_state(policy) -> dict:
@@ -249,8 +272,8 @@ def informative_groups(rewards: list[float], scores: list[dict], comp_names: lis
 
 def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executable: Executable, run_dir: str,
          dataset: dict, rm: LearnedRM | None = None, env_info: dict | None = None, log=print,
-         stop_after: int = 0) -> dict | None:
-    """The GRPO loop. Every cfg.checkpoint_every steps it saves what the
+         stop_after: int = 0, ref=None) -> dict | None:
+    """The GRPO loop. ref is the frozen warm start that cfg.kl anchors to. Every cfg.checkpoint_every steps it saves what the
     next step needs (trainable weights, optimiser, every random stream, the
     prompt order, the run files' state) to RUN/checkpoint.pt; started again
     on the same run directory and configuration it continues from there, and
@@ -263,6 +286,8 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
     coin = RandomReward(cfg.seed) if cfg.reward == "random" else None
     if cfg.reward == "learned_rm" and rm is None:
         raise ValueError("reward learned_rm needs a reward model")
+    if cfg.kl > 0 and ref is None:
+        raise ValueError("a KL penalty needs the reference policy (the warm start)")
     opt = torch.optim.AdamW(policy.parameters(), lr=cfg.lr, weight_decay=0.0)
     ck_path = os.path.join(run_dir, CHECKPOINT)
     ck = None
@@ -276,13 +301,13 @@ def grpo(policy, cfg: GRPOConfig, train: list[dict], test: list[dict], executabl
     writer = runfiles.RunWriter(run_dir, cfg, executable, dataset, env_info or {}, policy.describe(),
                                 resume=ck["writer"] if ck else None)
     try:
-        return _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after)
+        return _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after, ref)
     except BaseException:
         writer.suspend()  # what was flushed stays; the last checkpoint resumes
         raise
 
 
-def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after):
+def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt, ck, ck_path, log, stop_after, ref=None):
     weights = executable.weights
     comp_names = executable.components
 
@@ -361,12 +386,12 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
             golds, scores, r = [golds[i] for i in rows_kept], [scores[i] for i in rows_kept], [r[i] for i in rows_kept]
         R = torch.tensor(r, dtype=torch.float32).view(cfg.prompts, cfg.group)
         comps = {c: torch.tensor([float((s.get("components") or {}).get(c, 0.0)) for s in scores]).view(cfg.prompts, cfg.group) for c in comp_names}
-        A = advantages(cfg.adv, R, comps if multi else None, weights if multi else None)
-        # clipped policy-gradient update (no KL)
+        A = advantages(cfg.adv, R, comps if multi else None, weights if multi else None, cfg.scale)
+        # clipped policy-gradient update, with a KL penalty to the warm start when cfg.kl > 0
         policy.train()
         flatA = A.flatten()
         old = [torch.tensor(l, dtype=torch.float32) for l in old_lps]
-        stats = {"loss": 0.0, "clip_frac": 0.0, "ratio_dev": 0.0, "grad_norm": 0.0}
+        stats = {"loss": 0.0, "clip_frac": 0.0, "ratio_dev": 0.0, "grad_norm": 0.0, "kl": 0.0}
         micro = cfg.micro_prompts or cfg.prompts
         n_tok_all = sum(len(t) for t in toks)
         for _ in range(cfg.ppo_epochs):
@@ -381,6 +406,13 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
                 a = flatA[rows].view(-1, 1).to(lp.device)
                 surr = torch.minimum(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a)
                 loss = -(surr * mask).sum() / n_tok_all  # token-mean over the whole batch
+                if cfg.kl > 0:
+                    with torch.no_grad():
+                        ref_lp, _ = ref.logprobs(prompts[m0: m0 + micro], [toks[i] for i in rows], cfg.group, cfg.temperature)
+                    d = ref_lp.to(lp.device) - lp
+                    k3 = ((torch.exp(d) - d - 1) * mask).sum() / n_tok_all
+                    loss = loss + cfg.kl * k3
+                    stats["kl"] += float(k3)
                 loss.backward()
                 with torch.no_grad():
                     stats["loss"] += float(loss)

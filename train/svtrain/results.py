@@ -11,17 +11,18 @@ import random
 
 from svtrain import stats
 
-ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "distill", "rm", "random"]
+ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "format_gdpo", "distill", "rm", "random"]
 ARM_TEXT = {
-    "grpo": "GRPO, executable reward (summed rubric, group-normalised)",
+    "grpo": "GRPO, executable reward (summed rubric)",
     "per_component": "GRPO, executable reward, each component group-normalised and summed with the rubric weights (no batch step)",
     "distill": "no RL: the warm start trained further on the teacher's answers, as many as a GRPO arm samples (distillation baseline)",
     "format": "GRPO, executable reward, from a warm start on the answer format only (teacher's labels shuffled across prompts)",
+    "format_gdpo": "GDPO, executable reward, from the same format-only warm start",
     "gdpo": "GDPO, executable reward (each component group-normalised, weighted sum, batch-normalised)",
     "rm": "GRPO, learned reward model",
     "random": "GRPO, random reward (control)",
 }
-COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "distill": "#e377c2"}
+COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "format_gdpo": "#bcbd22", "distill": "#e377c2"}
 
 
 def score_baseline(run_dir: str, executable) -> list[dict]:
@@ -182,7 +183,7 @@ def _curve(runs, key):
 # What a configuration's record keeps of its run's arguments: what shapes the
 # result (not paths, ports or report switches).
 _DEV_KEYS = ("train_generate", "train_split", "test_split", "baseline", "sft_generate", "prompt_mode", "size", "layers", "pool", "encoder", "condition", "sft_steps", "sft_batch", "sft_lr",
-             "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "oversample", "rubric", "hf_model", "seeds")
+             "steps", "prompts", "group", "max_new", "temperature", "lr", "clip", "ppo_epochs", "oversample", "scale_rewards", "kl", "rubric", "hf_model", "seeds")
 
 
 def append_dev_log(out: str, path: str) -> None:
@@ -281,10 +282,14 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
     w("| warm start | %s answers of `%s` on the train split, exported by `svbench sft export` (test prompts refused), %s steps × batch %s |" % (
         info.get("sft_rows", "?"), info.get("baseline", "?"), info.get("args", {}).get("sft_steps", "?"), info.get("args", {}).get("sft_batch", "?")))
     over = int(cfg.get("oversample") or 1)
-    w("| budget per arm | %d steps × %d prompts × G=%d%s, ≤ %d new tokens, temperature %g, lr %g, clip %g, %d PPO epoch(s), no KL |" % (
+    kl = float(cfg.get("kl") or 0)
+    scale = {"group": "the group's reward std (TRL scale_rewards=\"group\")", "batch": "the step's reward std (TRL scale_rewards=\"batch\")",
+             "none": "nothing (Dr. GRPO, TRL scale_rewards=\"none\")"}.get(cfg.get("scale") or "group", str(cfg.get("scale")))
+    w("| budget per arm | %d steps × %d prompts × G=%d%s, ≤ %d new tokens, temperature %g, lr %g, clip %g, %d PPO epoch(s), %s; GRPO's centred rewards divided by %s |" % (
         cfg["steps"], cfg["prompts"], cfg["group"],
         "" if over <= 1 else " trained, of %d prompts drawn a step (dynamic sampling: the groups whose reward varies)" % (cfg["prompts"] * over),
-        cfg["max_new"], cfg["temperature"], cfg["lr"], cfg["clip"], cfg["ppo_epochs"]))
+        cfg["max_new"], cfg["temperature"], cfg["lr"], cfg["clip"], cfg["ppo_epochs"],
+        "KL to the warm start β = %g (k3 per token)" % kl if kl > 0 else "no KL", scale))
     w("| seeds | %s |" % ", ".join(map(str, seeds)))
     w("| arms | %s |" % "; ".join("`%s`: %s" % (a, ARM_TEXT.get(a, a)) for a in arms))
     if t:
@@ -548,7 +553,7 @@ def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[
 def _advantage_reports(out: str, arms: dict) -> dict:
     """advantages.json of each executable arm's runs, by arm."""
     got: dict = {}
-    for a in ("grpo", "per_component", "gdpo", "format"):
+    for a in ("grpo", "per_component", "gdpo", "format", "format_gdpo"):
         for r in arms.get(a, []):
             p = os.path.join(out, "advantages", "%s-s%d" % (a, r["seed"]), "advantages.json")
             if os.path.exists(p):

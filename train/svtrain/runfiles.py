@@ -124,7 +124,7 @@ class RunWriter:
             "monitor/neg_logp_per_token": m["neg_logp_per_token"], "monitor/zero_adv_groups": m["zero_adv_groups"],
             "monitor/score_errors": m["score_errors"],
             "monitor/drawn_groups": m.get("drawn_groups", len(exs)), "monitor/informative_groups": m.get("informative_groups", len(exs)), "loss": m["loss"], "monitor/clip_frac": m["clip_frac"],
-            "monitor/max_ratio_dev": m["ratio_dev"], "monitor/grad_norm": m["grad_norm"],
+            "monitor/max_ratio_dev": m["ratio_dev"], "monitor/grad_norm": m["grad_norm"], "monitor/kl": m.get("kl", 0.0),
         })
         for c, v in m["components"].items():
             o["metrics" + e + "reward_" + c] = v
@@ -181,8 +181,8 @@ class RunWriter:
             "metrics_summary_path": "",
             "results_jsonl_path": results,
             "metadata_json_path": "",
-            "notes": "svtrain arm %s: reward %s, advantages %s, %d prompts x G=%d per step, lr %g, clip %g, ppo_epochs %d%s" % (
-                cfg.arm, cfg.reward, cfg.adv, cfg.prompts, cfg.group, cfg.lr, cfg.clip, cfg.ppo_epochs,
+            "notes": "svtrain arm %s: reward %s, advantages %s%s, %d prompts x G=%d per step, lr %g, clip %g, ppo_epochs %d%s" % (
+                cfg.arm, cfg.reward, cfg.adv, (" (scale_rewards=%s)" % cfg.scale) if cfg.adv == "grpo" else "", cfg.prompts, cfg.group, cfg.lr, cfg.clip, cfg.ppo_epochs,
                 ("; " + "; ".join(cfg.notes)) if cfg.notes else ""),
         }
 

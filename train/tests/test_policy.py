@@ -299,6 +299,30 @@ class AdvantagesTest(unittest.TestCase):
         want = torch.tensor([[(x - m) / (sd + 1e-4) for x in xs]])
         self.assertTrue(torch.allclose(loop.advantages("grpo", r, None, None), want, atol=1e-6))
 
+    def test_group_std_reduces_a_lone_outcome_to_its_sign(self):
+        # E1's abstention case: seven abstentions at 1.3 and one guess. With
+        # the group's std the guess gets ±7/√8 whether it wins 0.5 or loses
+        # 1.23; scaled by nothing or by the step's std, its advantage keeps
+        # the stakes, so the expected update follows the expected reward.
+        right = torch.tensor([[1.3] * 7 + [1.8]])
+        wrong = torch.tensor([[1.3] * 7 + [0.07]])
+        r = torch.cat([right, wrong])
+        g = loop.advantages("grpo", r, None, None, "group")
+        self.assertAlmostEqual(float(g[0, 7]), 7 / 8 ** 0.5, places=2)
+        self.assertAlmostEqual(float(g[1, 7]), -7 / 8 ** 0.5, places=2)
+        for scale in ("none", "batch"):
+            a = loop.advantages("grpo", r, None, None, scale)
+            self.assertAlmostEqual(float(a[0].sum()), 0.0, places=5)
+            self.assertAlmostEqual(float(a[0, 7] / -a[1, 7]), 0.5 / 1.23, places=4, msg=scale)
+        none = loop.advantages("grpo", r, None, None, "none")
+        self.assertAlmostEqual(float(none[0, 7]), 0.5 * 7 / 8, places=5)
+        xs = r.flatten().tolist()
+        m = sum(xs) / len(xs)
+        sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5  # TRL "batch": std of every reward in the step
+        self.assertTrue(torch.allclose(loop.advantages("grpo", r, None, None, "batch"), none / (sd + 1e-4), atol=1e-6))
+        with self.assertRaises(ValueError):
+            loop.advantages("grpo", r, None, None, "std")
+
     def test_per_component_keeps_the_weights_scale(self):
         # per_component is GDPO before its batch step: the weighted sum of
         # each component's group z-scores, so the weights scale it.

@@ -89,12 +89,15 @@ class ResumeTest(unittest.TestCase):
 
     def run_arm(self, name, arm="grpo", crash_at=0, stop_after=0):
         # "dapo": GRPO with dynamic sampling (3 × the prompts drawn a step).
+        # "kl": GRPO on coin-flip rewards (so every step updates), scaled by the
+        # step's std, with a KL penalty to the warm start.
         reward, adv = {"grpo": ("executable", "grpo"), "gdpo": ("executable", "gdpo"), "random": ("random", "grpo"),
-                       "dapo": ("executable", "grpo")}[arm]
+                       "dapo": ("executable", "grpo"), "kl": ("random", "grpo")}[arm]
         cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=5, prompts=2, group=3, max_new=6, seed=3, checkpoint_every=2,
-                              oversample=3 if arm == "dapo" else 1)
+                              oversample=3 if arm == "dapo" else 1, kl=0.5 if arm == "kl" else 0.0, scale="batch" if arm == "kl" else "group")
         d = os.path.join(self.tmp.name, name)
-        return d, loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after)
+        return d, loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(crash_at), d, {}, log=lambda *_: None, stop_after=stop_after,
+                            ref=self.policy() if arm == "kl" else None)
 
     def assertSameRun(self, a, b):
         self.assertEqual(read_rows(os.path.join(a, "rollouts", "results.jsonl")), read_rows(os.path.join(b, "rollouts", "results.jsonl")))
@@ -103,7 +106,7 @@ class ResumeTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(b, loop.CHECKPOINT)), "a finished run keeps its checkpoint")
 
     def test_killed_mid_step_resumes_to_the_same_run(self):
-        for arm in ("grpo", "gdpo", "random", "dapo"):
+        for arm in ("grpo", "gdpo", "random", "dapo", "kl"):
             with self.subTest(arm=arm):
                 whole, _ = self.run_arm(arm + "-whole", arm)
                 # Calls: 1 before-evaluation, then one per step: the 5th is step
@@ -136,6 +139,18 @@ class ResumeTest(unittest.TestCase):
             if "monitor/drawn_groups" in m:
                 self.assertEqual(m["monitor/drawn_groups"], 6)
                 self.assertLessEqual(m["monitor/informative_groups"], 6)
+
+    def test_kl_to_the_warm_start(self):
+        # The first step samples from the warm start itself: its KL is 0 to
+        # float precision; the updates then move the policy away from it.
+        d, _ = self.run_arm("kl", "kl")
+        kls = [m["monitor/kl"] for m in read_metrics(d) if "monitor/kl" in m]
+        self.assertEqual(len(kls), 5, read_metrics(d)[0].keys())
+        self.assertAlmostEqual(kls[0], 0.0, places=6)
+        self.assertGreater(max(kls[1:]), 1e-6)
+        cfg = loop.GRPOConfig(arm="grpo", steps=1, prompts=2, group=3, max_new=6, seed=3, kl=0.1)
+        with self.assertRaises(ValueError):
+            loop.grpo(self.policy(), cfg, self.train, self.test, LocalVerifier(), os.path.join(self.tmp.name, "noref"), {}, log=lambda *_: None)
 
     def test_other_settings_are_refused(self):
         d, _ = self.run_arm("x", stop_after=2)
