@@ -69,12 +69,13 @@ train-demo: build
 # generator (--train-generate: 2,000 rows are memorised, not learnt), and the
 # format-only warm start (the teacher's labels shuffled), so every label the
 # policy knows after RL came from the reward; GRPO and GDPO from it (GRPO's
-# group std drops abstention, GDPO keeps it: train/README). About 50 minutes
-# on 2 quiet cores.
-E1_RECIPE := --train-generate 200000 --arms format,format_gdpo --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
+# group std drops abstention, GDPO keeps it: train/README), with a KL penalty
+# to that start so abstentions survive the first steps (the run without it:
+# train/RESULTS-e1-nokl.md). About 50 minutes on 2 quiet cores.
+E1_RECIPE := --train-generate 200000 --arms format,format_gdpo --kl 0.05 --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
 train-e1: build
 	@scripts/deps.sh train
-	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1-c2 --results train/RESULTS-e1.md --dev-log train/results-e1/dev_log.jsonl $(E1_RECIPE) $(TRAIN_ARGS)
+	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1-c3 --results train/RESULTS-e1.md --dev-log train/results-e1/dev_log.jsonl $(E1_RECIPE) $(TRAIN_ARGS)
 
 # The first tool-using run (issue #42 item 3): E2's Kubernetes rows, every
 # rollout a /v1/sessions episode (scanner calls, then violations and a JSON

@@ -47,7 +47,8 @@ ARMS = {
     # with their labels shuffled across prompts): whatever it knows of the
     # labels after RL, the reward taught it.
     "format": ("executable", "grpo"),
-    # GDPO from the same format-only warm start.
+    # The normalisation matrix from the same format-only warm start.
+    "format_per_component": ("executable", "per_component"),
     "format_gdpo": ("executable", "gdpo"),
     # No RL: the warm start distilled further from the teacher, for as many
     # answers as a GRPO arm samples (the seeds' "teacher-guided distillation").
@@ -58,7 +59,7 @@ DEFAULT_ARMS = ["grpo", "gdpo", "rm", "random"]
 
 def from_format(arm: str) -> bool:
     """Whether the arm starts from the format-only warm start."""
-    return arm in ("format", "format_gdpo")
+    return arm in ("format", "format_per_component", "format_gdpo")
 
 
 def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:

@@ -11,18 +11,19 @@ import random
 
 from svtrain import stats
 
-ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "format_gdpo", "distill", "rm", "random"]
+ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "format_per_component", "format_gdpo", "distill", "rm", "random"]
 ARM_TEXT = {
     "grpo": "GRPO, executable reward (summed rubric)",
     "per_component": "GRPO, executable reward, each component group-normalised and summed with the rubric weights (no batch step)",
     "distill": "no RL: the warm start trained further on the teacher's answers, as many as a GRPO arm samples (distillation baseline)",
     "format": "GRPO, executable reward, from a warm start on the answer format only (teacher's labels shuffled across prompts)",
+    "format_per_component": "per-component normalisation (no batch step), executable reward, from the same format-only warm start",
     "format_gdpo": "GDPO, executable reward, from the same format-only warm start",
     "gdpo": "GDPO, executable reward (each component group-normalised, weighted sum, batch-normalised)",
     "rm": "GRPO, learned reward model",
     "random": "GRPO, random reward (control)",
 }
-COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "format_gdpo": "#bcbd22", "distill": "#e377c2"}
+COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "format_per_component": "#17becf", "format_gdpo": "#bcbd22", "distill": "#e377c2"}
 
 
 def score_baseline(run_dir: str, executable) -> list[dict]:
@@ -553,7 +554,7 @@ def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[
 def _advantage_reports(out: str, arms: dict) -> dict:
     """advantages.json of each executable arm's runs, by arm."""
     got: dict = {}
-    for a in ("grpo", "per_component", "gdpo", "format", "format_gdpo"):
+    for a in ("grpo", "per_component", "gdpo", "format", "format_per_component", "format_gdpo"):
         for r in arms.get(a, []):
             p = os.path.join(out, "advantages", "%s-s%d" % (a, r["seed"]), "advantages.json")
             if os.path.exists(p):
