@@ -68,11 +68,12 @@ train-demo: build
 # head into the answer's logits (--condition), GRPO's prompts drawn from the
 # generator (--train-generate: 2,000 rows are memorised, not learnt), and the
 # format-only warm start (the teacher's labels shuffled), so every label the
-# policy knows after RL came from the reward; GRPO and GDPO from it (GRPO's
-# group std drops abstention, GDPO keeps it: train/README), with a KL penalty
-# to that start so abstentions survive the first steps (the run without it:
-# train/RESULTS-e1-nokl.md). About 50 minutes on 2 quiet cores.
-E1_RECIPE := --train-generate 200000 --arms format,format_gdpo --kl 0.05 --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
+# policy knows after RL came from the reward; GRPO, per-component and GDPO
+# from it (GRPO's group std drops abstention, the per-component ones keep it:
+# train/README), with a KL penalty to that start so abstentions survive the
+# first steps (the run without it: train/RESULTS-e1-nokl.md). About an hour
+# on 2 quiet cores.
+E1_RECIPE := --train-generate 200000 --arms format,format_per_component,format_gdpo --kl 0.05 --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
 train-e1: build
 	@scripts/deps.sh train
 	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1-c3 --results train/RESULTS-e1.md --dev-log train/results-e1/dev_log.jsonl $(E1_RECIPE) $(TRAIN_ARGS)
