@@ -58,8 +58,9 @@ DEFAULT_ARMS = ["grpo", "gdpo", "rm", "random"]
 
 
 def from_format(arm: str) -> bool:
-    """Whether the arm starts from the format-only warm start."""
-    return arm in ("format", "format_per_component", "format_gdpo")
+    """Whether the arm starts from the format-only warm start: `format` and
+    the `format_*` arms of the normalisation matrix."""
+    return arm == "format" or arm.startswith("format_")
 
 
 def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:
@@ -473,7 +474,8 @@ def cmd_matrix(a) -> None:
                     log("svtrain: %s exists; skipped" % rd)
                     continue
                 t = time.time()
-                policy = load_policy(a, ck_format if from_format(arm) else ck)
+                start = ck_format if from_format(arm) else ck
+                policy = load_policy(a, start)
                 reward, adv = ARMS[arm]
                 cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
@@ -483,7 +485,7 @@ def cmd_matrix(a) -> None:
                     done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
                                         test, executable, rd, dataset, env_info=env_info, log=log)
                 else:
-                    ref = load_policy(a, ck_format if from_format(arm) else ck) if a.kl > 0 else None
+                    ref = load_policy(a, start) if a.kl > 0 else None
                     done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
                                      stop_after=a.stop_after_steps, ref=ref)
                 timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t

@@ -394,6 +394,14 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
         stats = {"loss": 0.0, "clip_frac": 0.0, "ratio_dev": 0.0, "grad_norm": 0.0, "kl": 0.0}
         micro = cfg.micro_prompts or cfg.prompts
         n_tok_all = sum(len(t) for t in toks)
+        # The reference's log-probabilities are fixed for the step, like the
+        # sampler's: computed once, whatever the number of PPO epochs.
+        ref_lps = {}
+        if cfg.kl > 0:
+            with torch.no_grad():
+                for m0 in range(0, cfg.prompts, micro):
+                    rows = range(m0 * cfg.group, min(cfg.prompts, m0 + micro) * cfg.group)
+                    ref_lps[m0], _ = ref.logprobs(prompts[m0: m0 + micro], [toks[i] for i in rows], cfg.group, cfg.temperature)
         for _ in range(cfg.ppo_epochs):
             opt.zero_grad()
             for m0 in range(0, cfg.prompts, micro):
@@ -407,9 +415,7 @@ def _grpo(policy, cfg, train, test, executable, writer, rm, coin, rng, gen, opt,
                 surr = torch.minimum(ratio * a, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * a)
                 loss = -(surr * mask).sum() / n_tok_all  # token-mean over the whole batch
                 if cfg.kl > 0:
-                    with torch.no_grad():
-                        ref_lp, _ = ref.logprobs(prompts[m0: m0 + micro], [toks[i] for i in rows], cfg.group, cfg.temperature)
-                    d = ref_lp.to(lp.device) - lp
+                    d = ref_lps[m0].to(lp.device) - lp
                     k3 = ((torch.exp(d) - d - 1) * mask).sum() / n_tok_all
                     loss = loss + cfg.kl * k3
                     stats["kl"] += float(k3)
