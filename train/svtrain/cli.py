@@ -107,6 +107,18 @@ def _whole_at_least_one(what: str, note: str = ""):
     return parse
 
 
+def kl_coefficient(s: str) -> float:
+    """An argparse type: a finite β ≥ 0 (a negative one would reward moving
+    away from the warm start)."""
+    try:
+        b = float(s)
+    except ValueError:
+        b = float("nan")
+    if not (0 <= b < float("inf")):
+        raise argparse.ArgumentTypeError("%r is not a KL coefficient: give a number of at least 0 (0: no KL penalty)" % s)
+    return b
+
+
 oversample_factor = _whole_at_least_one("an oversampling factor", " (1: every drawn group is trained on)")
 block_count = _whole_at_least_one("a number of transformer blocks")
 
@@ -612,7 +624,7 @@ def main(argv=None) -> None:
     m.add_argument("--lr", type=float, default=5e-4)
     m.add_argument("--clip", type=float, default=0.2)
     m.add_argument("--ppo-epochs", type=int, default=1)
-    m.add_argument("--kl", type=float, default=0.0, metavar="BETA",
+    m.add_argument("--kl", type=kl_coefficient, default=0.0, metavar="BETA",
                    help="KL penalty to the arm's warm start (k3 per token, token-mean); 0: none")
     m.add_argument("--scale-rewards", choices=loop.SCALES, default="group",
                    help="what GRPO divides a group's centred rewards by (TRL scale_rewards): the group's std, the step's, or nothing (Dr. GRPO)")

@@ -367,6 +367,17 @@ class MatrixFlagsTest(unittest.TestCase):
             with self.subTest(bad=bad), self.assertRaisesRegex(argparse.ArgumentTypeError, "at least 1"):
                 block_count(bad)
 
+    def test_kl_must_be_a_finite_non_negative_number(self):
+        import argparse
+
+        from svtrain.cli import kl_coefficient
+
+        self.assertEqual(kl_coefficient("0"), 0.0)
+        self.assertEqual(kl_coefficient("0.05"), 0.05)
+        for bad in ("-0.1", "x", "", "nan", "inf"):
+            with self.subTest(bad=bad), self.assertRaisesRegex(argparse.ArgumentTypeError, "at least 0"):
+                kl_coefficient(bad)
+
     def test_oversample_must_be_at_least_one(self):
         import argparse
 
