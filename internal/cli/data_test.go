@@ -123,21 +123,16 @@ func TestDataImportUsage(t *testing.T) {
 	}
 }
 
-// readmeDataCommands returns the `svbench data …` lines of README.md's Data
-// section, comments stripped.
+// readmeDataCommands returns the `svbench data …` lines of docs/data.md,
+// comments stripped.
 func readmeDataCommands(t *testing.T) [][]string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "data.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(b), "\n## Data\n")
-	if !ok {
-		t.Fatal("README.md has no ## Data section")
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
 	var out [][]string
-	for _, l := range strings.Split(section, "\n") {
+	for _, l := range strings.Split(string(b), "\n") {
 		if !strings.HasPrefix(l, "svbench data ") {
 			continue
 		}
@@ -147,7 +142,7 @@ func readmeDataCommands(t *testing.T) [][]string {
 	return out
 }
 
-// TestREADMEDataCommands runs the README's data commands that need no
+// TestREADMEDataCommands runs docs/data.md's data commands that need no
 // downloaded corpus or user files (build e1, generate e2, validate) as
 // written, with data/… paths under a temporary directory, and validates
 // both generated sets: svbench must accept what it makes. The E2 command
@@ -190,7 +185,7 @@ func TestREADMEDataCommands(t *testing.T) {
 	}
 	for verb, seen := range want {
 		if !seen {
-			t.Errorf("README's Data section has no `svbench data %s` command", verb)
+			t.Errorf("docs/data.md has no `svbench data %s` command", verb)
 		}
 	}
 	for _, out := range outs {
