@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 from svbench import Client  # noqa: E402
 
 from svtrain import e2train, loop, results  # noqa: E402
+from svtrain.arms import ARMS, DEFAULT_ARMS, from_format  # noqa: E402
 from svtrain.model import ENCODERS  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
@@ -35,32 +36,6 @@ from svtrain.tokenizer import PROMPT_MODES, Tokenizer  # noqa: E402
 # The exit status of a matrix stopped by --stop-after-steps (EX_TEMPFAIL):
 # not finished, not failed; the same command continues it.
 EXIT_STOPPED = 75
-
-ARMS = {
-    # name: (reward source, advantage estimator)
-    "grpo": ("executable", "grpo"),
-    "per_component": ("executable", "per_component"),
-    "gdpo": ("executable", "gdpo"),
-    "rm": ("learned_rm", "grpo"),
-    "random": ("random", "grpo"),
-    # GRPO from a warm start on the answer format only (the teacher's answers
-    # with their labels shuffled across prompts): whatever it knows of the
-    # labels after RL, the reward taught it.
-    "format": ("executable", "grpo"),
-    # The normalisation matrix from the same format-only warm start.
-    "format_per_component": ("executable", "per_component"),
-    "format_gdpo": ("executable", "gdpo"),
-    # No RL: the warm start distilled further from the teacher, for as many
-    # answers as a GRPO arm samples (the seeds' "teacher-guided distillation").
-    "distill": ("teacher", "none"),
-}
-DEFAULT_ARMS = ["grpo", "gdpo", "rm", "random"]
-
-
-def from_format(arm: str) -> bool:
-    """Whether the arm starts from the format-only warm start: `format` and
-    the `format_*` arms of the normalisation matrix."""
-    return arm == "format" or arm.startswith("format_")
 
 
 def shuffled_labels(rows: list[dict], seed: int) -> list[dict]:
@@ -461,7 +436,7 @@ def cmd_matrix(a) -> None:
             ck = warm_start("sft", sft_rows, "warm start") if any(not from_format(x) for x in a.arms) else None
             ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if any(map(from_format, a.arms)) else None
             rm = None
-            if "rm" in a.arms:
+            if any(ARMS[x][0] == "learned_rm" for x in a.arms):
                 t = time.time()
                 rmp = os.path.join(sd, "rm.pt")
                 if os.path.exists(rmp):
@@ -474,7 +449,11 @@ def cmd_matrix(a) -> None:
                     extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]],
                               r["provenance"]["example_id"])
                              for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
-                    extra += policy_samples(load_policy(a, ck), subset, a.max_new, seed)
+                    # What the policies it will judge write: samples of every
+                    # warm start this run trains from.
+                    for start in (ck, ck_format):
+                        if start:
+                            extra += policy_samples(load_policy(a, start), subset, a.max_new, seed)
                     rm, fit = train_rm(subset, executable, seed, extra, log=log)
                     rm.save(rmp, fit)
                     with open(os.path.join(sd, "rm_fit.json"), "w") as f:
@@ -493,7 +472,7 @@ def cmd_matrix(a) -> None:
                                       max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
                                       ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, scale=a.scale_rewards, kl=a.kl, seed=seed, env="e1",
                                       checkpoint_every=a.checkpoint_every)
-                if arm == "distill":
+                if ARMS[arm][0] == "teacher":
                     done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
                                         test, executable, rd, dataset, env_info=env_info, log=log)
                 else:
@@ -553,18 +532,23 @@ def svbench_reports(a, out: str) -> None:
             weights = json.load(f)["weights"]
         run([a.svbench, "advantages", os.path.join(rd, "rollouts"), "--weights", ",".join("%s=%r" % kv for kv in weights.items()),
              "--out", os.path.join(out, "advantages", os.path.basename(rd))])
+    # One study per seed and warm start: the RL arms from that start against
+    # its random-reward control (distillation has no training rewards).
     for seed in a.seeds:
-        arms = [os.path.join(runs, "%s-s%d" % (arm, seed)) for arm in ("grpo", "gdpo", "rm") if arm in a.arms]
-        arms = [d for d in arms if os.path.isdir(d)]
-        ctl = os.path.join(runs, "random-s%d" % seed)
-        if len(arms) + os.path.isdir(ctl) < 2:
-            continue
-        cmd = [a.svbench, "study", *arms, "--rubric", a.rubric or "default", "--out", os.path.join(out, "study-s%d" % seed)]
-        if os.path.isdir(ctl):
-            cmd += ["--control", ctl]
-        p = run(cmd)
-        with open(os.path.join(out, "study-s%d" % seed, "stdout.txt"), "w") as f:
-            f.write(p.stdout)
+        for fmt, prefix in ((False, "study"), (True, "study-format")):
+            arms = [os.path.join(runs, "%s-s%d" % (arm, seed)) for arm in a.arms
+                    if from_format(arm) == fmt and ARMS[arm][0] in ("executable", "learned_rm")]
+            arms = [d for d in arms if os.path.isdir(d)]
+            ctl = os.path.join(runs, "%s-s%d" % ("format_random" if fmt else "random", seed))
+            if len(arms) + os.path.isdir(ctl) < 2:
+                continue
+            sdir = os.path.join(out, "%s-s%d" % (prefix, seed))
+            cmd = [a.svbench, "study", *arms, "--rubric", a.rubric or "default", "--out", sdir]
+            if os.path.isdir(ctl):
+                cmd += ["--control", ctl]
+            p = run(cmd)
+            with open(os.path.join(sdir, "stdout.txt"), "w") as f:
+                f.write(p.stdout)
 
 
 def exit_on_signals() -> None:

@@ -19,7 +19,7 @@ import torch
 
 from svbench.client import Client
 from svtrain import e2
-from svtrain.loop import fetch_examples, sft
+from svtrain.loop import SCALES, advantages, fetch_examples, sft
 from svtrain.model import LMConfig, TinyLM, completion_logprobs, sample
 from svtrain.stats import paired_diff, t_interval
 
@@ -153,21 +153,34 @@ def evaluate(policy, sessions, examples, path: str) -> dict:
     return summary(recs)
 
 
-def grpo_step(policy, opt, recs: list[dict], group: int) -> dict:
+def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", kl: float = 0.0, ref=None) -> dict:
+    """One policy-gradient update on both turns of every episode, with the
+    E1 loop's advantage estimator and, when kl > 0, its k3 penalty (per
+    token, token-mean) to the reference policy ref (the warm start)."""
     rewards = torch.tensor([r["reward"] for r in recs]).view(-1, group)
-    std = rewards.std(dim=1, keepdim=True)
-    adv = ((rewards - rewards.mean(dim=1, keepdim=True)) / (std + 1e-4)).view(-1)
+    adv = advantages("grpo", rewards, None, None, scale).view(-1)
+    ctx1, turn1 = [r["ctx1"] for r in recs[::group]], [r["turn1"] for r in recs]
+    ctx2, ans = [r["ctx2"] for r in recs], [r["answer_ids"] for r in recs]
     policy.train()
-    lp1, m1 = policy.logprobs([r["ctx1"] for r in recs[::group]], [r["turn1"] for r in recs], group)
-    lp2, m2 = policy.logprobs([r["ctx2"] for r in recs], [r["answer_ids"] for r in recs], 1)
+    lp1, m1 = policy.logprobs(ctx1, turn1, group)
+    lp2, m2 = policy.logprobs(ctx2, ans, 1)
     tokens = m1.sum() + m2.sum()
     loss = -((adv.view(-1, 1) * lp1 * m1).sum() + (adv.view(-1, 1) * lp2 * m2).sum()) / tokens
+    k3 = torch.zeros(())
+    if kl > 0:
+        if ref is None:
+            raise ValueError("svtrain e2: a KL penalty needs the reference policy")
+        with torch.no_grad():
+            r1, _ = ref.logprobs(ctx1, turn1, group)
+            r2, _ = ref.logprobs(ctx2, ans, 1)
+        k3 = sum(((torch.exp(r - lp) - (r - lp) - 1) * m).sum() for r, lp, m in ((r1, lp1, m1), (r2, lp2, m2))) / tokens
+        loss = loss + kl * k3
     opt.zero_grad()
     loss.backward()
     torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
     opt.step()
-    const = float((std.view(-1) < 1e-9).float().mean())
-    return {"loss": float(loss), "constant_groups": const}
+    const = float((rewards.std(dim=1) < 1e-9).float().mean())
+    return {"loss": float(loss), "kl": float(k3), "constant_groups": const}
 
 
 def run_seed(a, seed: int, server_url: str) -> None:
@@ -216,6 +229,10 @@ def run_seed(a, seed: int, server_url: str) -> None:
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(policy.parameters(), lr=a.lr, weight_decay=0.0)
+    ref = None
+    if a.kl > 0:
+        ref = E2Policy.load(sft_path)
+        ref.eval()
     t1 = time.time()
     with open(os.path.join(out, "history.jsonl"), "w") as f:
         for step in range(a.steps):
@@ -224,7 +241,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
             ts = time.time()
             recs = play(policy, sessions, batch, a.group, a.temperature, False, gen)
             tp = time.time() - ts
-            info = grpo_step(policy, opt, recs, a.group)
+            info = grpo_step(policy, opt, recs, a.group, a.scale_rewards, a.kl, ref)
             rec = {"step": step, **summary(recs), **info, "play_s": round(tp, 2), "update_s": round(time.time() - ts - tp, 2)}
             f.write(json.dumps(rec) + "\n")
             f.flush()
@@ -377,15 +394,15 @@ def cmd_results(a) -> None:
         L.append("Runs of `train/run.py e2 … --eval-splits dev` from the same warm start (SFT is deterministic: the "
                  "seed-1 checkpoint is reused), kept in `%s`. The recipe was chosen on dev only, from the runs made "
                  "before the test run; a run's note says when it came after.\n" % a.dev_log)
-        L.append("| run | GRPO steps | temperature | lr | prompts × G | dev reward before → after | F1 | fix | patch applied |")
-        L.append("|---|---|---|---|---|---|---|---|---|")
+        L.append("| run | GRPO steps | temperature | lr | KL β | prompts × G | dev reward before → after | F1 | fix | patch applied |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in records:
             c, b, f = r["config"], r["before"], r["after"]
-            L.append("| `%s` | %d | %.2f | %g | %d × %d | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f |" % (
-                r["run"], c["steps"], c["temperature"], c["lr"], c["prompts"], c["group"], b["reward"], f["reward"],
+            L.append("| `%s` | %d | %.2f | %g | %g | %d × %d | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f | %.3f → %.3f |" % (
+                r["run"], c["steps"], c["temperature"], c["lr"], c.get("kl") or 0, c["prompts"], c["group"], b["reward"], f["reward"],
                 b["f1"], f["f1"], b["fix"], f["fix"], b["patch_applied"], f["patch_applied"]))
             if r.get("note"):
-                L.append("| | %s | | | | | | | |" % r["note"])
+                L.append("| | %s | | | | | | | | |" % r["note"])
         L.append("")
     L.append("## Configuration\n")
     L.append("```json\n%s\n```\n" % json.dumps(runs[seeds[0]]["config"], indent=1, sort_keys=True))
@@ -396,6 +413,7 @@ def cmd_results(a) -> None:
 
 
 def add_parsers(sub) -> None:
+    from svtrain.cli import kl_coefficient  # cli imports this module
     p = sub.add_parser("e2", help="E2 (Kubernetes rows) through /v1/sessions: warm start on tool-autofix, then GRPO")
     repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p.add_argument("--out", default=os.path.join(repo, "train", "out", "e2"))
@@ -417,6 +435,10 @@ def add_parsers(sub) -> None:
     p.add_argument("--group", type=int, default=8)
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--kl", type=kl_coefficient, default=0.0, metavar="BETA",
+                   help="KL penalty to the warm start (k3 per token, token-mean); 0: none")
+    p.add_argument("--scale-rewards", choices=SCALES, default="group",
+                   help="what a group's centred rewards are divided by: the group's std, the step's, or nothing")
     p.add_argument("--threads", type=int, default=2)
     p.set_defaults(func=cmd_e2)
     r = sub.add_parser("e2-results", help="write RESULTS-e2.md from an e2 run's files")

@@ -10,8 +10,10 @@ import os
 import random
 
 from svtrain import stats
+from svtrain.arms import ARMS, sibling, start_of
 
-ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "format_per_component", "format_gdpo", "distill", "rm", "random"]
+ARM_ORDER = ["grpo", "per_component", "gdpo", "format", "format_per_component", "format_gdpo", "distill", "rm", "random",
+             "format_distill", "format_rm", "format_random"]
 ARM_TEXT = {
     "grpo": "GRPO, executable reward (summed rubric)",
     "per_component": "GRPO, executable reward, each component group-normalised and summed with the rubric weights (no batch step)",
@@ -22,8 +24,12 @@ ARM_TEXT = {
     "gdpo": "GDPO, executable reward (each component group-normalised, weighted sum, batch-normalised)",
     "rm": "GRPO, learned reward model",
     "random": "GRPO, random reward (control)",
+    "format_distill": "no RL: the format-only warm start trained on the teacher's answers (true labels), as many as a GRPO arm samples",
+    "format_rm": "GRPO, learned reward model, from the format-only warm start",
+    "format_random": "GRPO, random reward (control), from the format-only warm start",
 }
-COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "format_per_component": "#17becf", "format_gdpo": "#bcbd22", "distill": "#e377c2"}
+COLORS = {"grpo": "#1f77b4", "gdpo": "#ff7f0e", "rm": "#2ca02c", "random": "#7f7f7f", "per_component": "#9467bd", "format": "#8c564b", "format_per_component": "#17becf", "format_gdpo": "#bcbd22", "distill": "#e377c2",
+          "format_distill": "#f7b6d2", "format_rm": "#98df8a", "format_random": "#c7c7c7"}
 
 
 def score_baseline(run_dir: str, executable) -> list[dict]:
@@ -400,12 +406,14 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
             counts[x["completion"]] = counts.get(x["completion"], 0) + 1
         top = sorted(counts.items(), key=lambda kv: -kv[1])[:2]
         w("- `%s`: %s" % (a, "; ".join("`%s` ×%d" % (c[:90].replace("`", "'") + ("…" if len(c) > 90 else ""), n) for c, n in top)))
-    if "random" in arms:
-        w("\n**Against the random-reward control** (Δ of the arm − Δ of the control, resampling test examples):\n")
-        for a in arms:
-            if a == "random":
-                continue
-            w("- `%s` − `random`: %s — %s." % (a, _signed_ci(_dd_diff(arms[a], arms["random"], reps)), _verdict(_dd_diff(arms[a], arms["random"], reps))))
+    # Each arm against the control from its own warm start.
+    ctl_pairs = [(a, sibling(a, "random")) for a in arms if ARMS.get(a, ("",))[0] != "random" and sibling(a, "random") in arms]
+    if ctl_pairs:
+        w("\n**Against the random-reward control from the same warm start** (Δ of the arm − Δ of the control, resampling test examples):\n")
+        for a, c in ctl_pairs:
+            dd = _dd_diff(arms[a], arms[c], reps)
+            w("- `%s` − `%s`: %s — %s." % (a, c, _signed_ci(dd), _verdict(dd)))
+    L.extend(_attribution_section(arms, seeds, reps))
     if "grpo" in arms and "gdpo" in arms:
         w("\n**GDPO vs GRPO** (final test metrics, GDPO − GRPO, resampling test examples):\n")
         for m in ("reward", "accuracy", "ece", "cost_per_row"):
@@ -437,36 +445,13 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
         w("\nA group whose summed reward is constant teaches GRPO nothing; GDPO's per-component normalisation keeps a "
           "group whose sum is constant while a component varies. Per-component zero-variance shares are in "
           "`%s/advantages/<run>/advantages.md`.\n" % os.path.join("train", os.path.relpath(out, os.path.dirname(os.path.abspath(path)))))
-    if "rm" in arms:
-        w("\n**The learned reward model's hacking gap** — on the RM arm's final test answers, what the RM pays minus what the verifier pays "
-          "(paired by answer):\n")
-        rows = [(fr["reward"], _exec_total(fr)) for r in arms["rm"] for fr in r["final_rows"]]
-        gap = stats.bootstrap(rows, lambda rr: sum(x - y for x, y in rr) / len(rr), reps, 5)
-        w("- RM reward %s vs executable %s: gap %s — %s." % (
-            _ci(stats.bootstrap(rows, lambda rr: sum(x for x, _ in rr) / len(rr), reps, 6)),
-            _ci(stats.bootstrap(rows, lambda rr: sum(y for _, y in rr) / len(rr), reps, 7)), _signed_ci(gap), _verdict(gap)))
-        if len(seeds) > 1:
-            per = [sum(fr["reward"] - _exec_total(fr) for fr in r["final_rows"]) / len(r["final_rows"]) for r in arms["rm"]]
-            w("- gap across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
-        first = [s for s in arms["rm"][0]["steps"] if "reward/e1/mean" in s]
-        if first:
-            g0 = [s["reward/e1/mean"] - s["monitor/e1/executable_reward"] for s in first]
-            w("- during training (seed %d): RM − executable on the rollouts was %+.3f at the first step and %+.3f at the last (5-step means: %+.3f → %+.3f)." % (
-                arms["rm"][0]["seed"], g0[0], g0[-1], sum(g0[:5]) / len(g0[:5]), sum(g0[-5:]) / len(g0[-5:])))
-        fit_p = os.path.join(out, "seed%d" % arms["rm"][0]["seed"], "rm_fit.json")
-        if os.path.exists(fit_p):
-            with open(fit_p) as f:
-                fit = json.load(f)
-            w("- the RM's fit before RL (%d labelled answers; held-out prompts): RMSE %s, pairwise ranking accuracy %s." % (
-                fit.get("labelled_answers", 0), _fmt((fit.get("held_out") or {}).get("rmse")), _fmt(fit.get("held_out_pairwise_accuracy"))))
-        if "grpo" in arms:
-            dd = _final_diff(arms["rm"], arms["grpo"], stats.mean_reward, reps)
-            w("- final executable test reward, RM arm − executable GRPO arm: %s — %s." % (_signed_ci(dd), _verdict(dd)))
+    for rm_arm in [a for a in arms if ARMS.get(a, ("",))[0] == "learned_rm"]:
+        L.extend(_rm_section(out, arms, rm_arm, seeds, reps))
     # svbench study
-    studies = sorted(glob.glob(os.path.join(out, "study-s*", "stdout.txt")))
+    studies = sorted(glob.glob(os.path.join(out, "study-*s*", "stdout.txt")))
     if studies:
         w("\n## `svbench study` on the runs\n")
-        w("svbench's own cross-scoring of each arm's final test answers (`svbench study grpo gdpo rm --control random --rubric default`): "
+        w("svbench's own cross-scoring of each warm start's RL arms' final test answers (`svbench study ARMS --control RANDOM --rubric default`): "
           "the reward each arm trained on as recorded, the executable verifier's re-score, gaps with problem-resampling intervals.\n")
         for p in studies:
             with open(p) as f:
@@ -488,6 +473,63 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
     print("svtrain: wrote %s" % path)
+
+
+def _rm_section(out: str, arms: dict, rm_arm: str, seeds: list[int], reps: int) -> list[str]:
+    """What a learned reward model paid against what the verifier pays, on
+    the answers of the arm trained on it, and that arm against executable
+    GRPO from the same warm start."""
+    L: list[str] = []
+    w = L.append
+    w("\n**The learned reward model's hacking gap (`%s`)** — on its final test answers, what the RM pays minus what the verifier pays "
+      "(paired by answer):\n" % rm_arm)
+    rows = [(fr["reward"], _exec_total(fr)) for r in arms[rm_arm] for fr in r["final_rows"]]
+    gap = stats.bootstrap(rows, lambda rr: sum(x - y for x, y in rr) / len(rr), reps, 5)
+    w("- RM reward %s vs executable %s: gap %s — %s." % (
+        _ci(stats.bootstrap(rows, lambda rr: sum(x for x, _ in rr) / len(rr), reps, 6)),
+        _ci(stats.bootstrap(rows, lambda rr: sum(y for _, y in rr) / len(rr), reps, 7)), _signed_ci(gap), _verdict(gap)))
+    if len(seeds) > 1:
+        per = [sum(fr["reward"] - _exec_total(fr) for fr in r["final_rows"]) / len(r["final_rows"]) for r in arms[rm_arm]]
+        w("- gap across seeds (per seed %s): %s — %s." % (", ".join("%+.3f" % x for x in per), _t_text(per), _verdict(_t_tuple(per))))
+    first = [s for s in arms[rm_arm][0]["steps"] if "reward/e1/mean" in s]
+    if first:
+        g0 = [s["reward/e1/mean"] - s["monitor/e1/executable_reward"] for s in first]
+        w("- during training (seed %d): RM − executable on the rollouts was %+.3f at the first step and %+.3f at the last (5-step means: %+.3f → %+.3f)." % (
+            arms[rm_arm][0]["seed"], g0[0], g0[-1], sum(g0[:5]) / len(g0[:5]), sum(g0[-5:]) / len(g0[-5:])))
+    fit_p = os.path.join(out, "seed%d" % arms[rm_arm][0]["seed"], "rm_fit.json")
+    if os.path.exists(fit_p):
+        with open(fit_p) as f:
+            fit = json.load(f)
+        w("- the RM's fit before RL (%d labelled answers; held-out prompts): RMSE %s, pairwise ranking accuracy %s." % (
+            fit.get("labelled_answers", 0), _fmt((fit.get("held_out") or {}).get("rmse")), _fmt(fit.get("held_out_pairwise_accuracy"))))
+    for exe in [e for e in arms if ARMS.get(e, ("",))[0] == "executable" and start_of(e) == start_of(rm_arm)]:
+        dd = _final_diff(arms[rm_arm], arms[exe], stats.mean_reward, reps)
+        w("- final executable test reward, `%s` − `%s`: %s — %s." % (rm_arm, exe, _signed_ci(dd), _verdict(dd)))
+    return L
+
+
+def _attribution_section(arms: dict, seeds: list[int], reps: int) -> list[str]:
+    """Each RL arm against distillation from its own warm start on the same
+    number of answers: what the reward taught beyond what imitating the
+    teacher for the same budget teaches."""
+    L: list[str] = []
+    w = L.append
+    pairs = [(a, sibling(a, "distill")) for a in arms
+             if ARMS.get(a, ("",))[0] in ("executable", "learned_rm") and sibling(a, "distill") in arms]
+    if not pairs:
+        return L
+    w("\n**Against distillation from the same warm start** (final test answers, the arm − the teacher distilled for as many "
+      "answers as the arm sampled; pooled rows resampled, then t over seeds paired by seed):\n")
+    for a, dist in pairs:
+        parts = []
+        for name, f in (("reward", stats.mean_reward), ("accuracy", stats.accuracy), ("abstain rate", stats.abstain_rate)):
+            dd = _final_diff(arms[a], arms[dist], f, reps)
+            by_seed = {r["seed"]: r for r in arms[dist]}
+            per = [f([x["outcome"] for x in r["after"]]) - f([x["outcome"] for x in by_seed[r["seed"]]["after"]])
+                   for r in arms[a] if r["seed"] in by_seed]
+            parts.append("%s %s%s" % (name, _signed_ci(dd), (", across seeds %s" % _t_text(per)) if len(per) > 1 else ""))
+        w("- `%s` − `%s`: %s." % (a, dist, "; ".join(parts)))
+    return L
 
 
 def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[str]:
@@ -554,7 +596,7 @@ def _learned_section(out: str, arms: dict, seeds: list[int], reps: int) -> list[
 def _advantage_reports(out: str, arms: dict) -> dict:
     """advantages.json of each executable arm's runs, by arm."""
     got: dict = {}
-    for a in ("grpo", "per_component", "gdpo", "format", "format_per_component", "format_gdpo"):
+    for a in [x for x in arms if ARMS.get(x, ("",))[0] == "executable"]:
         for r in arms.get(a, []):
             p = os.path.join(out, "advantages", "%s-s%d" % (a, r["seed"]), "advantages.json")
             if os.path.exists(p):

@@ -165,3 +165,48 @@ class TestReading(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestGRPOStep(unittest.TestCase):
+    """The E2 update: the E1 loop's advantage estimator, and a KL anchor to
+    the warm start that is 0 before the first update and positive after."""
+
+    def setUp(self):
+        import torch
+        from svtrain import e2train
+        self.torch, self.e2train = torch, e2train
+        vocab = e2.Vocab(e2.SPECIALS + ["a", "b", "c", "d"])
+        self.policy = e2train.E2Policy.new(vocab, seed=3, d_model=32, layers=1)
+        self.ref = e2train.E2Policy.new(vocab, seed=3, d_model=32, layers=1)
+        self.ref.eval()
+        base = len(e2.SPECIALS)
+        g = 4
+        self.recs = []
+        for p in range(2):
+            for j in range(g):
+                self.recs.append({"ctx1": [base + p, base + 1], "turn1": [base + j % 3, self.policy.eos],
+                                  "ctx2": [base + p, base + 2, base + j % 3], "answer_ids": [base + (j + p) % 4, self.policy.eos],
+                                  "reward": float(j == p)})
+        self.group = g
+
+    def opt(self):
+        return self.torch.optim.SGD(self.policy.parameters(), lr=0.5)
+
+    def test_kl_is_zero_at_the_warm_start_then_positive(self):
+        opt = self.opt()
+        first = self.e2train.grpo_step(self.policy, opt, self.recs, self.group, kl=0.1, ref=self.ref)
+        self.assertAlmostEqual(first["kl"], 0.0, places=6)
+        second = self.e2train.grpo_step(self.policy, opt, self.recs, self.group, kl=0.1, ref=self.ref)
+        self.assertGreater(second["kl"], 0.0)
+
+    def test_kl_without_a_reference_is_refused(self):
+        with self.assertRaises(ValueError):
+            self.e2train.grpo_step(self.policy, self.opt(), self.recs, self.group, kl=0.1)
+
+    def test_a_constant_group_is_counted_and_moves_nothing_alone(self):
+        recs = [dict(r, reward=1.0) for r in self.recs]
+        before = [p.detach().clone() for p in self.policy.parameters()]
+        out = self.e2train.grpo_step(self.policy, self.opt(), recs, self.group)
+        self.assertEqual(out["constant_groups"], 1.0)
+        for a, b in zip(before, self.policy.parameters()):
+            self.assertTrue(self.torch.equal(a, b.detach()))
