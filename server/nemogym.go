@@ -56,31 +56,21 @@ const (
 	CodeNotSeeded       = "session_not_seeded"
 )
 
-// nemoGymFixed are the resources server's own routes; no tool may take
-// one of these names, nor the name of any other single-segment route.
-var nemoGymFixed = []string{"seed_session", "verify", "aggregate_metrics", "reverify_mode"}
-
 // nemoGymToolName is what a tool route may be called: one plain path
 // segment.
 var nemoGymToolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 var nemoGymRolloutID = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
 
-// nemoGymRoutes registers NeMo Gym's routes and returns the paths it
-// registered. taken are the single-segment paths other routes hold.
-func (s *Server) nemoGymRoutes(add func(string, route), taken []string) []string {
+// nemoGymToolRoutes registers one route per tool of the served
+// environments and returns their paths. reserved are the single-segment
+// names other routes hold.
+func (s *Server) nemoGymToolRoutes(add func(string, route), reserved []string) []string {
 	paths := []string{}
 	reg := func(p string, rt route) {
 		add(p, rt)
 		paths = append(paths, p)
 	}
-	reg("/seed_session", route{endpoint: "/seed_session", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleNemoGymSeed}})
-	reg("/verify", route{endpoint: "/verify", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleNemoGymVerify}})
-	reg("/aggregate_metrics", route{endpoint: "/aggregate_metrics", methods: map[string]http.HandlerFunc{"POST": s.handleNemoGymAggregate}})
-	reg("/reverify_mode", route{endpoint: "/reverify_mode", methods: map[string]http.HandlerFunc{"GET": s.handleNemoGymReverifyMode}})
-	reserved := append(slices.Clone(taken), nemoGymFixed...)
-	reserved = append(reserved, "v1", nemoGymRolloutPath)
 	seen := map[string]bool{}
 	for _, id := range s.order {
 		for _, t := range s.envs[id].info.Tools {

@@ -73,23 +73,6 @@ const (
 	openEnvCapacityReached = "CAPACITY_REACHED"
 )
 
-// openEnvRoutes are the paths OpenEnv takes (nemo gym tools may not use them).
-var openEnvRoutes = []string{"ws", "reset", "step", "state", "schema", "metadata", "health"}
-
-func (s *Server) openEnvRoutesAdd(add func(string, route)) {
-	// A WebSocket lives as long as its session may.
-	add("/ws", route{endpoint: "/ws", needData: true, timeout: s.cfg.SessionTTL,
-		methods: map[string]http.HandlerFunc{"GET": s.handleOpenEnvWS}})
-	add("/reset", route{endpoint: "/reset", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleOpenEnvReset}})
-	add("/step", route{endpoint: "/step", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleOpenEnvStep}})
-	add("/state", route{endpoint: "/state", methods: map[string]http.HandlerFunc{"GET": s.handleOpenEnvState}})
-	add("/schema", route{endpoint: "/schema", methods: map[string]http.HandlerFunc{"GET": s.handleOpenEnvSchema}})
-	add("/metadata", route{endpoint: "/metadata", methods: map[string]http.HandlerFunc{"GET": s.handleOpenEnvMetadata}})
-	add("/health", route{endpoint: "/health", public: true, methods: map[string]http.HandlerFunc{"GET": s.handleOpenEnvHealth}})
-}
-
 // OpenEnvReset is reset's data (and POST /reset's body).
 type OpenEnvReset struct {
 	SessionCreate

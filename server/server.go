@@ -461,23 +461,19 @@ func (s *Server) routes() http.Handler {
 	add := func(pattern string, rt route) {
 		mux.Handle(pattern, s.wrap(rt))
 	}
-	add("/healthz", route{endpoint: "/healthz", public: true, methods: map[string]http.HandlerFunc{"GET": s.handleHealthz}})
-	add("/readyz", route{endpoint: "/readyz", public: true, methods: map[string]http.HandlerFunc{"GET": s.handleReadyz}})
-	add("/metrics", route{endpoint: "/metrics", methods: map[string]http.HandlerFunc{"GET": s.handleMetrics}})
-	add("/v1/environments", route{endpoint: "/v1/environments", methods: map[string]http.HandlerFunc{"GET": s.handleEnvironments}})
-	add("/v1/environments/{env}/examples", route{endpoint: "/v1/environments/{env}/examples", needData: true,
-		methods: map[string]http.HandlerFunc{"GET": s.handleExamples}})
-	add("/v1/score", route{endpoint: "/v1/score", needData: true, methods: map[string]http.HandlerFunc{"POST": s.handleScore}})
-	add("/get_reward", route{endpoint: "/get_reward", needData: true, urlToken: true, methods: map[string]http.HandlerFunc{"POST": s.handleGetReward}})
-	add("/v1/rollout", route{endpoint: "/v1/rollout", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleRollout}})
-	add("/v1/sessions", route{endpoint: "/v1/sessions", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleSessionCreate}})
-	add("/v1/sessions/{id}", route{endpoint: "/v1/sessions/{id}", methods: map[string]http.HandlerFunc{"GET": s.handleSessionGet, "DELETE": s.handleSessionDelete}})
-	add("/v1/sessions/{id}/step", route{endpoint: "/v1/sessions/{id}/step", needData: true, timeout: s.cfg.RolloutTimeout,
-		methods: map[string]http.HandlerFunc{"POST": s.handleSessionStep}})
-	s.openEnvRoutesAdd(add)
-	ngPaths := s.nemoGymRoutes(add, append([]string{"healthz", "readyz", "metrics", "get_reward"}, openEnvRoutes...))
+	// Every single-segment name a route holds: NeMo Gym's tool routes may
+	// not take one.
+	reserved := []string{nemoGymRolloutPath}
+	var ngPaths []string
+	for _, e := range s.table() {
+		e.route.endpoint = e.path
+		add(e.path, e.route)
+		reserved = append(reserved, firstSegment(e.path))
+		if e.protocol == ProtocolNemoGym {
+			ngPaths = append(ngPaths, e.path)
+		}
+	}
+	ngPaths = append(ngPaths, s.nemoGymToolRoutes(add, reserved)...)
 	mux.Handle("/"+nemoGymRolloutPath+"/{rid}/{rest...}", nemoGymRolloutPrefix(ngPaths, mux))
 	add("/", route{endpoint: "other", public: true, methods: nil})
 	return mux

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"log/slog"
 	"maps"
 	"net"
@@ -28,24 +29,14 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve environments, prompts, rewards and rollouts over HTTP to RL trainers",
-		Long: `Serve every registered environment (or --envs) over HTTP:
-
-  GET  /v1/environments                      ids, versions, rubrics, tools, system prompts
-  GET  /v1/environments/{env}/examples       prompts for a trainer (?split=&offset=&limit=&seed=)
+		Long: `Serve every registered environment (or --envs) over HTTP, to RL trainers.
 
 Trainers are served the train split unless a request names another (--split sets
 the default): every environment ships train, dev and test splits, test being the
 evaluation set svbench eval scores. All splits are loaded, so a trainer can score
 its policy on test rows by id; handing test rows out is logged as a warning.
 
-  POST /v1/score                             batched scoring {"items": [...]} → {"results": [...]}
-  POST /get_reward                           OpenRLHF remote reward protocol
-  POST /v1/rollout                           play a whole episode against your inference endpoint
-  POST /v1/sessions                          open an episode a trainer drives turn by turn
-  POST /v1/sessions/{id}/step                one assistant message → tool results / next turn, done, reward
-  GET|DELETE /v1/sessions/{id}               read (transcript) or close a session
-  GET  /healthz  /readyz  /metrics           probes and Prometheus metrics
-
+` + serveRouteHelp() + `
 The protocol is documented in server/README.md. The server stops on SIGTERM or
 Ctrl-C after draining in-flight requests.`,
 		Example: `  svbench serve --addr 127.0.0.1:8080
@@ -277,4 +268,23 @@ func serveParseSize(flag, s string) (int64, error) {
 		return 0, usagef("%s %q: want a positive size such as 8MiB, 512KB or 1048576", flag, s)
 	}
 	return n * mult, nil
+}
+
+// serveRouteHelp lists the server's routes by protocol, from the table the
+// server routes by (server.Routes), so help cannot miss one.
+func serveRouteHelp() string {
+	var b strings.Builder
+	last := ""
+	for _, r := range server.Routes() {
+		if r.Protocol != last {
+			fmt.Fprintf(&b, "%s:\n", r.Protocol)
+			last = r.Protocol
+		}
+		note := r.Doc
+		if r.Public {
+			note += " (no token)"
+		}
+		fmt.Fprintf(&b, "  %-10s %-34s %s\n", strings.Join(r.Methods, "|"), r.Path, note)
+	}
+	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/svbench/svbench/server"
 )
 
 func TestServeParseSize(t *testing.T) {
@@ -64,5 +66,19 @@ func TestServeParams(t *testing.T) {
 	}
 	if len(own) != 2 || own["e3"]["test_timeout"] != "60" || own["e3"]["sandbox"] != "bwrap" || own["e2"]["policy_dir"] != "a:b=c" {
 		t.Errorf("per-environment params %v", own)
+	}
+}
+
+// TestServeHelpListsEveryRoute: `svbench serve --help` lists every route
+// the server's table routes, the OpenEnv and NeMo Gym ones included.
+func TestServeHelpListsEveryRoute(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "serve", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, r := range server.Routes() {
+		if !strings.Contains(stdout, r.Path) {
+			t.Errorf("serve --help lacks %s (%s)", r.Path, r.Protocol)
+		}
 	}
 }
