@@ -120,7 +120,7 @@ def play(policy: E2Policy, sessions: e2.Sessions, examples: list[dict], group: i
     for c0 in range(0, len(examples), max(1, chunk // group)):
         batch = examples[c0: c0 + max(1, chunk // group)]
         ctx1 = [policy.ctx1(x) for x in batch]
-        t1, _ = policy.sample(ctx1, group, TURN1_MAX, temperature=temperature, greedy=greedy, generator=gen)
+        t1, lp1 = policy.sample(ctx1, group, TURN1_MAX, temperature=temperature, greedy=greedy, generator=gen)
         rows = [(x, ctx1[i]) for i, x in enumerate(batch) for _ in range(group)]
         eps = sessions.open([x["example_id"] for x, _ in rows])
         try:
@@ -128,14 +128,15 @@ def play(policy: E2Policy, sessions: e2.Sessions, examples: list[dict], group: i
             first = [{"content": "", "tool_calls": c} if c else None for c in calls]
             obs = sessions.step(eps, first)
             ctx2 = [policy.ctx2(c1, t, o) for (_, c1), t, o in zip(rows, t1, obs)]
-            t2, _ = policy.sample(ctx2, 1, ANSWER_MAX, temperature=temperature, greedy=greedy, generator=gen)
+            t2, lp2 = policy.sample(ctx2, 1, ANSWER_MAX, temperature=temperature, greedy=greedy, generator=gen)
             texts = [e2.answer_text(policy.vocab, t, e2.leafmap_of(x)) for (x, _), t in zip(rows, t2)]
             sessions.step(eps, [{"content": s} for s in texts])
         finally:
             sessions.close(eps)
-        for (x, c1), t, o, c2, a, s, ep, cl in zip(rows, t1, obs, ctx2, t2, texts, eps, calls):
+        for (x, c1), t, o, c2, a, s, ep, cl, o1, o2 in zip(rows, t1, obs, ctx2, t2, texts, eps, calls, lp1, lp2):
             st = e2.episode_stats(ep, len(cl))
-            recs.append({**st, "ctx1": c1, "turn1": t, "ctx2": c2, "answer_ids": a, "answer": s})
+            # the sampler's log-probabilities: the PPO ratio's denominator
+            recs.append({**st, "ctx1": c1, "turn1": t, "ctx2": c2, "answer_ids": a, "answer": s, "old1": o1, "old2": o2})
     return recs
 
 
@@ -153,34 +154,63 @@ def evaluate(policy, sessions, examples, path: str) -> dict:
     return summary(recs)
 
 
-def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", kl: float = 0.0, ref=None) -> dict:
-    """One policy-gradient update on both turns of every episode, with the
-    E1 loop's advantage estimator and, when kl > 0, its k3 penalty (per
-    token, token-mean) to the reference policy ref (the warm start)."""
+def _padded(rows: list[list[float]], like: torch.Tensor) -> torch.Tensor:
+    out = torch.zeros(like.shape, dtype=like.dtype)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = torch.tensor(r, dtype=like.dtype)
+    return out
+
+
+def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", kl: float = 0.0, ref=None,
+              temperature: float = 1.0, epochs: int = 1, clip: float = 0.2) -> dict:
+    """The update on both turns of every episode: the E1 loop's advantage
+    estimator, PPO's clipped ratio to the sampler's log-probabilities
+    (epochs > 1 reuses the episodes, which cost far more than an update),
+    and, when kl > 0, the k3 penalty (per token, token-mean) to the
+    reference policy ref (the warm start). Log-probabilities are taken at
+    the sampling temperature, as the sampler drew the tokens."""
     rewards = torch.tensor([r["reward"] for r in recs]).view(-1, group)
-    adv = advantages("grpo", rewards, None, None, scale).view(-1)
+    adv = advantages("grpo", rewards, None, None, scale).view(-1, 1)
     ctx1, turn1 = [r["ctx1"] for r in recs[::group]], [r["turn1"] for r in recs]
     ctx2, ans = [r["ctx2"] for r in recs], [r["answer_ids"] for r in recs]
-    policy.train()
-    lp1, m1 = policy.logprobs(ctx1, turn1, group)
-    lp2, m2 = policy.logprobs(ctx2, ans, 1)
-    tokens = m1.sum() + m2.sum()
-    loss = -((adv.view(-1, 1) * lp1 * m1).sum() + (adv.view(-1, 1) * lp2 * m2).sum()) / tokens
-    k3 = torch.zeros(())
+    if kl > 0 and ref is None:
+        raise ValueError("svtrain e2: a KL penalty needs the reference policy")
+    refs = None
     if kl > 0:
-        if ref is None:
-            raise ValueError("svtrain e2: a KL penalty needs the reference policy")
         with torch.no_grad():
-            r1, _ = ref.logprobs(ctx1, turn1, group)
-            r2, _ = ref.logprobs(ctx2, ans, 1)
-        k3 = sum(((torch.exp(r - lp) - (r - lp) - 1) * m).sum() for r, lp, m in ((r1, lp1, m1), (r2, lp2, m2))) / tokens
-        loss = loss + kl * k3
-    opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
-    opt.step()
-    const = float((rewards.std(dim=1) < 1e-9).float().mean())
-    return {"loss": float(loss), "kl": float(k3), "constant_groups": const}
+            refs = (ref.logprobs(ctx1, turn1, group, temperature)[0], ref.logprobs(ctx2, ans, 1, temperature)[0])
+    policy.train()
+    stats = {"loss": 0.0, "kl": 0.0, "clip_frac": 0.0}
+    old = None
+    for _ in range(max(1, epochs)):
+        lp1, m1 = policy.logprobs(ctx1, turn1, group, temperature)
+        lp2, m2 = policy.logprobs(ctx2, ans, 1, temperature)
+        if old is None:
+            # Records without the sampler's values (tests, old runs) are
+            # taken as sampled by the current policy.
+            old = tuple(_padded([r[k] for r in recs], lp) if all(k in r for r in recs) else lp.detach()
+                        for k, lp in (("old1", lp1), ("old2", lp2)))
+        tokens = m1.sum() + m2.sum()
+        loss = torch.zeros(())
+        clipped = torch.zeros(())
+        for lp, m, o in ((lp1, m1, old[0]), (lp2, m2, old[1])):
+            ratio = torch.exp(lp - o)
+            surr = torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv)
+            loss = loss - (surr * m).sum() / tokens
+            clipped = clipped + ((((ratio - 1).abs() > clip) & m.bool()).sum() / tokens).detach()
+        k3 = torch.zeros(())
+        if refs is not None:
+            k3 = sum(((torch.exp(r - lp) - (r - lp) - 1) * m).sum() for r, lp, m in ((refs[0], lp1, m1), (refs[1], lp2, m2))) / tokens
+            loss = loss + kl * k3
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+        opt.step()
+        stats["loss"] += float(loss) / max(1, epochs)
+        stats["kl"] = float(k3)
+        stats["clip_frac"] = float(clipped)
+    stats["constant_groups"] = float((rewards.std(dim=1) < 1e-9).float().mean())
+    return stats
 
 
 def run_seed(a, seed: int, server_url: str) -> None:
@@ -241,7 +271,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
             ts = time.time()
             recs = play(policy, sessions, batch, a.group, a.temperature, False, gen)
             tp = time.time() - ts
-            info = grpo_step(policy, opt, recs, a.group, a.scale_rewards, a.kl, ref)
+            info = grpo_step(policy, opt, recs, a.group, a.scale_rewards, a.kl, ref, a.temperature, a.ppo_epochs, a.clip)
             rec = {"step": step, **summary(recs), **info, "play_s": round(tp, 2), "update_s": round(time.time() - ts - tp, 2)}
             f.write(json.dumps(rec) + "\n")
             f.flush()
@@ -435,6 +465,8 @@ def add_parsers(sub) -> None:
     p.add_argument("--group", type=int, default=8)
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--lr", type=float, default=1e-4)
+    p.add_argument("--ppo-epochs", type=int, default=1, help="updates per batch of episodes (PPO's clipped ratio to the sampler)")
+    p.add_argument("--clip", type=float, default=0.2, help="PPO's ratio clip")
     p.add_argument("--kl", type=kl_coefficient, default=0.0, metavar="BETA",
                    help="KL penalty to the warm start (k3 per token, token-mean); 0: none")
     p.add_argument("--scale-rewards", choices=SCALES, default="group",

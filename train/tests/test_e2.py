@@ -210,3 +210,29 @@ class TestGRPOStep(unittest.TestCase):
         self.assertEqual(out["constant_groups"], 1.0)
         for a, b in zip(before, self.policy.parameters()):
             self.assertTrue(self.torch.equal(a, b.detach()))
+
+
+class TestGRPOStepRatio(unittest.TestCase):
+    """The update's log-probabilities are the sampler's: at the sampling
+    temperature, the first epoch's PPO ratio is 1 on every token."""
+
+    def test_first_epoch_ratio_is_one_at_the_sampling_temperature(self):
+        import torch
+        from svtrain import e2train
+        vocab = e2.Vocab(e2.SPECIALS + ["a", "b", "c", "d", "e"])
+        base = len(e2.SPECIALS)
+        g = 4
+        clips = {}
+        for t_update in (0.5, 1.0):
+            policy = e2train.E2Policy.new(vocab, seed=5, d_model=32, layers=1)
+            gen = torch.Generator().manual_seed(1)
+            ctx1 = [[base, base + 1], [base + 2, base + 3]]
+            t1, o1 = policy.sample(ctx1, g, 3, temperature=0.5, generator=gen)
+            ctx2 = [ctx1[i // g] + t for i, t in enumerate(t1)]
+            t2, o2 = policy.sample(ctx2, 1, 3, temperature=0.5, generator=gen)
+            recs = [{"ctx1": ctx1[i // g], "turn1": t1[i], "ctx2": ctx2[i], "answer_ids": t2[i], "old1": o1[i], "old2": o2[i],
+                     "reward": float(i % 3)} for i in range(len(t1))]
+            opt = torch.optim.SGD(policy.parameters(), lr=0.0)
+            clips[t_update] = e2train.grpo_step(policy, opt, recs, g, temperature=t_update, clip=0.01)["clip_frac"]
+        self.assertEqual(clips[0.5], 0.0)
+        self.assertGreater(clips[1.0], 0.0)
