@@ -71,9 +71,11 @@ train-demo: build
 # policy knows after RL came from the reward; GRPO, per-component and GDPO
 # from it (GRPO's group std drops abstention, the per-component ones keep it:
 # train/README), with a KL penalty to that start so abstentions survive the
-# first steps (the run without it: train/RESULTS-e1-nokl.md). About an hour
-# on 2 quiet cores.
-E1_RECIPE := --train-generate 200000 --arms format,format_per_component,format_gdpo --kl 0.05 --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
+# first steps (the run without it: train/RESULTS-e1-nokl.md); and, from the
+# same start, the attribution arms: the learned reward model, the random
+# reward and the teacher distilled for the same number of answers. About an
+# hour and a half on 2 quiet cores.
+E1_RECIPE := --train-generate 200000 --arms format,format_per_component,format_gdpo,format_distill,format_random,format_rm --kl 0.05 --encoder bag --layers 1 --condition --prompt-mode fields --sft-steps 1200 --sft-batch 256 --sft-lr 3e-3 --steps 150 --prompts 64 --group 8 --lr 1e-3 --threads 2
 train-e1: build
 	@scripts/deps.sh train
 	/usr/bin/python3 train/run.py matrix --svbench $(BIN) --out train/out/e1-c3 --results train/RESULTS-e1.md --dev-log train/results-e1/dev_log.jsonl $(E1_RECIPE) $(TRAIN_ARGS)

@@ -303,8 +303,9 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
         inv = info.get("invocations", 1)
         w("| wall time | %s total%s on %s, %s CPU thread(s): %s |" % (_dur(t.get("total")), " over %d invocations (resumed)" % inv if inv > 1 else "", where, info.get("threads", "?"),
                                                            ", ".join("%s %s" % (k, _dur(v)) for k, v in t.items() if k != "total")))
-    step_t = [r["summary"].get("mean_step_seconds", {}) for r in runs.values()]
-    if step_t and step_t[0]:
+    # GRPO steps only: a distillation arm takes none.
+    step_t = [t for t in (r["summary"].get("mean_step_seconds") or {} for r in runs.values()) if "step" in t]
+    if step_t:
         w("| mean GRPO step | %s s (sampling %s s, scoring over HTTP %s s, update %s s) |" % tuple(
             _fmt(sum(s[k] for s in step_t) / len(step_t), 2) for k in ("step", "sample", "score", "update")))
     w("")
