@@ -506,6 +506,7 @@ def _rm_section(out: str, arms: dict, rm_arm: str, seeds: list[int], reps: int) 
     for exe in [e for e in arms if ARMS.get(e, ("",))[0] == "executable" and start_of(e) == start_of(rm_arm)]:
         dd = _final_diff(arms[rm_arm], arms[exe], stats.mean_reward, reps)
         w("- final executable test reward, `%s` − `%s`: %s — %s." % (rm_arm, exe, _signed_ci(dd), _verdict(dd)))
+    w("")
     return L
 
 
