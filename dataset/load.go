@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/svbench/svbench/env"
@@ -19,30 +20,34 @@ type Embedded struct {
 // Load reads an environment's JSONL dataset eagerly: path "" means the
 // embedded set. parse turns a row into an Example (and returns RowErrors for
 // bad fields); rows without an id are named "line-N". Errors name the file,
-// line and field; an empty dataset is an error.
+// line and field; an empty dataset is an error. parse runs on several
+// goroutines at once (ParseLines).
 func Load(ctx context.Context, path string, embedded Embedded, parse func(raw []byte) (env.Example, error)) (*env.Dataset, error) {
 	ds := &env.Dataset{}
-	fn := func(line int, raw []byte) error {
+	parseLine := func(line int, raw []byte) (env.Example, error) {
 		if err := ctx.Err(); err != nil {
-			return err
+			return env.Example{}, err
 		}
 		ex, err := parse(raw)
 		if err != nil {
-			return err
+			return ex, err
 		}
 		if ex.ID == "" {
 			ex.ID = "line-" + strconv.Itoa(line)
 		}
+		return ex, nil
+	}
+	emit := func(_ int, ex env.Example) error {
 		ds.Examples = append(ds.Examples, ex)
 		return nil
 	}
 	if path == "" {
-		if err := EachLine(bytes.NewReader(embedded.Data), embedded.Name, fn); err != nil {
+		if err := ParseLines(bytes.NewReader(embedded.Data), embedded.Name, parseLine, emit); err != nil {
 			return nil, err
 		}
 		ds.Info = env.DatasetInfo{ID: embedded.Name, Revision: Revision(embedded.Data)}
 	} else {
-		rev, err := ReadFile(path, fn)
+		rev, err := readHashed(path, func(r io.Reader) error { return ParseLines(r, path, parseLine, emit) })
 		if err != nil {
 			return nil, err
 		}

@@ -88,8 +88,24 @@ func Clusters[K comparable](n int, key func(i int) K) [][]int {
 // intervals, are those of BootstrapMulti bit for bit. Results depend only
 // on the seed, not on how many workers ran.
 func ClusterBootstrapMulti(clusters [][]int, stats []Stat, reps int, seed uint64) []CI {
+	return ClusterBootstrapVec(clusters, len(stats), func(idx []int, out []float64) {
+		for s, f := range stats {
+			out[s] = f(idx)
+		}
+	}, reps, seed)
+}
+
+// VecStat computes k statistics of one resample's rows into out (length
+// k). Statistics that share a pass over the rows (the counts of a
+// confusion matrix, a calibration's bins) pay for it once per resample,
+// not once per statistic.
+type VecStat func(idx []int, out []float64)
+
+// ClusterBootstrapVec is ClusterBootstrapMulti for the k statistics stat
+// computes together; the resamples, and so the intervals, are the same.
+func ClusterBootstrapVec(clusters [][]int, k int, stat VecStat, reps int, seed uint64) []CI {
 	n := len(clusters)
-	out := make([]CI, len(stats))
+	out := make([]CI, k)
 	rows := 0
 	for _, c := range clusters {
 		rows += len(c)
@@ -99,14 +115,18 @@ func ClusterBootstrapMulti(clusters [][]int, stats []Stat, reps int, seed uint64
 		all = append(all, c...)
 	}
 	slices.Sort(all) // the point estimate sees the rows in their order
-	for s, f := range stats {
-		out[s].Point = f(all)
-		out[s].Lo, out[s].Hi = out[s].Point, out[s].Point
+	point := make([]float64, k)
+	if k > 0 {
+		stat(all, point)
 	}
-	if n == 0 || reps <= 0 || len(stats) == 0 {
+	for s := range out {
+		out[s].Point = point[s]
+		out[s].Lo, out[s].Hi = point[s], point[s]
+	}
+	if n == 0 || reps <= 0 || k == 0 {
 		return out
 	}
-	vals := make([][]float64, len(stats))
+	vals := make([][]float64, k)
 	for s := range vals {
 		vals[s] = make([]float64, reps)
 	}
@@ -117,6 +137,7 @@ func ClusterBootstrapMulti(clusters [][]int, stats []Stat, reps int, seed uint64
 		go func() {
 			defer wg.Done()
 			idx := make([]int, 0, rows)
+			res := make([]float64, k)
 			src := rand.NewPCG(0, 0)
 			for r := w; r < reps; r += workers {
 				src.Seed(seed, uint64(r)^0x9e3779b97f4a7c15)
@@ -127,14 +148,15 @@ func ClusterBootstrapMulti(clusters [][]int, stats []Stat, reps int, seed uint64
 					hi, _ := bits.Mul64(src.Uint64(), uint64(n))
 					idx = append(idx, clusters[hi]...)
 				}
-				for s, f := range stats {
-					vals[s][r] = f(idx)
+				stat(idx, res)
+				for s, v := range res {
+					vals[s][r] = v
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	for s := range stats {
+	for s := range out {
 		v := vals[s]
 		slices.Sort(v)
 		out[s].Lo = Percentile(v, 2.5)

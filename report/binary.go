@@ -197,55 +197,67 @@ func Number(v any) (float64, bool) {
 	return 0, false
 }
 
-// ConfusionStat makes a bootstrap statistic of a confusion-matrix metric.
-// Resampling includes abstentions: a resample varies how many rows are
-// decided, as a new sample of the dataset would.
-func (b *BinaryRun) ConfusionStat(f func(metrics.Confusion) float64) metrics.Stat {
-	return func(idx []int) float64 {
-		var c metrics.Confusion
-		for _, k := range idx {
-			c.Add(b.Obs[k].Outcome)
-		}
-		return f(c)
-	}
-}
-
 // AbstainedPositives counts the observations on positive rows that
 // abstained (unparsed answers included): KeyF1 counts them as misses.
 func (b *BinaryRun) AbstainedPositives() int { return b.abstainPos }
 
-// AllRowsF1Stat is the bootstrap statistic of KeyF1 (AllRowsF1): an
-// abstention on a positive row is a miss, one on a negative row is neither
-// a hit nor a false alarm.
-func (b *BinaryRun) AllRowsF1Stat(idx []int) float64 {
-	var c metrics.Confusion
-	var abstainedPos int
-	for _, k := range idx {
-		o := b.Obs[k]
-		c.Add(o.Outcome)
-		if o.Outcome == metrics.Abstain && o.Positive {
-			abstainedPos++
-		}
-	}
-	return AllRowsF1(c, abstainedPos)
+// BinarySample is what one pass over a resample of a binary run's
+// observations counts; every binary statistic is a function of it, so a
+// bootstrap of several statistics reads each resample once.
+type BinarySample struct {
+	// Confusion counts every observation. Resampling includes
+	// abstentions: a resample varies how many rows are decided, as a new
+	// sample of the dataset would.
+	Confusion metrics.Confusion
+	// AbstainedPositives counts abstentions on positive rows (KeyF1's
+	// misses).
+	AbstainedPositives int
+	// Calibration holds the decided observations.
+	Calibration metrics.Calibration
 }
 
-// ECEStat is the bootstrap statistic of the ECE over decided rows.
-func (b *BinaryRun) ECEStat(idx []int) float64 {
-	var cal metrics.Calibration
+// Sample counts the observations idx names.
+func (b *BinaryRun) Sample(idx []int) BinarySample {
+	var s BinarySample
 	for _, k := range idx {
-		if o := b.Obs[k]; o.Outcome != metrics.Abstain {
-			cal.Add(o.Confidence, o.Correct())
+		o := &b.Obs[k]
+		s.Confusion.Add(o.Outcome)
+		if o.Outcome == metrics.Abstain {
+			if o.Positive {
+				s.AbstainedPositives++
+			}
+			continue
 		}
+		s.Calibration.Add(o.Confidence, o.Correct())
 	}
-	return cal.ECE()
+	return s
 }
+
+// BinaryStat is a bootstrap statistic of a binary run.
+type BinaryStat func(*BinarySample) float64
+
+// ConfusionOf is the statistic of a confusion-matrix metric.
+func ConfusionOf(f func(metrics.Confusion) float64) BinaryStat {
+	return func(s *BinarySample) float64 { return f(s.Confusion) }
+}
+
+// AllRowsF1Of is KeyF1 (AllRowsF1): an abstention on a positive row is a
+// miss, one on a negative row is neither a hit nor a false alarm.
+func AllRowsF1Of(s *BinarySample) float64 { return AllRowsF1(s.Confusion, s.AbstainedPositives) }
+
+// ECEOf is the ECE over decided rows.
+func ECEOf(s *BinarySample) float64 { return s.Calibration.ECE() }
 
 // Bootstrap computes named percentile CIs in one pass of resamples over the
 // observations' examples (a cluster bootstrap: all rollouts of a drawn
 // example come with it), seeded as opts says.
-func (b *BinaryRun) Bootstrap(names []string, stats []metrics.Stat, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
-	cis := metrics.ClusterBootstrapMulti(metrics.Clusters(len(b.Example), func(k int) int { return b.Example[k] }), stats, opts.Reps(), opts.BootstrapSeed(meta))
+func (b *BinaryRun) Bootstrap(names []string, stats []BinaryStat, meta *artifact.Metadata, opts Options) map[string]metrics.CI {
+	cis := metrics.ClusterBootstrapVec(metrics.Clusters(len(b.Example), func(k int) int { return b.Example[k] }), len(stats), func(idx []int, out []float64) {
+		s := b.Sample(idx)
+		for i, f := range stats {
+			out[i] = f(&s)
+		}
+	}, opts.Reps(), opts.BootstrapSeed(meta))
 	out := make(map[string]metrics.CI, len(names))
 	for i, n := range names {
 		out[n] = cis[i]

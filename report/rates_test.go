@@ -1,8 +1,10 @@
 package report
 
 import (
+	"math/rand/v2"
 	"testing"
 
+	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/metrics"
 )
 
@@ -43,10 +45,67 @@ func TestAllRowsF1(t *testing.T) {
 	}
 	b := &BinaryRun{Obs: []BinaryObs{{Outcome: metrics.TP, Positive: true}, {Outcome: metrics.Abstain, Positive: true},
 		{Outcome: metrics.Abstain}, {Outcome: metrics.TN}}}
-	if got := b.AllRowsF1Stat([]int{0, 1, 2, 3}); got != 2.0/3 {
-		t.Errorf("AllRowsF1Stat %v, want 2/3 (TP 1, a miss by abstention)", got)
+	all := b.Sample([]int{0, 1, 2, 3})
+	if got := AllRowsF1Of(&all); got != 2.0/3 {
+		t.Errorf("AllRowsF1Of %v, want 2/3 (TP 1, a miss by abstention)", got)
 	}
-	if got := b.AllRowsF1Stat([]int{0, 2, 2, 3}); got != 1 {
-		t.Errorf("AllRowsF1Stat %v, want 1 (abstentions on negative rows only)", got)
+	negOnly := b.Sample([]int{0, 2, 2, 3})
+	if got := AllRowsF1Of(&negOnly); got != 1 {
+		t.Errorf("AllRowsF1Of %v, want 1 (abstentions on negative rows only)", got)
+	}
+}
+
+// TestBinaryBootstrapIsEachStatsOwn: Bootstrap reads each resample once for
+// all its statistics; its intervals are, to the bit, those of each
+// statistic computed on its own over the same resamples.
+func TestBinaryBootstrapIsEachStatsOwn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	b := &BinaryRun{}
+	outcomes := []metrics.Outcome{metrics.TP, metrics.TN, metrics.FP, metrics.FN, metrics.Abstain}
+	for ex := range 300 {
+		for range 1 + ex%3 { // rollouts: the bootstrap resamples examples
+			o := BinaryObs{Outcome: outcomes[rng.IntN(len(outcomes))], Confidence: rng.Float64()}
+			o.Positive = o.Outcome == metrics.TP || o.Outcome == metrics.FN || o.Outcome == metrics.Abstain && rng.IntN(2) == 0
+			b.Obs = append(b.Obs, o)
+			b.Example = append(b.Example, ex)
+		}
+	}
+	names := []string{"acc", "acc_decided", "f1", "f1_decided", "fnr", "ece"}
+	got := b.Bootstrap(names, []BinaryStat{ConfusionOf(AllRowsAccuracy), ConfusionOf(metrics.Confusion.Accuracy), AllRowsF1Of,
+		ConfusionOf(metrics.Confusion.F1), ConfusionOf(metrics.Confusion.FNR), ECEOf}, &artifact.Metadata{Seed: 9}, Options{BootstrapReps: 400})
+	confusion := func(idx []int) (c metrics.Confusion, abstainedPos int) {
+		for _, k := range idx {
+			c.Add(b.Obs[k].Outcome)
+			if b.Obs[k].Outcome == metrics.Abstain && b.Obs[k].Positive {
+				abstainedPos++
+			}
+		}
+		return c, abstainedPos
+	}
+	own := []metrics.Stat{
+		func(idx []int) float64 { c, _ := confusion(idx); return AllRowsAccuracy(c) },
+		func(idx []int) float64 { c, _ := confusion(idx); return c.Accuracy() },
+		func(idx []int) float64 { return AllRowsF1(confusion(idx)) },
+		func(idx []int) float64 { c, _ := confusion(idx); return c.F1() },
+		func(idx []int) float64 { c, _ := confusion(idx); return c.FNR() },
+		func(idx []int) float64 {
+			var cal metrics.Calibration
+			for _, k := range idx {
+				if o := b.Obs[k]; o.Outcome != metrics.Abstain {
+					cal.Add(o.Confidence, o.Correct())
+				}
+			}
+			return cal.ECE()
+		},
+	}
+	want := metrics.ClusterBootstrapMulti(metrics.Clusters(len(b.Example), func(k int) int { return b.Example[k] }), own,
+		400, Options{}.BootstrapSeed(&artifact.Metadata{Seed: 9}))
+	for i, n := range names {
+		if got[n] != want[i] {
+			t.Errorf("%s: one pass %+v, on its own %+v", n, got[n], want[i])
+		}
+		if got[n].Lo == got[n].Hi {
+			t.Errorf("%s: a degenerate interval %+v proves nothing", n, got[n])
+		}
 	}
 }

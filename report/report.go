@@ -622,7 +622,12 @@ func WriteDir(dir string, r *Report) error {
 // the metadata. Strict failures come back as *StrictError with file lines.
 func FromRun(runDirOrResults string, envID string, opts Options) (*Report, error) {
 	path := artifact.ResultsPath(runDirOrResults)
-	dir := filepath.Dir(path)
+	return fromRows(filepath.Dir(path), envID, opts, func() ([]artifact.Result, []int, error) { return LoadForReport(path) })
+}
+
+// fromRows is FromRun with the rows of dir's results file from load
+// (LoadForReport, or a Collector that holds them already).
+func fromRows(dir, envID string, opts Options, load func() ([]artifact.Result, []int, error)) (*Report, error) {
 	var meta *artifact.Metadata
 	if _, err := os.Stat(filepath.Join(dir, artifact.MetadataFile)); err == nil {
 		m, err := artifact.ReadMetadata(dir)
@@ -637,7 +642,7 @@ func FromRun(runDirOrResults string, envID string, opts Options) (*Report, error
 		}
 		envID = meta.Environment
 	}
-	rows, lines, err := LoadForReport(path)
+	rows, lines, err := load()
 	if err != nil {
 		return nil, err
 	}

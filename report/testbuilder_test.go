@@ -59,7 +59,7 @@ func buildTestDetect(rows []artifact.Result, meta *artifact.Metadata, opts Optio
 		return nil, err
 	}
 	cal, cost, abst := b.All.Blocks()
-	ci := b.Bootstrap([]string{"accuracy", "ece"}, []metrics.Stat{b.ConfusionStat(metrics.Confusion.Accuracy), b.ECEStat}, meta, opts)
+	ci := b.Bootstrap([]string{"accuracy", "ece"}, []BinaryStat{ConfusionOf(metrics.Confusion.Accuracy), ECEOf}, meta, opts)
 	meanReward, comps := RewardStats(rows, b.Pos)
 	groups := Breakdown(rows, b, []string{"scenario", "difficulty"}, func(h GroupHead, obs []BinaryObs, _ []int) testGroup {
 		var a BinaryAcc

@@ -112,6 +112,16 @@ type Config struct {
 
 	Progress Progress
 	Log      *slog.Logger
+
+	// Written, when set, receives each results row this run writes (its
+	// JSON, without the newline) and its ordinal among them, 1 for the
+	// first: the line it holds in results.jsonl when the run is not a
+	// resume. It is called after the write, outside the run's lock, from
+	// the worker that wrote the row, so calls run concurrently and out of
+	// order; row is the callee's to keep. The CLI decodes rows for the
+	// report here, while the run waits on the model, instead of reading
+	// the file back after it.
+	Written func(line int, row []byte)
 }
 
 // Outcome is what a run produced.
@@ -455,6 +465,8 @@ type run struct {
 	shownUnanswered bool
 	shownErrs       map[string]bool
 	writeErr        error
+	// written counts the rows this session wrote (Config.Written's line).
+	written int
 }
 
 // maxShownErrors bounds how many distinct model errors a run prints.
@@ -487,7 +499,9 @@ func (r *run) execute(ctx context.Context, jobs []job, total, already int) (stat
 					// Cancelled mid-flight: not a result, redone on resume.
 					continue
 				}
-				r.record(res, modelFailed, cancel)
+				if line, row := r.record(res, modelFailed, cancel); line > 0 && r.cfg.Written != nil {
+					r.cfg.Written(line, row)
+				}
 				prog.Add(res.Reward, res.Error != "")
 			}
 		}()
@@ -625,7 +639,9 @@ func redactRow(ctx context.Context, e env.Environment, ex env.Example, ro *env.R
 	}
 }
 
-func (r *run) record(res artifact.Result, modelFailed bool, cancel context.CancelCauseFunc) {
+// record writes res and returns its ordinal among this session's rows and
+// its JSON, or 0 when it could not be written.
+func (r *run) record(res artifact.Result, modelFailed bool, cancel context.CancelCauseFunc) (int, []byte) {
 	b, err := json.Marshal(res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -637,8 +653,13 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	if err != nil && r.writeErr == nil {
 		r.writeErr = fmt.Errorf("write results: %w", err)
 		cancel(r.writeErr)
-		return
+		return 0, nil
 	}
+	if err != nil {
+		return 0, nil
+	}
+	r.written++
+	line := r.written
 	r.agg.add(&res)
 	if res.Unanswered != "" && !r.shownUnanswered {
 		r.shownUnanswered = true
@@ -662,6 +683,7 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	} else {
 		r.consecutive = 0
 	}
+	return line, b
 }
 
 // checkpoint refreshes metadata.json so a watcher (or a crash) sees progress.

@@ -177,6 +177,36 @@ func TestInterruptThenResume(t *testing.T) {
 			cancel()
 		}
 	})
+	var mu sync.Mutex
+	written := map[int]string{}
+	cfg.Written = func(line int, row []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := written[line]; dup {
+			t.Errorf("line %d written twice", line)
+		}
+		written[line] = string(row)
+	}
+	// Written hands over each row as the file holds it, numbered from the
+	// first this session wrote: a resumed session's lines follow the
+	// earlier ones in the file.
+	checkWritten := func(dir string, from int) {
+		t.Helper()
+		raw, err := os.ReadFile(filepath.Join(dir, artifact.ResultsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+		if len(written) != len(lines)-from {
+			t.Fatalf("%d rows handed to Written, %d written to the file after line %d", len(written), len(lines)-from, from)
+		}
+		for k, row := range written {
+			if lines[from+k-1] != row {
+				t.Fatalf("Written's row %d is not line %d of the file:\n%s\n%s", k, from+k, row, lines[from+k-1])
+			}
+		}
+		clear(written)
+	}
 	out, err := Run(ctx, cfg)
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v", err)
@@ -188,11 +218,13 @@ func TestInterruptThenResume(t *testing.T) {
 	if len(partial) >= 200 || len(partial) < 40 {
 		t.Fatalf("partial rows = %d", len(partial))
 	}
+	checkWritten(out.Dir, 0)
 	cfg.ResumeDir, cfg.Progress = out.Dir, nil
 	out, err = Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkWritten(out.Dir, len(partial))
 	rows := readRows(t, out.Dir)
 	if len(rows) != 200 || uniquePairs(rows) != 200 {
 		t.Fatalf("rows = %d unique = %d", len(rows), uniquePairs(rows))

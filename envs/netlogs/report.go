@@ -185,8 +185,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	accuracy := report.Opt(report.AllRowsAccuracy(c), scored)
 	decidedRate := report.Opt(report.DecidedRate(c), scored)
 	f1 := report.Opt(report.AllRowsF1(c, b.AbstainedPositives()), report.AllRowsF1Defined(c, b.AbstainedPositives()))
-	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyF1, report.KeyF1Decided, "ece"}, []metrics.Stat{
-		b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.AllRowsF1Stat, b.ConfusionStat(metrics.Confusion.F1), b.ECEStat,
+	ci := b.Bootstrap([]string{report.KeyAccuracy, report.KeyAccuracyDecided, report.KeyF1, report.KeyF1Decided, "ece"}, []report.BinaryStat{
+		report.ConfusionOf(report.AllRowsAccuracy), report.ConfusionOf(metrics.Confusion.Accuracy), report.AllRowsF1Of, report.ConfusionOf(metrics.Confusion.F1), report.ECEOf,
 	}, meta, opts)
 	// An interval around an undefined point would read as a score.
 	for name, v := range map[string]*float64{report.KeyAccuracy: accuracy, report.KeyAccuracyDecided: block.Detection.Accuracy,

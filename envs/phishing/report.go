@@ -149,8 +149,8 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	accuracy := report.Opt(report.AllRowsAccuracy(c), c.Total() > 0)
 	decidedRate := report.Opt(report.DecidedRate(c), c.Total() > 0)
 	f1 := report.Opt(report.AllRowsF1(c, b.AbstainedPositives()), report.AllRowsF1Defined(c, b.AbstainedPositives()))
-	ci := b.Bootstrap([]string{report.KeyF1, report.KeyF1Decided, report.KeyAccuracy, report.KeyAccuracyDecided, "fnr", "ece"}, []metrics.Stat{
-		b.AllRowsF1Stat, b.ConfusionStat(metrics.Confusion.F1), b.ConfusionStat(report.AllRowsAccuracy), b.ConfusionStat(metrics.Confusion.Accuracy), b.ConfusionStat(metrics.Confusion.FNR), b.ECEStat,
+	ci := b.Bootstrap([]string{report.KeyF1, report.KeyF1Decided, report.KeyAccuracy, report.KeyAccuracyDecided, "fnr", "ece"}, []report.BinaryStat{
+		report.AllRowsF1Of, report.ConfusionOf(metrics.Confusion.F1), report.ConfusionOf(report.AllRowsAccuracy), report.ConfusionOf(metrics.Confusion.Accuracy), report.ConfusionOf(metrics.Confusion.FNR), report.ECEOf,
 	}, meta, opts)
 	meanReward, comps := report.RewardStats(rows, b.Pos)
 	groups := report.Breakdown(rows, b, breakdownFields, func(h report.GroupHead, obs []report.BinaryObs, rowPos []int) ReportGroup {

@@ -87,15 +87,16 @@ followed by a scoreboard over all of them.`,
 					}
 					model := "builtin:" + name
 					fmt.Fprintf(stderr, "[%d/%d] %s %s: %d examples\n", runs+1, total, id, model, len(ds.Examples))
+					rows := report.NewCollector()
 					res, err := runner.Run(ctx, runner.Config{
 						Env: e, Dataset: runner.InMemory(ds), Client: builtinClient(p), Model: model, EffectiveModel: model, Params: c.params,
 						Rollouts: 1, Concurrency: concurrency, Seed: seed, MaxConsecutiveErrors: 3, OutDir: out,
-						Progress: progressFor("auto", stderr),
+						Progress: progressFor("auto", stderr), Written: rows.Add,
 					})
 					if err != nil {
 						return fmt.Errorf("%s %s: %w", id, model, err)
 					}
-					if err := writeReport(stdout, res.Dir, res.Metadata); err != nil {
+					if err := writeReportFrom(stdout, res.Dir, res.Metadata, rows); err != nil {
 						return fmt.Errorf("%s %s: report: %w", id, model, err)
 					}
 					runs++

@@ -321,6 +321,11 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			Progress: progressFor(f.progressMode, stderr), Log: log,
 			Usage: rec, Prices: prices,
 		}
+		var rows *report.Collector
+		if f.resume == "" && !f.noReport {
+			rows = report.NewCollector()
+			cfg.Written = rows.Add
+		}
 		cfg.Launch.PricesFile = cleanPath(f.prices)
 		cfg.Launch.BaseURLFromEnv = f.baseURLFromEnv ||
 			f.model.baseURL == "" && f.model.endpoints == "" && os.Getenv("OPENAI_BASE_URL") != ""
@@ -346,7 +351,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			return runErr
 		}
 		if !f.noReport && out.Metadata.Completed > 0 {
-			if err := writeReport(cmd.OutOrStdout(), out.Dir, out.Metadata); err != nil {
+			if err := writeReportFrom(cmd.OutOrStdout(), out.Dir, out.Metadata, rows); err != nil {
 				fmt.Fprintf(stderr, "warning: report for %s: %v\n", out.Dir, err)
 			}
 		} else {
@@ -366,7 +371,13 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 }
 
 func writeReport(w io.Writer, dir string, meta *artifact.Metadata) error {
-	rep, err := report.FromRun(dir, meta.Environment, report.Options{})
+	return writeReportFrom(w, dir, meta, nil)
+}
+
+// writeReportFrom is writeReport with the rows the run wrote already
+// decoded (rows nil reads them from the file).
+func writeReportFrom(w io.Writer, dir string, meta *artifact.Metadata, rows *report.Collector) error {
+	rep, err := rows.Report(dir, meta.Environment, report.Options{})
 	if err != nil {
 		printRunSummary(w, dir, meta, nil)
 		return err
