@@ -18,7 +18,7 @@ type toyConfig struct {
 	Dir    string `param:"dir" doc:"a directory"`
 	judgeBits
 	Mode   string `param:"mode" enum:"standard,policy" doc:"condition"`
-	hidden int    // not a parameter
+	hidden int    //nolint:unused // not a parameter: decoding must skip an unexported field
 }
 
 func (c toyConfig) Validate() error {

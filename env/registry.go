@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -151,7 +150,7 @@ func (r *Registry) Resolve(name string) (string, error) {
 	if s := closest(name, names); s != "" && len(name) > 3 {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	sort.Strings(known)
+	slices.Sort(known)
 	return "", fmt.Errorf("%s; known: %s", msg, strings.Join(known, ", "))
 }
 

@@ -30,10 +30,6 @@ const (
 	DefaultIDColumn = "example_id"
 )
 
-// trlKeys are the columns TRL itself writes; every other numeric column
-// is a reward function's (or a log_extra value).
-var trlKeys = []string{"step", "prompt", "completion", "advantage"}
-
 // IsParquet reports whether path names a parquet file or a directory of
 // TRL completions tables.
 func IsParquet(path string) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"mime"
 	"net"
 	"net/http"
@@ -223,7 +224,7 @@ func jsonText(raw json.RawMessage) string {
 // are dropped, runs of spaces and control characters become one space, and
 // an ellipsis marks a cut.
 func sanitize(b []byte, limit int) string {
-	const ellipsis = "…"
+	const mark = "…"
 	var out strings.Builder
 	space, more := false, false
 	for i := 0; i < len(b) && !more; {
@@ -254,11 +255,7 @@ func sanitize(b []byte, limit int) string {
 	if !more {
 		return s
 	}
-	cut := max(limit-len(ellipsis), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strings.TrimRight(s[:cut], " ") + ellipsis
+	return strings.TrimRight(clip.Prefix(s, max(limit-len(mark), 0)), " ") + mark
 }
 
 // dialFailure recognises connection failures another attempt will repeat:

@@ -439,7 +439,7 @@ func parseCompletion(u string, res *http.Response, body []byte) (Response, error
 	// the same rule as every scoring path (env.CommitAnswers) keeps only
 	// the committed answer there.
 	msg = env.CommitAnswers([]env.Message{msg})[0]
-	msg.Reasoning = truncateReasoning(msg.Reasoning)
+	msg.Reasoning = boundReasoning(msg.Reasoning)
 	for i, tc := range ch.Message.ToolCalls {
 		if i == MaxToolCalls {
 			break

@@ -32,14 +32,14 @@ func reasoningText(m openai.ChatCompletionMessage) string {
 		}
 		var s string
 		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-			return truncateReasoning(s)
+			return boundReasoning(s)
 		}
 	}
 	return ""
 }
 
 // truncateReasoning applies MaxReasoningBytes.
-func truncateReasoning(s string) string {
+func boundReasoning(s string) string {
 	if len(s) <= MaxReasoningBytes {
 		return s
 	}

@@ -95,7 +95,7 @@ func TestTruncateReasoning(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := truncateReasoning(tc.in)
+			got := boundReasoning(tc.in)
 			if !utf8.ValidString(got) {
 				t.Fatal("result is not valid UTF-8")
 			}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -490,7 +489,7 @@ func nemoGymStats(rows []map[string]float64, into map[string]any) {
 		}
 	}
 	for k, vs := range cols {
-		sort.Float64s(vs)
+		slices.Sort(vs)
 		// Scaled sums: a plain sum of two 1e308s overflows to +Inf, which
 		// JSON cannot carry; v/n summed stays within the values' range, and
 		// the spread is taken on values scaled into [-1, 1].

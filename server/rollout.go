@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"net"
 	"net/http"
 	"net/url"
@@ -223,7 +224,7 @@ func (a *allowList) checkURL(raw string) (string, *APIError) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", apiErrorf(CodeBadRequest, `field "base_url" must be an http(s) URL, got %q`, truncate(raw, 100))
+		return "", apiErrorf(CodeBadRequest, `field "base_url" must be an http(s) URL, got %q`, clip.Bytes(raw, 100, clip.Ellipsis))
 	}
 	if u.User != nil {
 		return "", apiErrorf(CodeBadRequest, `field "base_url" must not carry credentials; use api_key_env`)

@@ -478,11 +478,7 @@ func exampleIDString(raw json.RawMessage) (string, error) {
 			return n.String(), nil
 		}
 	}
-	return "", fmt.Errorf("must be a string or an integer, got %s", truncate(string(raw), 40))
-}
-
-func truncate(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
+	return "", fmt.Errorf("must be a string or an integer, got %s", clip.Bytes(string(raw), 40, clip.Ellipsis))
 }
 
 // safeScore calls the environment's Score with panic recovery: a verifier bug

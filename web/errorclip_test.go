@@ -12,7 +12,7 @@ import (
 func TestClipForErrorKeepsRunesWhole(t *testing.T) {
 	for pad := range 4 { // put byte 200 at each offset inside "€" (3 bytes)
 		body := strings.Repeat("a", pad) + strings.Repeat("€", 100)
-		got := clipForError([]byte(body))
+		got := errorExcerpt([]byte(body))
 		if !utf8.ValidString(got) {
 			t.Errorf("pad %d: clipped error %q is not valid UTF-8", pad, got)
 		}
@@ -20,7 +20,7 @@ func TestClipForErrorKeepsRunesWhole(t *testing.T) {
 			t.Errorf("pad %d: clipped error is %d bytes (%q), want at most 200 and a mark", pad, len(got), got)
 		}
 	}
-	if got := clipForError([]byte("  short page\n")); got != "short page" {
+	if got := errorExcerpt([]byte("  short page\n")); got != "short page" {
 		t.Errorf("short body: got %q", got)
 	}
 }

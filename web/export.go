@@ -156,14 +156,14 @@ func (s *Server) fetch(u string) ([]byte, string, error) {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
-		return nil, "", fmt.Errorf("status %d: %s", rec.Code, clipForError(rec.Body.Bytes()))
+		return nil, "", fmt.Errorf("status %d: %s", rec.Code, errorExcerpt(rec.Body.Bytes()))
 	}
 	return rec.Body.Bytes(), rec.Header().Get("Content-Type"), nil
 }
 
 // clipForError quotes the start of a failed page's body in an export
 // error, cut on a character boundary.
-func clipForError(b []byte) string {
+func errorExcerpt(b []byte) string {
 	return strings.TrimSpace(clip.Bytes(string(b), 200, clip.Ellipsis))
 }
 

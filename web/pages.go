@@ -30,14 +30,14 @@ import (
 
 // Display bounds: model output is hostile and may be huge.
 const (
-	clipShort = 4 << 10 // shown at once
-	clipFull  = 1 << 20 // behind "show all"; the rest only in results.jsonl
-	pageSize  = 50
+	shownAtOnce = 4 << 10 // shown at once
+	shownInFull = 1 << 20 // behind "show all"; the rest only in results.jsonl
+	pageSize    = 50
 )
 
 func (s *Server) parseTemplates() error {
 	funcs := template.FuncMap{
-		"clip":    clipText,
+		"clip":    newClipped,
 		"preview": func(s string) string { return previewText(s, 240) },
 		"f4":      func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) },
 		"pct":     func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) },
@@ -101,13 +101,14 @@ type Clipped struct {
 	Size      int
 }
 
-func clipText(s string) Clipped {
+// newClipped is s as a page shows it: a short part at once, more on demand.
+func newClipped(s string) Clipped {
 	c := Clipped{Short: s, Full: s, Size: len(s)}
-	if len(s) > clipShort {
-		c.Short, c.Truncated = clip.Prefix(s, clipShort), true
+	if len(s) > shownAtOnce {
+		c.Short, c.Truncated = clip.Prefix(s, shownAtOnce), true
 	}
-	if len(s) > clipFull {
-		c.Full, c.Cut = clip.Prefix(s, clipFull), true
+	if len(s) > shownInFull {
+		c.Full, c.Cut = clip.Prefix(s, shownInFull), true
 	}
 	return c
 }
@@ -746,7 +747,7 @@ func messageViews(msgs []env.Message, records []env.ToolCallRecord) []MessageVie
 			if json.Unmarshal([]byte(args), &js) == nil {
 				args = prettyJSON(js)
 			}
-			cv := CallView{ID: c.ID, Name: c.Name, Args: clipText(args)}
+			cv := CallView{ID: c.ID, Name: c.Name, Args: newClipped(args)}
 			if i < len(recs) && records[recs[i]].Name == c.Name {
 				cv.Run = &records[recs[i]]
 			}
@@ -884,8 +885,6 @@ func (s *Server) handleLeaderboard(w http.ResponseWriter, r *http.Request) {
 	lb.Skipped = append(skipped, lb.Skipped...)
 	s.render(w, "leaderboard", "leaderboard", map[string]any{"LB": lb, "Links": links})
 }
-
-var errNoRuns = errors.New("no runs")
 
 func urlq(s string) string { return template.URLQueryEscaper(s) }
 

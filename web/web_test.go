@@ -273,15 +273,15 @@ func TestClipText(t *testing.T) {
 		truncated, cut bool
 	}{
 		{"short", false, false},
-		{strings.Repeat("é", clipShort), true, false},
-		{strings.Repeat("x", clipFull+5), true, true},
+		{strings.Repeat("é", shownAtOnce), true, false},
+		{strings.Repeat("x", shownInFull+5), true, true},
 	}
 	for _, c := range cases {
-		got := clipText(c.in)
+		got := newClipped(c.in)
 		if got.Truncated != c.truncated || got.Cut != c.cut || got.Size != len(c.in) {
 			t.Errorf("clip(%d bytes) = %+v", len(c.in), got)
 		}
-		if !strings.HasPrefix(c.in, got.Short) || !strings.HasPrefix(c.in, got.Full) || len(got.Short) > clipShort || len(got.Full) > clipFull {
+		if !strings.HasPrefix(c.in, got.Short) || !strings.HasPrefix(c.in, got.Full) || len(got.Short) > shownAtOnce || len(got.Full) > shownInFull {
 			t.Errorf("clip(%d bytes) cut badly", len(c.in))
 		}
 		if !utf8Valid(got.Short) {

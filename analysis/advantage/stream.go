@@ -27,26 +27,44 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 	if err := checkShape(names, weights); err != nil {
 		return nil, err
 	}
-	K := len(names)
 	conv := TRL
-	// Weight sets: 0 is the base; 1+2k and 2+2k scale component k by 0.8
-	// and 1.2.
+	sets := weightSets(weights)
+	bm, n, err := streamBatchMoments(src, names, sets, conv)
+	if err != nil {
+		return nil, err
+	}
+	f := newStreamFigures(names, weights, sets, bm, conv, n)
+	if err := src(f.group); err != nil {
+		return nil, err
+	}
+	return f.report(), nil
+}
+
+// weightSets are the base weights (0) and every component's ±20%
+// perturbation: 1+2k and 2+2k scale component k by 0.8 and 1.2.
+func weightSets(weights []float64) [][]float64 {
 	sets := [][]float64{weights}
-	for k := range K {
+	for k := range weights {
 		for _, f := range []float64{0.8, 1.2} {
 			w := slices.Clone(weights)
 			w[k] *= f
 			sets = append(sets, w)
 		}
 	}
-	// Passes 1 and 2: each batch's means, then spreads, per weight set.
-	// One-rollout groups count: a trainer's batch holds them.
+	return sets
+}
+
+// streamBatchMoments reads src twice: each batch's means, then spreads,
+// per weight set. One-rollout groups count: a trainer's batch holds them.
+// n is how many rollouts belong to groups of two or more.
+func streamBatchMoments(src Source, names []string, sets [][]float64, conv Convention) (bm []map[string]batchMoments, n int, err error) {
+	K := len(names)
 	acc := make([]map[string]*batchAcc, len(sets))
 	for s := range sets {
 		acc[s] = map[string]*batchAcc{}
 	}
-	n, singletons := 0, 0
-	err := src(func(g Group) error {
+	singletons := 0
+	err = src(func(g Group) error {
 		if err := checkGroup(g, names); err != nil {
 			return err
 		}
@@ -67,10 +85,10 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("no group has two or more rollouts (%d singleton groups): advantages need several rollouts per prompt (eval -r > 1, or a trainer's rows with problem_id)", singletons)
+		return nil, 0, fmt.Errorf("no group has two or more rollouts (%d singleton groups): advantages need several rollouts per prompt (eval -r > 1, or a trainer's rows with problem_id)", singletons)
 	}
 	for s := range sets {
 		for _, a := range acc[s] {
@@ -85,182 +103,216 @@ func AnalyseStream(names []string, weights []float64, src Source) (*Report, erro
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	bm := make([]map[string]batchMoments, len(sets))
+	bm = make([]map[string]batchMoments, len(sets))
 	for s := range sets {
 		bm[s] = map[string]batchMoments{}
 		for b, a := range acc[s] {
 			bm[s][b] = a.moments(conv)
 		}
 	}
+	return bm, n, nil
+}
 
-	// Pass 3: every figure.
-	rep := &Report{Names: names, Weights: weights, Convention: conv.Name, Schemes: map[string]SchemeReport{}, Deciders: map[string]int{}}
-	zv := ZeroVarianceReport{Components: map[string]float64{}}
-	zeroComp := make([]int, K)
-	zeroReward, rewardOnly := 0, 0
-	flat := map[string][]float64{}
+// streamFigures is AnalyseStream's third pass: every figure, one group at
+// a time.
+type streamFigures struct {
+	names   []string
+	weights []float64
+	sets    [][]float64
+	bm      []map[string]batchMoments
+	conv    Convention
+
+	rep                    *Report
+	zeroComp               []int
+	zeroReward, rewardOnly int
+	flat                   map[string][]float64 // each scheme's advantages, rollout by rollout
+	comps                  [][]float64          // each component, rollout by rollout
+	collapsed, nonzero     map[string]int
+	flipped                map[string][]int
+	rec                    *recordedAcc
+	base, pert             [numKinds][]float64
+}
+
+func newStreamFigures(names []string, weights []float64, sets [][]float64, bm []map[string]batchMoments, conv Convention, n int) *streamFigures {
+	K := len(names)
+	f := &streamFigures{names: names, weights: weights, sets: sets, bm: bm, conv: conv,
+		rep:      &Report{Names: names, Weights: weights, Convention: conv.Name, Schemes: map[string]SchemeReport{}, Deciders: map[string]int{}},
+		zeroComp: make([]int, K), flat: map[string][]float64{}, comps: make([][]float64, K),
+		collapsed: map[string]int{}, nonzero: map[string]int{}, flipped: map[string][]int{}, rec: newRecordedAcc()}
 	for _, s := range Schemes {
-		flat[s] = make([]float64, 0, n)
+		f.flat[s] = make([]float64, 0, n)
+		f.flipped[s] = make([]int, K)
 	}
-	comps := make([][]float64, K)
-	for k := range comps {
-		comps[k] = make([]float64, 0, n)
+	for k := range f.comps {
+		f.comps[k] = make([]float64, 0, n)
 	}
-	collapsed := map[string]int{}
-	nonzero := map[string]int{}
-	flipped := map[string][]int{}
+	return f
+}
+
+func (f *streamFigures) group(g Group) error {
+	K := len(f.names)
+	z := f.conv.zScores(g, K)
+	f.conv.groupAdvantages(g, f.sets[0], z, f.bm[0][g.Batch], &f.base)
+	f.rec.add(g, f.weights, K, &f.base)
+	for _, r := range g.Rollouts {
+		if allNaN(r.Components) {
+			f.rep.Unscored++
+		}
+	}
+	if len(g.Rollouts) < 2 {
+		f.rep.Singletons++
+		return nil
+	}
+	f.rep.Groups++
+	f.rep.Rollouts += len(g.Rollouts)
+	f.zeroVariance(g)
 	for _, s := range Schemes {
-		flipped[s] = make([]int, K)
-	}
-	rec := newRecordedAcc()
-	var base, pert [numKinds][]float64
-	err = src(func(g Group) error {
-		z := conv.zScores(g, K)
-		conv.groupAdvantages(g, sets[0], z, bm[0][g.Batch], &base)
-		rec.add(g, weights, K, &base)
-		for _, r := range g.Rollouts {
-			if allNaN(r.Components) {
-				rep.Unscored++
+		a := f.base[schemeKind[s]]
+		f.flat[s] = append(f.flat[s], a...)
+		if allZero(a) {
+			f.collapsed[s]++
+		}
+		for _, v := range a {
+			if math.Abs(v) > 1e-12 {
+				f.nonzero[s]++
 			}
 		}
-		if len(g.Rollouts) < 2 {
-			rep.Singletons++
-			return nil
-		}
-		rep.Groups++
-		rep.Rollouts += len(g.Rollouts)
-		// Zero variance, per component and in the sum: a constant value,
-		// or fewer than two scored ones, gives no spread to normalise.
-		col := make([]float64, len(g.Rollouts))
-		varies := false
+	}
+	for _, r := range g.Rollouts {
 		for k := range K {
-			for i, r := range g.Rollouts {
-				col[i] = r.Components[k]
-			}
-			if !hasSpread(col) {
-				zeroComp[k]++
-			} else {
-				varies = true
-			}
+			f.comps[k] = append(f.comps[k], r.Components[k])
 		}
+	}
+	f.signFlips(g, z)
+	f.deciders(g)
+	return nil
+}
+
+// zeroVariance counts, per component and in the sum, groups whose value is
+// constant or scored fewer than twice: no spread to normalise.
+func (f *streamFigures) zeroVariance(g Group) {
+	col := make([]float64, len(g.Rollouts))
+	varies := false
+	for k := range f.names {
 		for i, r := range g.Rollouts {
-			col[i] = reward(weights, r.Components)
+			col[i] = r.Components[k]
 		}
 		if !hasSpread(col) {
-			zeroReward++
-			if varies {
-				rewardOnly++
-			}
+			f.zeroComp[k]++
+		} else {
+			varies = true
 		}
-		for _, s := range Schemes {
-			a := base[schemeKind[s]]
-			flat[s] = append(flat[s], a...)
-			if allZero(a) {
-				collapsed[s]++
-			}
-			for _, v := range a {
-				if math.Abs(v) > 1e-12 {
-					nonzero[s]++
-				}
-			}
-		}
-		for _, r := range g.Rollouts {
-			for k := range K {
-				comps[k] = append(comps[k], r.Components[k])
-			}
-		}
-		// Sign flips under each component's ±20%: a rollout counts once
-		// per component, whichever of the two perturbations flips it.
-		for k := range K {
-			flips := map[string][]bool{}
-			for _, sc := range Schemes {
-				flips[sc] = make([]bool, len(g.Rollouts))
-			}
-			for j := range 2 {
-				s := 1 + 2*k + j
-				conv.groupAdvantages(g, sets[s], z, bm[s][g.Batch], &pert)
-				for _, sc := range Schemes {
-					for i, v := range pert[schemeKind[sc]] {
-						b := base[schemeKind[sc]][i]
-						if b*v < 0 || (math.Abs(b) > 1e-12) != (math.Abs(v) > 1e-12) {
-							flips[sc][i] = true
-						}
-					}
-				}
-			}
-			for _, sc := range Schemes {
-				for i, f := range flips[sc] {
-					if f && math.Abs(base[schemeKind[sc]][i]) > 1e-12 {
-						flipped[sc][k]++
-					}
-				}
-			}
-		}
-		// Deciders: the component whose weighted deviation from its group
-		// mean agrees with the GRPO advantage's sign and is largest.
-		means := make([]float64, K)
-		for k := range K {
-			for i, r := range g.Rollouts {
-				col[i] = r.Components[k]
-			}
-			means[k], _, _ = conv.moments(col)
-		}
-		for i, r := range g.Rollouts {
-			a := base[kGRPO][i]
-			if math.Abs(a) < 1e-12 {
-				continue
-			}
-			best, bestV := -1, 0.0
-			for k := range K {
-				v := weights[k] * (r.Components[k] - means[k])
-				if !math.IsNaN(v) && v*a > 0 && math.Abs(v) > bestV {
-					best, bestV = k, math.Abs(v)
-				}
-			}
-			if best >= 0 {
-				rep.Deciders[names[best]]++
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
+	for i, r := range g.Rollouts {
+		col[i] = reward(f.weights, r.Components)
+	}
+	if !hasSpread(col) {
+		f.zeroReward++
+		if varies {
+			f.rewardOnly++
+		}
+	}
+}
+
+// signFlips counts sign flips under each component's ±20%: a rollout counts
+// once per component, whichever of the two perturbations flips it.
+func (f *streamFigures) signFlips(g Group, z [][]float64) {
+	for k := range f.names {
+		flips := map[string][]bool{}
+		for _, sc := range Schemes {
+			flips[sc] = make([]bool, len(g.Rollouts))
+		}
+		for j := range 2 {
+			s := 1 + 2*k + j
+			f.conv.groupAdvantages(g, f.sets[s], z, f.bm[s][g.Batch], &f.pert)
+			for _, sc := range Schemes {
+				for i, v := range f.pert[schemeKind[sc]] {
+					b := f.base[schemeKind[sc]][i]
+					if b*v < 0 || (math.Abs(b) > 1e-12) != (math.Abs(v) > 1e-12) {
+						flips[sc][i] = true
+					}
+				}
+			}
+		}
+		for _, sc := range Schemes {
+			for i, fl := range flips[sc] {
+				if fl && math.Abs(f.base[schemeKind[sc]][i]) > 1e-12 {
+					f.flipped[sc][k]++
+				}
+			}
+		}
+	}
+}
+
+// deciders credits, per rollout, the component whose weighted deviation
+// from its group mean agrees with the GRPO advantage's sign and is largest.
+func (f *streamFigures) deciders(g Group) {
+	K := len(f.names)
+	col := make([]float64, len(g.Rollouts))
+	means := make([]float64, K)
+	for k := range K {
+		for i, r := range g.Rollouts {
+			col[i] = r.Components[k]
+		}
+		means[k], _, _ = f.conv.moments(col)
+	}
+	for i, r := range g.Rollouts {
+		a := f.base[kGRPO][i]
+		if math.Abs(a) < 1e-12 {
+			continue
+		}
+		best, bestV := -1, 0.0
+		for k := range K {
+			v := f.weights[k] * (r.Components[k] - means[k])
+			if !math.IsNaN(v) && v*a > 0 && math.Abs(v) > bestV {
+				best, bestV = k, math.Abs(v)
+			}
+		}
+		if best >= 0 {
+			f.rep.Deciders[f.names[best]]++
+		}
+	}
+}
+
+func (f *streamFigures) report() *Report {
+	rep := f.rep
+	K := len(f.names)
 	groups := float64(rep.Groups)
-	zv.Reward, zv.RewardOnly = float64(zeroReward)/groups, float64(rewardOnly)/groups
-	for k, name := range names {
-		zv.Components[name] = float64(zeroComp[k]) / groups
+	zv := ZeroVarianceReport{Components: map[string]float64{}}
+	zv.Reward, zv.RewardOnly = float64(f.zeroReward)/groups, float64(f.rewardOnly)/groups
+	for k, name := range f.names {
+		zv.Components[name] = float64(f.zeroComp[k]) / groups
 	}
 	rep.ZeroVariance = zv
 	compRanks := make([][]float64, K)
 	for k := range K {
-		if !slices.ContainsFunc(comps[k], math.IsNaN) {
-			compRanks[k] = metrics.Ranks(comps[k])
+		if !slices.ContainsFunc(f.comps[k], math.IsNaN) {
+			compRanks[k] = metrics.Ranks(f.comps[k])
 		}
 	}
 	for _, s := range Schemes {
 		sr := SchemeReport{Spearman: map[string]float64{}, Sensitivity: map[string]float64{}}
-		sr.CollapsedGroups = float64(collapsed[s]) / groups
-		advRanks := metrics.Ranks(flat[s])
-		for k, name := range names {
+		sr.CollapsedGroups = float64(f.collapsed[s]) / groups
+		advRanks := metrics.Ranks(f.flat[s])
+		for k, name := range f.names {
 			if compRanks[k] != nil {
 				sr.Spearman[name] = pearson(advRanks, compRanks[k])
 			} else {
-				sr.Spearman[name] = spearmanScored(flat[s], comps[k])
+				sr.Spearman[name] = spearmanScored(f.flat[s], f.comps[k])
 			}
-			if nonzero[s] > 0 {
-				sr.Sensitivity[name] = float64(flipped[s][k]) / float64(nonzero[s])
+			if f.nonzero[s] > 0 {
+				sr.Sensitivity[name] = float64(f.flipped[s][k]) / float64(f.nonzero[s])
 			} else {
 				sr.Sensitivity[name] = 0
 			}
 		}
-		flat[s] = nil
+		f.flat[s] = nil
 		rep.Schemes[s] = sr
 	}
-	rep.Recorded = rec.report()
-	return rep, nil
+	rep.Recorded = f.rec.report()
+	return rep
 }
 
 // spearmanScored is Spearman over the rollouts that scored the component.

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ func Markdown(r *Result) string {
 	for _, s := range r.Strategies {
 		fmt.Fprintf(&b, "- **%s**: %s", s.Name, s.Description)
 		if s.FirstError != "" {
-			fmt.Fprintf(&b, " First error: `%s`.", clip(s.FirstError, 200))
+			fmt.Fprintf(&b, " First error: `%s`.", textclip.Bytes(s.FirstError, 200, textclip.Ellipsis))
 		}
 		b.WriteString("\n")
 	}
@@ -47,7 +48,7 @@ func Markdown(r *Result) string {
 		if s.Best == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s on %s: reward %.4f\n\n```\n%s\n```\n\n", s.Name, s.Best.ID, s.Best.Reward, strings.ReplaceAll(clip(s.Best.Answer, 800), "```", "'''"))
+		fmt.Fprintf(&b, "### %s on %s: reward %.4f\n\n```\n%s\n```\n\n", s.Name, s.Best.ID, s.Best.Reward, strings.ReplaceAll(textclip.Bytes(s.Best.Answer, 800, textclip.Ellipsis), "```", "'''"))
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	textclip "github.com/svbench/svbench/base/clip"
 	"maps"
 	"regexp"
 	"slices"
@@ -284,7 +285,7 @@ func injectToolOutput(t string, conv []env.Message) (string, bool) {
 	if len(tools) == 0 {
 		return t, false
 	}
-	ev := clip(strings.Join(tools, "\n"), 4000)
+	ev := textclip.Bytes(strings.Join(tools, "\n"), 4000, textclip.Ellipsis)
 	if m, ok := object(t); ok {
 		m["evidence"] = ev
 		return encode(m), true

@@ -287,7 +287,7 @@ func play(ctx context.Context, cfg Config, e env.Environment, rows []env.Example
 		}
 		unsolved += o.reward
 		if o.applied && (s.Best == nil || o.reward > s.Best.Reward) {
-			s.Best = &Example{ID: rows[i].ID, Reward: o.reward, Answer: clip(o.answer, 2000), Comps: o.comps}
+			s.Best = &Example{ID: rows[i].ID, Reward: o.reward, Answer: textclip.Bytes(o.answer, 2000, textclip.Ellipsis), Comps: o.comps}
 		}
 	}
 	if s.Rows > 0 {
@@ -297,8 +297,3 @@ func play(ctx context.Context, cfg Config, e env.Environment, rows []env.Example
 }
 
 func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
-
-// clip shortens s to at most n bytes without cutting a UTF-8 sequence.
-func clip(s string, n int) string {
-	return textclip.Bytes(s, n, textclip.Ellipsis)
-}

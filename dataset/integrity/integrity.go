@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -208,7 +207,7 @@ func Expand(arg string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s: no *.jsonl files", arg)
 	}
-	sort.Strings(files)
+	slices.Sort(files)
 	return files, nil
 }
 
@@ -272,7 +271,7 @@ func Validate(paths []string, parse ParseFunc, opts Options) (*Report, error) {
 				continue
 			}
 			rep.Leaks = append(rep.Leaks, lk)
-			sort.Ints(examples)
+			slices.Sort(examples)
 			if len(examples) > opts.MaxFindings {
 				examples = examples[:opts.MaxFindings]
 			}
@@ -461,7 +460,7 @@ func LabelClass(label string) string {
 			return fmt.Sprintf("[%d items]", len(x))
 		}
 	}
-	return truncateRunes(label, MaxLabelWidth-12) + "…"
+	return clip.Runes(label, MaxLabelWidth-12, "") + "…"
 }
 
 // AbbrevLabel is LabelClass plus, for a summarised label, a hash and length
@@ -473,10 +472,6 @@ func AbbrevLabel(label string) string {
 	}
 	sum := sha256.Sum256([]byte(label))
 	return fmt.Sprintf("%s (sha256 %x, %d chars)", c, sum[:4], len(label))
-}
-
-func truncateRunes(s string, n int) string {
-	return clip.Runes(s, n, "")
 }
 
 // OverlapReport compares two datasets.

@@ -93,7 +93,7 @@ func newBinner(rows []FieldRow, fields []string) Binner {
 			}
 		}
 		if numeric && len(counts) > maxCategories {
-			sort.Float64s(nums)
+			slices.Sort(nums)
 			var cuts []float64
 			for _, q := range []float64{.25, .5, .75} {
 				c := nums[min(len(nums)-1, int(q*float64(len(nums))))]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"path"
 	"regexp"
 	"strings"
@@ -176,7 +177,7 @@ func ApplyAnswer(t *taskset.Task, a Answer) Candidate {
 		}
 		target = path.Clean(strings.TrimPrefix(target, "./"))
 		if !contains(t.Files, target) {
-			c.Reject = fmt.Sprintf("file %q is not editable in this task (editable: %s)", clip(target, 100), strings.Join(t.Files, ", "))
+			c.Reject = fmt.Sprintf("file %q is not editable in this task (editable: %s)", textclip.Bytes(target, 100, textclip.Ellipsis), strings.Join(t.Files, ", "))
 			return c
 		}
 		if len(a.Code) > MaxFileBytes {
@@ -310,7 +311,7 @@ done:
 				return e, nil
 			}
 		}
-		return "", fmt.Errorf("diff header names %q, which is not an editable file of this task (editable: %s)", clip(n, 100), strings.Join(editable, ", "))
+		return "", fmt.Errorf("diff header names %q, which is not an editable file of this task (editable: %s)", textclip.Bytes(n, 100, textclip.Ellipsis), strings.Join(editable, ", "))
 	}
 	return "", fmt.Errorf("diff section without file names")
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"io/fs"
 	"maps"
 	"os"
@@ -176,7 +177,7 @@ func (e *Env) Info() env.Info {
 
 func (e *Env) versions() map[string]string {
 	if e.v == nil {
-		return map[string]string{"sandbox": "unavailable: " + clip(e.vErr.Error(), 200)}
+		return map[string]string{"sandbox": "unavailable: " + textclip.Bytes(e.vErr.Error(), 200, textclip.Ellipsis)}
 	}
 	return e.v.Versions()
 }
@@ -295,7 +296,7 @@ func (e *Env) ParseExample(raw json.RawMessage) (env.Example, error) {
 	}
 	t := e.task(id)
 	if t == nil {
-		return env.Example{}, dataset.FieldError("task_id", "unknown task %q: load its task directory first (svbench eval --dataset <dir>) or use one of the %d embedded tasks", clip(id, 80), len(e.embeddedID))
+		return env.Example{}, dataset.FieldError("task_id", "unknown task %q: load its task directory first (svbench eval --dataset <dir>) or use one of the %d embedded tasks", textclip.Bytes(id, 80, textclip.Ellipsis), len(e.embeddedID))
 	}
 	ans, _ := json.Marshal(answerRef{TaskID: id})
 	ex := env.Example{ID: r.ID, Answer: ans, Payload: t, Meta: map[string]any{

@@ -112,7 +112,7 @@ func toolJSON(v any) string {
 
 func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolCallRecord) {
 	start := time.Now()
-	rec := env.ToolCallRecord{Name: clip(tc.Name, 64), Arguments: clip(tc.Arguments, 4096)}
+	rec := env.ToolCallRecord{Name: textclip.Bytes(tc.Name, 64, textclip.Ellipsis), Arguments: textclip.Bytes(tc.Arguments, 4096, textclip.Ellipsis)}
 	fail := func(msg string) (string, env.ToolCallRecord) {
 		rec.Error = msg
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
@@ -121,7 +121,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	switch tc.Name {
 	case FnRunTests, FnStatic, FnReadFile:
 	default:
-		return fail(fmt.Sprintf("unknown tool %q; available: %s, %s, %s", clip(tc.Name, 64), FnRunTests, FnStatic, FnReadFile))
+		return fail(fmt.Sprintf("unknown tool %q; available: %s, %s, %s", textclip.Bytes(tc.Name, 64, textclip.Ellipsis), FnRunTests, FnStatic, FnReadFile))
 	}
 	ep.mu.Lock()
 	if ep.calls >= ep.budget {
@@ -146,7 +146,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	if tc.Name == FnReadFile {
 		b, ok := readable(ep.t, args.Path)
 		if !ok {
-			return fail(fmt.Sprintf("%q is not a readable task file; readable: %s and the visible tests", clip(args.Path, 100), strings.Join(ep.t.Files, ", ")))
+			return fail(fmt.Sprintf("%q is not a readable task file; readable: %s and the visible tests", textclip.Bytes(args.Path, 100, textclip.Ellipsis), strings.Join(ep.t.Files, ", ")))
 		}
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 		return toolJSON(map[string]string{"path": args.Path, "content": string(b)}), rec
@@ -171,7 +171,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	switch tc.Name {
 	case FnRunTests:
 		r := ep.e.v.RunSuite(ctx, ep.t, SuiteVisible, files)
-		m := map[string]any{"passed": r.Passed, "total": r.Total, "ok": r.OK, "output": clipMiddle(r.Output, maxOutChars)}
+		m := map[string]any{"passed": r.Passed, "total": r.Total, "ok": r.OK, "output": textclip.Middle(r.Output, maxOutChars, "\n…\n")}
 		if r.Killed != "" {
 			m["killed"] = r.Killed
 		}
@@ -196,8 +196,4 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	}
 	rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 	return toolJSON(out), rec
-}
-
-func clipMiddle(s string, n int) string {
-	return textclip.Middle(s, n, "\n…\n")
 }

@@ -3,6 +3,7 @@ package codevuln
 import (
 	"context"
 	"encoding/json"
+	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
 	"testing"
 
@@ -55,11 +56,11 @@ func TestEpisodeTools(t *testing.T) {
 		t.Fatalf("read_file turn: %v %+v", err, r)
 	}
 	if !strings.Contains(r.Messages[0].Content, "def find_user") || !strings.Contains(r.Messages[1].Content, "unittest") {
-		t.Errorf("read_file of task files: %s / %s", clip(r.Messages[0].Content, 80), clip(r.Messages[1].Content, 80))
+		t.Errorf("read_file of task files: %s / %s", textclip.Bytes(r.Messages[0].Content, 80, textclip.Ellipsis), textclip.Bytes(r.Messages[1].Content, 80, textclip.Ellipsis))
 	}
 	for i := range refused {
 		if m := r.Messages[2+i].Content; !strings.Contains(m, "not a readable task file") {
-			t.Errorf("read_file %s allowed: %s", refused[i], clip(m, 120))
+			t.Errorf("read_file %s allowed: %s", refused[i], textclip.Bytes(m, 120, textclip.Ellipsis))
 		}
 	}
 	// run_tests on the original and on the reference fix (as a diff).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
@@ -285,7 +284,7 @@ func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []Rep
 		b.WriteString("\n### Mean reward components\n\n")
 		var rows [][]string
 		keys := slices.Sorted(maps.Keys(comps))
-		sort.Strings(keys)
+		slices.Sort(keys)
 		for _, k := range keys {
 			rows = append(rows, []string{k, report.F(comps[k])})
 		}

@@ -247,7 +247,7 @@ func (v *Verifier) analysePython(ctx context.Context, trees []Files) []StaticRes
 			return out
 		}
 		for _, i := range idx {
-			out[i].Err = fmt.Sprintf("python static analysis failed: %v %s %s", err, res.Killed, clip(string(res.Stderr), 300))
+			out[i].Err = fmt.Sprintf("python static analysis failed: %v %s %s", err, res.Killed, textclip.Bytes(string(res.Stderr), 300, textclip.Ellipsis))
 		}
 		return out
 	}
@@ -269,10 +269,6 @@ func (v *Verifier) analysePython(ctx context.Context, trees []Files) []StaticRes
 		sortFindings(out[i].Findings)
 	}
 	return out
-}
-
-func clip(s string, n int) string {
-	return textclip.Bytes(s, n, textclip.Ellipsis)
 }
 
 // StaticDelta compares a candidate's findings with the original's and the

@@ -1,6 +1,7 @@
 package codevuln
 
 import (
+	textclip "github.com/svbench/svbench/base/clip"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -92,7 +93,7 @@ func AnalyseGo(name string, src []byte) []Finding {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	if err != nil {
-		return []Finding{{Tool: "svbench-go", RuleID: "SVGO-SYNTAX", Severity: "high", File: name, Message: "does not parse: " + clip(err.Error(), 200)}}
+		return []Finding{{Tool: "svbench-go", RuleID: "SVGO-SYNTAX", Severity: "high", File: name, Message: "does not parse: " + textclip.Bytes(err.Error(), 200, textclip.Ellipsis)}}
 	}
 	g := &goFile{name: name, fset: fset, f: f, imports: map[string]string{}, consts: map[string]ast.Expr{}}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -250,6 +251,35 @@ func exprMentions(e ast.Node, names map[string]bool) bool {
 // funcRules applies the per-function rules: a sink call whose argument is
 // built from the function's inputs, without a sanitiser in the same body.
 func (g *goFile) funcRules(fd *ast.FuncDecl) {
+	t := g.taint(fd)
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			g.sinkRules(fd, c, t)
+		}
+		return true
+	})
+}
+
+// funcTaint is what the per-function rules know of one body: the names
+// holding input, those holding strings built at run time from it, and the
+// functions it calls (a sanitiser anywhere in the body counts).
+type funcTaint struct {
+	input, dynamic, calls map[string]bool
+	pathSafe              bool // a containment check is called
+}
+
+func (t *funcTaint) has(names ...string) bool {
+	for _, n := range names {
+		if t.calls[n] {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *funcTaint) fromInput(e ast.Expr) bool { return exprMentions(e, t.input) }
+
+func (g *goFile) taint(fd *ast.FuncDecl) *funcTaint {
 	// Inputs: parameters, plus names assigned from expressions using them.
 	input := map[string]bool{}
 	for _, fl := range fd.Type.Params.List {
@@ -297,151 +327,141 @@ func (g *goFile) funcRules(fd *ast.FuncDecl) {
 		}
 		return true
 	})
-	has := func(names ...string) bool {
-		for _, n := range names {
-			if calls[n] {
-				return true
-			}
+	t := &funcTaint{input: input, dynamic: dynamicVar, calls: calls}
+	t.pathSafe = t.has("path/filepath.Rel", "path/filepath.IsLocal", "os.OpenRoot", "strings.HasPrefix", "path/filepath.Base", "path.Base", "strings.Contains", "strings.ContainsAny")
+	return t
+}
+
+// sinkRules checks one call of fd against the sinks.
+func (g *goFile) sinkRules(fd *ast.FuncDecl, c *ast.CallExpr, t *funcTaint) {
+	name := g.callee(c)
+	arg := func(i int) ast.Expr {
+		if i < len(c.Args) {
+			return c.Args[i]
 		}
-		return false
+		return nil
 	}
-	fromInput := func(e ast.Expr) bool { return exprMentions(e, input) }
-	pathSafe := has("path/filepath.Rel", "path/filepath.IsLocal", "os.OpenRoot", "strings.HasPrefix", "path/filepath.Base", "path.Base", "strings.Contains", "strings.ContainsAny")
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
+	switch name {
+	case ".Query", ".QueryRow", ".Exec", ".Prepare", ".QueryContext", ".QueryRowContext", ".ExecContext", ".PrepareContext":
+		q := arg(0)
+		if strings.HasSuffix(name, "Context") {
+			q = arg(1)
 		}
-		name := g.callee(c)
-		arg := func(i int) ast.Expr {
-			if i < len(c.Args) {
-				return c.Args[i]
+		if q != nil && (g.dynamic(q, t.dynamic) && t.fromInput(q) || t.dynamic[identName(q)]) {
+			g.add("SVGO-SQL", "CWE-89", "high", c, "SQL statement built from input (use placeholders)")
+		}
+	case "os/exec.Command", "os/exec.CommandContext":
+		first := 0
+		if name == "os/exec.CommandContext" {
+			first = 1
+		}
+		prog := arg(first)
+		shell := false
+		if s, ok := g.constString(prog, 0); ok {
+			s = path.Base(s)
+			shell = strings.HasSuffix(s, "sh") || strings.HasSuffix(s, "bash") || s == "cmd" || s == "powershell" || s == "busybox"
+		}
+		if prog != nil && !isConst(prog) && !shell && t.fromInput(prog) {
+			g.add("SVGO-CMD", "CWE-78", "high", c, "program name from input")
+		} else if shell {
+			for _, a := range c.Args[first+1:] {
+				if !isConst(a) && t.fromInput(a) {
+					g.add("SVGO-CMD", "CWE-78", "high", c, "shell command line built from input")
+					break
+				}
 			}
-			return nil
 		}
+	case "os.Open", "os.OpenFile", "os.ReadFile", "os.Create", "os.WriteFile", "os.Remove", "os.RemoveAll", "os.ReadDir",
+		"net/http.ServeFile", "io/ioutil.ReadFile", "os.Mkdir", "os.MkdirAll":
+		p := arg(0)
+		if name == "net/http.ServeFile" {
+			p = arg(2)
+		}
+		if p != nil && !isConst(p) && t.fromInput(p) && !t.pathSafe {
+			g.add("SVGO-PATH", "CWE-22", "high", c, name+" with a path from input and no containment check")
+		}
+	case "net/http.Redirect":
+		if u := arg(2); u != nil && !isConst(u) && t.fromInput(u) && !t.has("net/url.Parse", "net/url.ParseRequestURI", "strings.HasPrefix") {
+			g.add("SVGO-REDIRECT", "CWE-601", "medium", c, "redirect to a URL from input without validation")
+		}
+	case "net/http.Get", "net/http.Post", "net/http.Head", "net/http.NewRequest", "net/http.NewRequestWithContext", ".Get", ".Post", ".Head":
+		u := arg(0)
 		switch name {
-		case ".Query", ".QueryRow", ".Exec", ".Prepare", ".QueryContext", ".QueryRowContext", ".ExecContext", ".PrepareContext":
-			q := arg(0)
-			if strings.HasSuffix(name, "Context") {
-				q = arg(1)
+		case "net/http.NewRequest":
+			u = arg(1)
+		case "net/http.NewRequestWithContext":
+			u = arg(2)
+		}
+		if name[0] == '.' && len(c.Args) != 1 {
+			break
+		}
+		if u != nil && !isConst(u) && t.fromInput(u) && !(t.has("net/url.Parse", ".Hostname", "net.ParseIP", "net/netip.ParseAddr") && t.has(".IsLoopback", ".IsPrivate", ".Hostname", "slices.Contains", ".IsGlobalUnicast")) {
+			if name[0] != '.' || strings.Contains(strings.ToLower(exprString(c.Fun)), "client") || strings.Contains(strings.ToLower(exprString(c.Fun)), "http") {
+				g.add("SVGO-SSRF", "CWE-918", "high", c, "outbound request to a URL from input without a host check")
 			}
-			if q != nil && (g.dynamic(q, dynamicVar) && fromInput(q) || dynamicVar[identName(q)]) {
-				g.add("SVGO-SQL", "CWE-89", "high", c, "SQL statement built from input (use placeholders)")
+		}
+	case "fmt.Fprintf", "fmt.Fprint", "fmt.Fprintln", "io.WriteString":
+		if t.has("html.EscapeString", "html/template.HTMLEscapeString", "text/template.HTMLEscapeString", "net/url.QueryEscape") {
+			break
+		}
+		markup := false
+		for _, a := range c.Args[1:] {
+			if bl, ok := a.(*ast.BasicLit); ok && strings.Contains(bl.Value, "<") {
+				markup = true
 			}
-		case "os/exec.Command", "os/exec.CommandContext":
-			first := 0
-			if name == "os/exec.CommandContext" {
-				first = 1
-			}
-			prog := arg(first)
-			shell := false
-			if s, ok := g.constString(prog, 0); ok {
-				s = path.Base(s)
-				shell = strings.HasSuffix(s, "sh") || strings.HasSuffix(s, "bash") || s == "cmd" || s == "powershell" || s == "busybox"
-			}
-			if prog != nil && !isConst(prog) && !shell && fromInput(prog) {
-				g.add("SVGO-CMD", "CWE-78", "high", c, "program name from input")
-			} else if shell {
-				for _, a := range c.Args[first+1:] {
-					if !isConst(a) && fromInput(a) {
-						g.add("SVGO-CMD", "CWE-78", "high", c, "shell command line built from input")
-						break
-					}
-				}
-			}
-		case "os.Open", "os.OpenFile", "os.ReadFile", "os.Create", "os.WriteFile", "os.Remove", "os.RemoveAll", "os.ReadDir",
-			"net/http.ServeFile", "io/ioutil.ReadFile", "os.Mkdir", "os.MkdirAll":
-			p := arg(0)
-			if name == "net/http.ServeFile" {
-				p = arg(2)
-			}
-			if p != nil && !isConst(p) && fromInput(p) && !pathSafe {
-				g.add("SVGO-PATH", "CWE-22", "high", c, name+" with a path from input and no containment check")
-			}
-		case "net/http.Redirect":
-			if u := arg(2); u != nil && !isConst(u) && fromInput(u) && !has("net/url.Parse", "net/url.ParseRequestURI", "strings.HasPrefix") {
-				g.add("SVGO-REDIRECT", "CWE-601", "medium", c, "redirect to a URL from input without validation")
-			}
-		case "net/http.Get", "net/http.Post", "net/http.Head", "net/http.NewRequest", "net/http.NewRequestWithContext", ".Get", ".Post", ".Head":
-			u := arg(0)
-			switch name {
-			case "net/http.NewRequest":
-				u = arg(1)
-			case "net/http.NewRequestWithContext":
-				u = arg(2)
-			}
-			if name[0] == '.' && len(c.Args) != 1 {
-				break
-			}
-			if u != nil && !isConst(u) && fromInput(u) && !(has("net/url.Parse", ".Hostname", "net.ParseIP", "net/netip.ParseAddr") && has(".IsLoopback", ".IsPrivate", ".Hostname", "slices.Contains", ".IsGlobalUnicast")) {
-				if name[0] != '.' || strings.Contains(strings.ToLower(exprString(c.Fun)), "client") || strings.Contains(strings.ToLower(exprString(c.Fun)), "http") {
-					g.add("SVGO-SSRF", "CWE-918", "high", c, "outbound request to a URL from input without a host check")
-				}
-			}
-		case "fmt.Fprintf", "fmt.Fprint", "fmt.Fprintln", "io.WriteString":
-			if has("html.EscapeString", "html/template.HTMLEscapeString", "text/template.HTMLEscapeString", "net/url.QueryEscape") {
-				break
-			}
-			markup := false
+		}
+		if markup {
 			for _, a := range c.Args[1:] {
-				if bl, ok := a.(*ast.BasicLit); ok && strings.Contains(bl.Value, "<") {
-					markup = true
-				}
-			}
-			if markup {
-				for _, a := range c.Args[1:] {
-					if !isConst(a) && fromInput(a) {
-						g.add("SVGO-XSS", "CWE-79", "medium", c, "HTML written with unescaped input")
-						break
-					}
-				}
-			}
-		case "html/template.HTML", "html/template.JS", "html/template.URL":
-			if a := arg(0); a != nil && !isConst(a) && fromInput(a) {
-				g.add("SVGO-XSS", "CWE-79", "medium", c, "input marked as trusted "+name)
-			}
-		case "io.ReadAll", "io/ioutil.ReadAll":
-			if !has("net/http.MaxBytesReader", "io.LimitReader") {
-				g.add("SVGO-UNBOUNDED", "CWE-400", "medium", c, "reads an entire stream without a size limit")
-			}
-		case "net/http.Error":
-			if a := arg(1); a != nil {
-				if cc, ok := a.(*ast.CallExpr); ok && g.callee(cc) == ".Error" {
-					g.add("SVGO-ERRLEAK", "CWE-209", "low", c, "internal error text sent to the client")
-				}
-			}
-		case "log.Printf", "log.Println", "log.Print", ".Printf", ".Infof", ".Warnf", ".Errorf", ".Info", ".Warn":
-			if name[0] == '.' && !strings.Contains(strings.ToLower(exprString(c.Fun)), "log") {
-				break
-			}
-			if has("strings.ReplaceAll", "strings.NewReplacer", "strconv.Quote", "strings.Map", "strings.Replace") {
-				break
-			}
-			for _, a := range c.Args {
-				if bl, ok := a.(*ast.BasicLit); ok && strings.Contains(bl.Value, "%q") {
-					break
-				}
-				if !isConst(a) && fromInput(a) {
-					g.add("SVGO-LOGINJECT", "CWE-117", "medium", c, "log line built from input without neutralising line breaks")
+				if !isConst(a) && t.fromInput(a) {
+					g.add("SVGO-XSS", "CWE-79", "medium", c, "HTML written with unescaped input")
 					break
 				}
 			}
 		}
-		// Weak randomness feeding something secret-looking.
-		if p := strings.SplitN(name, ".", 2); len(p) == 2 && (p[0] == "math/rand" || p[0] == "math/rand/v2") && tokenFunc.MatchString(fd.Name.Name) {
-			g.add("SVGO-WEAKRAND", "CWE-338", "high", c, "math/rand used to produce "+fd.Name.Name)
+	case "html/template.HTML", "html/template.JS", "html/template.URL":
+		if a := arg(0); a != nil && !isConst(a) && t.fromInput(a) {
+			g.add("SVGO-XSS", "CWE-79", "medium", c, "input marked as trusted "+name)
 		}
-		// Integer narrowing of parsed input without a bounds check.
-		if id, ok := c.Fun.(*ast.Ident); ok && len(c.Args) == 1 {
-			switch id.Name {
-			case "int8", "int16", "int32", "uint8", "uint16", "uint32", "uint":
-				if fromInput(c.Args[0]) && has("strconv.Atoi", "strconv.ParseInt", "strconv.ParseUint") && !mentionsLimits(fd.Body) {
-					g.add("SVGO-NARROW", "CWE-190", "medium", c, "parsed integer narrowed to "+id.Name+" without a range check")
-				}
+	case "io.ReadAll", "io/ioutil.ReadAll":
+		if !t.has("net/http.MaxBytesReader", "io.LimitReader") {
+			g.add("SVGO-UNBOUNDED", "CWE-400", "medium", c, "reads an entire stream without a size limit")
+		}
+	case "net/http.Error":
+		if a := arg(1); a != nil {
+			if cc, ok := a.(*ast.CallExpr); ok && g.callee(cc) == ".Error" {
+				g.add("SVGO-ERRLEAK", "CWE-209", "low", c, "internal error text sent to the client")
 			}
 		}
-		return true
-	})
+	case "log.Printf", "log.Println", "log.Print", ".Printf", ".Infof", ".Warnf", ".Errorf", ".Info", ".Warn":
+		if name[0] == '.' && !strings.Contains(strings.ToLower(exprString(c.Fun)), "log") {
+			break
+		}
+		if t.has("strings.ReplaceAll", "strings.NewReplacer", "strconv.Quote", "strings.Map", "strings.Replace") {
+			break
+		}
+		for _, a := range c.Args {
+			if bl, ok := a.(*ast.BasicLit); ok && strings.Contains(bl.Value, "%q") {
+				break
+			}
+			if !isConst(a) && t.fromInput(a) {
+				g.add("SVGO-LOGINJECT", "CWE-117", "medium", c, "log line built from input without neutralising line breaks")
+				break
+			}
+		}
+	}
+	// Weak randomness feeding something secret-looking.
+	if p := strings.SplitN(name, ".", 2); len(p) == 2 && (p[0] == "math/rand" || p[0] == "math/rand/v2") && tokenFunc.MatchString(fd.Name.Name) {
+		g.add("SVGO-WEAKRAND", "CWE-338", "high", c, "math/rand used to produce "+fd.Name.Name)
+	}
+	// Integer narrowing of parsed input without a bounds check.
+	if id, ok := c.Fun.(*ast.Ident); ok && len(c.Args) == 1 {
+		switch id.Name {
+		case "int8", "int16", "int32", "uint8", "uint16", "uint32", "uint":
+			if t.fromInput(c.Args[0]) && t.has("strconv.Atoi", "strconv.ParseInt", "strconv.ParseUint") && !mentionsLimits(fd.Body) {
+				g.add("SVGO-NARROW", "CWE-190", "medium", c, "parsed integer narrowed to "+id.Name+" without a range check")
+			}
+		}
+	}
 }
 
 func mentionsLimits(body *ast.BlockStmt) bool {

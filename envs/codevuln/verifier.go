@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,10 +78,9 @@ type Verifier struct {
 	warmOnce     sync.Once
 	warm         chan struct{} // closed when the warm-up compile is done
 
-	mu     sync.Mutex
-	memo   map[string]*memoEntry
-	order  []string
-	static sync.Map // task id → []Finding of the original
+	mu    sync.Mutex
+	memo  map[string]*memoEntry
+	order []string
 }
 
 type memoEntry struct {
@@ -311,7 +309,7 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 			expected += len(defined[m])
 		}
 	}
-	sort.Strings(mods)
+	slices.Sort(mods)
 	if len(mods) == 0 || expected == 0 {
 		return TestRun{Output: "task has no unittest test_*.py module in this suite"}
 	}
@@ -321,7 +319,7 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 			candMods = append(candMods, strings.TrimSuffix(name, ".py"))
 		}
 	}
-	sort.Strings(candMods)
+	slices.Sort(candMods)
 	dir, cleanup, err := v.sb.NewScratch()
 	if err != nil {
 		return TestRun{Output: err.Error()}
@@ -419,7 +417,7 @@ func goTestNames(tests map[string][]byte) ([]string, error) {
 			}
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names, nil
 }
 

@@ -3,6 +3,7 @@ package configaudit
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"math"
 	"strings"
 
@@ -172,7 +173,7 @@ func describe(v any) string {
 	case extract.NonFinite:
 		return x.String()
 	case json.Number:
-		return truncate(string(x), 32)
+		return clip.Bytes(string(x), 32, clip.Ellipsis)
 	case string:
 		return "a string"
 	case bool:

@@ -159,7 +159,7 @@ func canonicalStatements(doc *hclwrite.Block, ctx *hcl.EvalContext, origStatemen
 							vals[j] = cty.StringVal(a)
 						}
 						body.SetAttributeValue("actions", cty.TupleVal(vals))
-						notes = append(notes, fmt.Sprintf("%s: actions %s grant %s", where, shorten(t), strings.Join(canon, ", ")))
+						notes = append(notes, fmt.Sprintf("%s: actions %s grant %s", where, oneLine(t), strings.Join(canon, ", ")))
 					}
 				}
 			}

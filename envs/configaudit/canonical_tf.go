@@ -165,27 +165,27 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 		case changed && a.status == valueUnknowable:
 			if had && o.status == valueKnown {
 				a.body.SetAttributeValue(a.name, o.value)
-				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original value stands", path, shorten(a.text)))
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original value stands", path, oneLine(a.text)))
 			} else if had {
 				a.body.SetAttributeRaw(a.name, rawTokens(o.text))
-				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original expression stands", path, shorten(a.text)))
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: the original expression stands", path, oneLine(a.text)))
 			} else {
 				a.body.RemoveAttribute(a.name)
-				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: treated as unset", path, shorten(a.text)))
+				notes = append(notes, fmt.Sprintf("%s = %s cannot be evaluated here: treated as unset", path, oneLine(a.text)))
 			}
 			continue
 		case a.status != valueKnown:
 			continue
 		}
 		v := a.value
-		lit := func(v cty.Value) string { return shorten(string(hclwrite.TokensForValue(v).Bytes())) }
+		lit := func(v cty.Value) string { return oneLine(string(hclwrite.TokensForValue(v).Bytes())) }
 		if open, ok := openRange(a.name, v, need); ok && cidrAttributes[a.name] && !v.RawEquals(open) {
-			notes = append(notes, fmt.Sprintf("%s = %s admits more public address space than the file's own networks need: %s", path, shorten(a.text), lit(open)))
+			notes = append(notes, fmt.Sprintf("%s = %s admits more public address space than the file's own networks need: %s", path, oneLine(a.text), lit(open)))
 			a.body.SetAttributeValue(a.name, open)
 			continue
 		}
 		if changed && !isLiteral(a.text) {
-			notes = append(notes, fmt.Sprintf("%s = %s evaluates to %s", path, shorten(a.text), lit(v)))
+			notes = append(notes, fmt.Sprintf("%s = %s evaluates to %s", path, oneLine(a.text), lit(v)))
 			a.body.SetAttributeValue(a.name, v)
 		}
 	}
@@ -198,7 +198,8 @@ func canonicaliseTF(original, patched []byte) ([]byte, []string) {
 	return pf.Bytes(), notes
 }
 
-func shorten(s string) string {
+// oneLine is s with its white space collapsed, cut to a note's width.
+func oneLine(s string) string {
 	return clip.Within(strings.Join(strings.Fields(s), " "), 80, clip.Ellipsis)
 }
 
@@ -701,7 +702,7 @@ func openUnions(pf *hclwrite.File, fns map[string]function.Function, need netNee
 			}
 			m.a.body.SetAttributeValue(m.a.name, open)
 			notes = append(notes, fmt.Sprintf("%s = %s: with the other rules of %s it admits more public address space than the file's own networks need: %s",
-				m.path, shorten(m.a.text), strings.ReplaceAll(g, "|", " "), shorten(string(hclwrite.TokensForValue(open).Bytes()))))
+				m.path, oneLine(m.a.text), strings.ReplaceAll(g, "|", " "), oneLine(string(hclwrite.TokensForValue(open).Bytes()))))
 		}
 	}
 	return notes

@@ -143,7 +143,7 @@ func (m *iamModel) principals(kind, text string) []string {
 		}
 		return []string{kind + " named " + v.AsString()}
 	}
-	return []string{kind + " " + shorten(text)}
+	return []string{kind + " " + oneLine(text)}
 }
 
 func traversal(text string) (hcl.Traversal, bool) {

@@ -268,7 +268,7 @@ func openPrefixLists(pf *hclwrite.File, fns map[string]function.Function, need n
 				if unresolved {
 					why = "cannot be resolved in this file"
 				}
-				notes = append(notes, fmt.Sprintf("%s = %s: the prefix lists %s: %s = %q", where, shorten(exprText(a)), why, set.attr, set.value))
+				notes = append(notes, fmt.Sprintf("%s = %s: the prefix lists %s: %s = %q", where, oneLine(exprText(a)), why, set.attr, set.value))
 			}
 		}
 	}

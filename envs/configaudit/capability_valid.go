@@ -3,6 +3,7 @@ package configaudit
 import (
 	"bytes"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"maps"
 	"slices"
 	"strings"
@@ -292,16 +293,8 @@ func k8sValidity(content []byte) []string {
 			continue
 		}
 		if err := sigsyaml.UnmarshalStrict(buf.Bytes(), obj); err != nil {
-			out = append(out, fmt.Sprintf("%s %s does not decode strictly: %s", head.Kind, head.Metadata.Name, clipError(err)))
+			out = append(out, fmt.Sprintf("%s %s does not decode strictly: %s", head.Kind, head.Metadata.Name, clip.Bytes(err.Error(), 200, clip.Ellipsis)))
 		}
 	}
 	return out
-}
-
-func clipError(err error) string {
-	s := err.Error()
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
 }

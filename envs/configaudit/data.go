@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func groupedSplit(strata []string, keys [][]string, ratios [3]float64, seed uint
 		}
 		u.rows = append(u.rows, i)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	total := ratios[0] + ratios[1] + ratios[2]
 	targets := func(rows int) (t [3]float64) {
 		for j := range t {
@@ -205,7 +206,7 @@ func groupedSplit(strata []string, keys [][]string, ratios [3]float64, seed uint
 		sets[best] = append(sets[best], p.u.rows...)
 	}
 	for j := range sets {
-		sort.Ints(sets[j])
+		slices.Sort(sets[j])
 	}
 	return dataset.Split{Train: sets[0], Dev: sets[1], Test: sets[2]}, len(units)
 }

@@ -124,7 +124,7 @@ func toolError(format string, args ...any) string {
 
 func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolCallRecord) {
 	start := time.Now()
-	rec := env.ToolCallRecord{Name: tc.Name, Arguments: truncate(tc.Arguments, maxToolArgBytes)}
+	rec := env.ToolCallRecord{Name: tc.Name, Arguments: clip.Bytes(tc.Arguments, maxToolArgBytes, clip.Ellipsis)}
 	fail := func(msg string) (string, env.ToolCallRecord) {
 		rec.Error = msg
 		rec.DurationMS = float64(time.Since(start).Microseconds()) / 1000
@@ -140,7 +140,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 		if ep.fx.Pack != nil && ep.e.checkBudget > 0 {
 			names = append(names, FnCheckPolicy)
 		}
-		return fail(fmt.Sprintf("unknown tool %q; available: %s", truncate(tc.Name, 64), strings.Join(names, ", ")))
+		return fail(fmt.Sprintf("unknown tool %q; available: %s", clip.Bytes(tc.Name, 64, clip.Ellipsis), strings.Join(names, ", ")))
 	}
 	if ep.calls >= ep.budget {
 		return fail(fmt.Sprintf("tool budget exhausted (%d calls); no more tool calls will run: answer now with the JSON object", ep.budget))
@@ -151,7 +151,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 		return fail(err.Error())
 	}
 	if p != ep.fx.Path {
-		return fail(fmt.Sprintf("path %q is not the file under audit; the only path this tool accepts is %q", truncate(p, 200), ep.fx.Path))
+		return fail(fmt.Sprintf("path %q is not the file under audit; the only path this tool accepts is %q", clip.Bytes(p, 200, clip.Ellipsis), ep.fx.Path))
 	}
 	if tool == ToolKubeLinter && ep.fx.Type == FixtureTF || tool == ToolTrivy && ep.fx.Type == FixtureK8s {
 		want := FnTrivy
@@ -188,7 +188,7 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 func toolFinding(f verify.Finding, p string) ToolFinding {
 	return ToolFinding{
 		Tool: f.Tool, RuleID: f.RuleID, Severity: string(f.Severity),
-		Message: truncate(f.Message, maxMessageChars), File: p, StartLine: f.Line, EndLine: f.Line,
+		Message: clip.Bytes(f.Message, maxMessageChars, clip.Ellipsis), File: p, StartLine: f.Line, EndLine: f.Line,
 	}
 }
 
@@ -213,10 +213,6 @@ func toolPath(args string) (string, error) {
 		return "", fmt.Errorf("only one file is under audit; pass just its path")
 	}
 	return "", fmt.Errorf(`missing "path": pass {"path": "<file path>"}`)
-}
-
-func truncate(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
 }
 
 // observedIDs collects the finding ids that appeared in tool results of a

@@ -3,6 +3,7 @@ package configaudit
 import (
 	"context"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"strings"
 
 	"github.com/svbench/svbench/env/judgeutil"
@@ -20,7 +21,7 @@ func (e *Env) judge(ctx context.Context, fx *fixture, answer string) (float64, e
 		return 0, fmt.Errorf("%w: reward_source=%s needs a judge model, and none is configured", judgeutil.ErrJudge, e.source)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "File path: %s\n\n%s\n\n", fx.Path, truncate(string(fx.Content), 32<<10))
+	fmt.Fprintf(&b, "File path: %s\n\n%s\n\n", fx.Path, clip.Bytes(string(fx.Content), 32<<10, clip.Ellipsis))
 	fmt.Fprintf(&b, "Known violations (tool/rule ids): %s\n\n", strings.Join(ids(fx.Oracle), ", "))
 	fmt.Fprintf(&b, "Audit to grade:\n%s\n\n", judgeutil.Fence("AUDIT", answer, 32<<10))
 	b.WriteString("Are the reported violations correct and complete, and does the patch (if any) fix them without removing workloads or resources? Answer yes or no.")

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -150,7 +150,7 @@ func (ps packSet) ids() []string {
 	for id := range ps {
 		out = append(out, id)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -353,7 +353,7 @@ func (ep *episode) checkPolicy(ctx context.Context, tc env.ToolCall, rec env.Too
 	}
 	pass, err := ep.fx.Pack.CheckClauses(ctx, ep.fx.Path, patched)
 	if err != nil {
-		return fail("the policy cannot judge the patched file: " + truncate(err.Error(), 300))
+		return fail("the policy cannot judge the patched file: " + clip.Bytes(err.Error(), 300, clip.Ellipsis))
 	}
 	ids := slices.Sorted(func(yield func(string) bool) {
 		for id := range pass {

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/env"
@@ -566,7 +567,7 @@ func ids(vs []Violation) []string {
 	for _, v := range vs {
 		out = append(out, v.ID)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -605,7 +606,7 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 		m["patch_kind"] = ev.patchKind
 	}
 	if ev.patchGiven {
-		m["patch"] = truncate(ev.out.Patch, 8192)
+		m["patch"] = clip.Bytes(ev.out.Patch, 8192, clip.Ellipsis)
 	}
 	if ev.patchDelta >= 0 {
 		m["patch_delta"] = ev.patchDelta
@@ -622,7 +623,7 @@ func (ev *evaluation) view(fx *fixture) map[string]any {
 	}
 	for k, s := range map[string]string{"patch_error": ev.patchError, "structure_error": ev.structError, "scan_error": ev.scanError} {
 		if s != "" {
-			m[k] = truncate(s, 500)
+			m[k] = clip.Bytes(s, 500, clip.Ellipsis)
 		}
 	}
 	if len(ev.out.Problems) > 0 {

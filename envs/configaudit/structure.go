@@ -2,7 +2,8 @@ package configaudit
 
 import (
 	"fmt"
-	"sort"
+	"github.com/svbench/svbench/base/clip"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -120,7 +121,7 @@ func (inv inventory) missing(other inventory, anyImage bool) []string {
 			out = append(out, fmt.Sprintf("%s (%s -> %s)", k, orNone(img), orNone(got)))
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -165,7 +166,7 @@ func instanceState(body *hclsyntax.Body, src []byte) (state string, disabled boo
 		if rng.Start.Byte >= 0 && rng.End.Byte <= len(src) && rng.Start.Byte <= rng.End.Byte {
 			text = strings.Join(strings.Fields(string(src[rng.Start.Byte:rng.End.Byte])), " ")
 		}
-		state += name + " = " + truncate(text, 80)
+		state += name + " = " + clip.Bytes(text, 80, clip.Ellipsis)
 	}
 	return state, false
 }

@@ -3,8 +3,9 @@ package configaudit
 import (
 	"bytes"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -66,7 +67,7 @@ func neutraliseTrivyIgnores(original, patched []byte) ([]byte, []string) {
 		if !trivyIgnoreToken.MatchString(l) || kept[strings.TrimSpace(l)] {
 			continue
 		}
-		removed = append(removed, fmt.Sprintf("line %d: %s", i+1, truncate(strings.TrimSpace(l), 120)))
+		removed = append(removed, fmt.Sprintf("line %d: %s", i+1, clip.Bytes(strings.TrimSpace(l), 120, clip.Ellipsis)))
 		lines[i] = trivyIgnoreToken.ReplaceAllString(l, "$1$2$3-")
 	}
 	if len(removed) == 0 {
@@ -116,7 +117,7 @@ func neutraliseKubeLinterIgnores(original, patched []byte) ([]byte, []string, er
 				}
 			}
 			if len(dropped) > 0 {
-				sort.Strings(dropped)
+				slices.Sort(dropped)
 				for _, k := range dropped {
 					removed = append(removed, fmt.Sprintf("%s: annotation %s", obj, k))
 				}

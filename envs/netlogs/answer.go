@@ -33,7 +33,7 @@ func parseAnswer(raw json.RawMessage) (string, error) {
 		}
 		return LabelBenign, nil
 	}
-	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %s", truncate(string(raw), 40))
+	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %s", clip.Bytes(string(raw), 40, clip.Ellipsis))
 }
 
 func answerString(s string) (string, error) {
@@ -43,9 +43,5 @@ func answerString(s string) (string, error) {
 	case "benign", "0", "0.0":
 		return LabelBenign, nil
 	}
-	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %q", truncate(s, 40))
-}
-
-func truncate(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
+	return "", fmt.Errorf("must be \"Malicious\" or \"Benign\" (or 1/0), got %q", clip.Bytes(s, 40, clip.Ellipsis))
 }

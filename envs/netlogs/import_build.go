@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -128,7 +127,7 @@ func ExpandInputs(format string, args []string) ([]string, error) {
 			}
 			return nil, fmt.Errorf("input %s: no %s files found for --format %s", a, want, format)
 		}
-		sort.Strings(found)
+		slices.Sort(found)
 		out = append(out, found...)
 	}
 	if len(out) == 0 {

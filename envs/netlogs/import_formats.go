@@ -242,7 +242,7 @@ func cellFloat(fields [][]byte, i int, scale float64, name string) (*float64, er
 	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil, fmt.Errorf("column %q: %q is not a number", name, clipCell(string(b)))
+		return nil, fmt.Errorf("column %q: %q is not a number", name, cellExcerpt(string(b)))
 	}
 	v *= scale
 	return &v, nil
@@ -259,7 +259,7 @@ func cellInt(fields [][]byte, i int, name string) (*int64, error) {
 	// Some exports write counts as floats ("12.0").
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > 1<<62 {
-		return nil, fmt.Errorf("column %q: %q is not an integer", name, clipCell(string(b)))
+		return nil, fmt.Errorf("column %q: %q is not an integer", name, cellExcerpt(string(b)))
 	}
 	v := int64(f)
 	return &v, nil

@@ -2,6 +2,7 @@ package netlogs
 
 import (
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"strings"
 	"unicode/utf8"
 )
@@ -88,7 +89,7 @@ func normIoT23(label, detailed string) (SourceLabel, error) {
 		}
 		return SourceLabel{LabelMalicious, f}, nil
 	}
-	return SourceLabel{}, badLabel("label %q is neither Malicious nor Benign", clipCell(label))
+	return SourceLabel{}, badLabel("label %q is neither Malicious nor Benign", cellExcerpt(label))
 }
 
 // normNamed maps sources whose single label column holds the attack name
@@ -118,9 +119,10 @@ func normBinary(label, category string) (SourceLabel, error) {
 		}
 		return SourceLabel{LabelMalicious, f}, nil
 	}
-	return SourceLabel{}, badLabel("label %q is not 0 or 1", clipCell(label))
+	return SourceLabel{}, badLabel("label %q is not 0 or 1", cellExcerpt(label))
 }
 
-func clipCell(s string) string {
-	return truncate(strings.ToValidUTF8(s, "\uFFFD"), 40)
+// cellExcerpt quotes a source cell in an error: valid UTF-8, short.
+func cellExcerpt(s string) string {
+	return clip.Bytes(strings.ToValidUTF8(s, "\uFFFD"), 40, clip.Ellipsis)
 }

@@ -322,7 +322,7 @@ func (c *collector) row(line []byte, delim byte, sch *schema, hdr *tabular.Heade
 	}
 	for _, col := range sch.numeric {
 		if !isNumber(cell(fs, col)) {
-			return c.badRow(name, ln, fmt.Sprintf("column %q: %q is not a number", hdr.Names[col], clipCell(string(cell(fs, col)))))
+			return c.badRow(name, ln, fmt.Sprintf("column %q: %q is not a number", hdr.Names[col], cellExcerpt(string(cell(fs, col)))))
 		}
 	}
 	lab, err := c.label(fs, sch)

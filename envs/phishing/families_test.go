@@ -3,7 +3,6 @@ package phishing
 import (
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -126,7 +125,7 @@ func TestSplitsShareNoTemplate(t *testing.T) {
 			_, sim := l.Nearest(r.Email)
 			s = append(s, sim)
 		}
-		sort.Float64s(s)
+		slices.Sort(s)
 		return s
 	}
 	// A new fill of a train template is nearly the same words (median

@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/svbench/svbench/base/clip"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -340,7 +342,7 @@ func (im *importer) textRow(where string, line int, text, rawLabel string) error
 	label, rule, ok := im.label(rawLabel)
 	switch {
 	case !ok:
-		return im.bad(where, line, "label %q is not recognised (map it with --label-map %q)", truncate(rawLabel, 40), truncate(rawLabel, 20)+"=Phishing")
+		return im.bad(where, line, "label %q is not recognised (map it with --label-map %q)", clip.Bytes(rawLabel, 40, clip.Ellipsis), clip.Bytes(rawLabel, 20, clip.Ellipsis)+"=Phishing")
 	case strings.TrimSpace(text) == "":
 		return im.bad(where, line, "email text is empty")
 	case len(text) > im.opts.MaxMessageBytes:
@@ -474,7 +476,7 @@ func (im *importer) files(root string, keep func(path string, d fs.DirEntry) boo
 		}
 		return nil
 	})
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, err
 }
 

@@ -284,7 +284,7 @@ func parseAnswer(raw json.RawMessage) (string, error) {
 		case "spam", "ham", "phish", "fraud", "safe", "legit":
 			hint = " (map it with svbench data import e4 --label-map)"
 		}
-		return "", fmt.Errorf("is %q, not a gold label; use \"Phishing\" or \"Legitimate\" (or 1/0)%s", truncate(s, 40), hint)
+		return "", fmt.Errorf("is %q, not a gold label; use \"Phishing\" or \"Legitimate\" (or 1/0)%s", clip.Bytes(s, 40, clip.Ellipsis), hint)
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
@@ -303,7 +303,7 @@ func parseAnswer(raw json.RawMessage) (string, error) {
 		}
 		return LabelLegitimate, nil
 	}
-	return "", fmt.Errorf("must be a string label or 0/1, got %s", truncate(string(raw), 40))
+	return "", fmt.Errorf("must be a string label or 0/1, got %s", clip.Bytes(string(raw), 40, clip.Ellipsis))
 }
 
 func goldLabel(s string) (string, bool) {
@@ -314,10 +314,6 @@ func goldLabel(s string) (string, bool) {
 		return LabelLegitimate, true
 	}
 	return "", false
-}
-
-func truncate(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
 }
 
 // The reference's indicator recipe (for the reference rubric only).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
 
 	"github.com/svbench/svbench/env"
@@ -172,7 +173,7 @@ func (e *attackEpisode) Step(ctx context.Context, m env.Message) (env.StepResult
 	if e.done {
 		return env.StepResult{Done: true, Reason: "ended"}, nil
 	}
-	text := clip(m.Content, maxText)
+	text := textclip.Prefix(m.Content, maxText)
 	e.turns = append(e.turns, text)
 	reply := func(s, reason string) env.StepResult {
 		e.replies = append(e.replies, s)
@@ -198,7 +199,7 @@ func (e *attackEpisode) Step(ctx context.Context, m env.Message) (env.StepResult
 		if err != nil {
 			return env.StepResult{}, fmt.Errorf("target %s: %w: %w", a.target.Name(), env.ErrModelCall, err)
 		}
-		r = clip(out.Content, maxText)
+		r = textclip.Prefix(out.Content, maxText)
 	} else {
 		st := simulate(e.sc, e.turns, a.budget, false)
 		r = st.Replies[len(st.Replies)-1]
@@ -218,11 +219,11 @@ func transcript(msgs []env.Message) (turns, replies []string, turnIdx, replyIdx 
 	for i, m := range msgs {
 		switch m.Role {
 		case env.RoleAssistant:
-			turns = append(turns, clip(m.Content, maxText))
+			turns = append(turns, textclip.Prefix(m.Content, maxText))
 			turnIdx = append(turnIdx, i)
 		case env.RoleUser:
 			if len(replies) < len(turns) {
-				replies = append(replies, clip(m.Content, maxText))
+				replies = append(replies, textclip.Prefix(m.Content, maxText))
 				replyIdx = append(replyIdx, i)
 			}
 		}

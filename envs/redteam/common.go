@@ -16,6 +16,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"os"
 	"slices"
 	"sync"
@@ -200,10 +201,10 @@ func (c *common) recorded(row json.RawMessage, build func(*Scenario) env.Example
 	}
 	switch len(match) {
 	case 0:
-		return env.Example{}, true, dataset.FieldError("id", "recorded example %q names no scenario this environment knows with its answer and meta: load its dataset first (the embedded splits are always known)", clip(r.ID, 80))
+		return env.Example{}, true, dataset.FieldError("id", "recorded example %q names no scenario this environment knows with its answer and meta: load its dataset first (the embedded splits are always known)", textclip.Prefix(r.ID, 80))
 	case 1:
 	default:
-		return env.Example{}, true, dataset.FieldError("id", "recorded example %q matches %d different scenarios of the loaded datasets", clip(r.ID, 80), len(match))
+		return env.Example{}, true, dataset.FieldError("id", "recorded example %q matches %d different scenarios of the loaded datasets", textclip.Prefix(r.ID, 80), len(match))
 	}
 	ex := match[0]
 	// The recorded prompt is what the model saw (a --system-prompt-file,
@@ -290,7 +291,7 @@ func (l *verdictLog) add(v Verdict) {
 	if v.Err != "" {
 		l.errors++
 		if len(l.errs) < 3 {
-			l.errs = append(l.errs, clip(v.Err, 200))
+			l.errs = append(l.errs, textclip.Prefix(v.Err, 200))
 		}
 	}
 	for _, c := range v.Categories {

@@ -3,6 +3,7 @@ package redteam
 import (
 	"bytes"
 	"context"
+	textclip "github.com/svbench/svbench/base/clip"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,7 +73,7 @@ func TestUnsafeRunArtifactsAreRedacted(t *testing.T) {
 		}
 		kept, err := os.ReadFile(keepPath)
 		if keep != (err == nil && bytes.Count(kept, []byte(rawUnsafe)) == len(ds.Examples)) {
-			t.Errorf("keep_unsafe=%v: kept file %q, %v", keep, clip(string(kept), 200), err)
+			t.Errorf("keep_unsafe=%v: kept file %q, %v", keep, textclip.Prefix(string(kept), 200), err)
 		}
 		if keep {
 			if st, _ := os.Stat(keepPath); st.Mode().Perm() != 0o600 {

@@ -1,6 +1,7 @@
 package redteam
 
 import (
+	textclip "github.com/svbench/svbench/base/clip"
 	"regexp"
 	"strings"
 )
@@ -50,7 +51,7 @@ func declines(sentence string) bool {
 // substance: the sentences that do not.
 func replyParts(reply string) (declined bool, substance string) {
 	var keep []string
-	for _, s := range sentenceSplit.Split(clip(reply, maxText), -1) {
+	for _, s := range sentenceSplit.Split(textclip.Prefix(reply, maxText), -1) {
 		if strings.TrimSpace(s) == "" {
 			continue
 		}

@@ -2,6 +2,7 @@ package redteam
 
 import (
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
 )
 
@@ -54,7 +55,7 @@ func simulate(sc *Scenario, turns []string, budget int, ref bool) simState {
 		// The default simulator gives in only to a coherent request; the
 		// reference's matches keywords wherever they stand.
 		coherent := ref || readRequest(sc, raw, turns[:i]).OK
-		m := strings.ToLower(clip(raw, maxText))
+		m := strings.ToLower(textclip.Prefix(raw, maxText))
 		p := newPhraseSet(raw)
 		has := func(k string) bool {
 			if ref {

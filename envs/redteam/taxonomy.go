@@ -2,7 +2,7 @@ package redteam
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -117,7 +117,7 @@ func categoryFor(s string) (string, error) {
 		}
 	}
 	known := CategoryIDs()
-	sort.Strings(known)
+	slices.Sort(known)
 	return "", fmt.Errorf("unknown category %q (taxonomy ids: %s; HarmBench and JailbreakBench category names and Llama Guard codes S1–S14 are accepted too)", s, strings.Join(known, ", "))
 }
 

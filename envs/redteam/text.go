@@ -11,14 +11,10 @@ import (
 // is hostile input and a gigabyte reply must not stall scoring.
 const maxText = 64 << 10
 
-func clip(s string, n int) string {
-	return textclip.Prefix(s, n)
-}
-
 // words splits lower-cased text into letter/digit runs (apostrophes kept
 // inside words, so "can't" stays one word).
 func words(s string) []string {
-	s = strings.ToLower(clip(s, maxText))
+	s = strings.ToLower(textclip.Prefix(s, maxText))
 	return strings.FieldsFunc(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’')
 	})

@@ -191,50 +191,9 @@ entry); the environment refuses any other, and each run records every value in f
 func runEval(cmd *cobra.Command, f *evalFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
-	var (
-		sampling llm.Sampling
-		err      error
-	)
-	if f.resume != "" {
-		if _, sampling, err = applyResume(cmd, f); err != nil {
-			return err
-		}
-	} else {
-		if f.models == "" {
-			return usagef("--model is required (try --model builtin:heuristic with --env e1)")
-		}
-		if sampling, err = f.model.sampling(cmd); err != nil {
-			return err
-		}
-	}
-	if f.n < 0 {
-		return usagef("-n/--num-examples %d: want a count of examples, or 0 for the whole set", f.n)
-	}
-	if f.rollouts < 1 {
-		return usagef("-r/--rollouts %d: want at least one rollout per example", f.rollouts)
-	}
-	if err := checkConcurrency("-c/--concurrency", f.concurrency); err != nil {
-		return err
-	}
-	shard, err := runner.ParseShard(f.shard)
-	if err != nil {
-		return usageError(err)
-	}
-	params, err := f.params.parse()
+	sampling, shard, params, models, err := evalInputs(cmd, f)
 	if err != nil {
 		return err
-	}
-	if params, err = f.envFlags.apply(f.envName, params); err != nil {
-		return err
-	}
-	models := splitList(f.models)
-	if f.runID != "" && f.resume == "" {
-		if err := runner.CheckRunID(f.runID); err != nil {
-			return usageError(err)
-		}
-	}
-	if f.runID != "" && len(models) != 1 {
-		return usagef("--run-id names one run: pass exactly one --model")
 	}
 	systemPrompt, systemPromptSum, err := readSystemPrompt(f.systemPromptFile)
 	if err != nil {
@@ -368,6 +327,54 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		return fmt.Errorf("%d of %d runs did not complete:\n  %s", len(failed), len(models), strings.Join(failed, "\n  "))
 	}
 	return nil
+}
+
+// evalInputs checks eval's flags and reads what they name: the sampling
+// (from the run being resumed, or the flags), the shard, the environment's
+// parameters and the models.
+func evalInputs(cmd *cobra.Command, f *evalFlags) (sampling llm.Sampling, shard runner.Shard, params map[string]string, models []string, err error) {
+	if f.resume != "" {
+		if _, sampling, err = applyResume(cmd, f); err != nil {
+			return sampling, shard, nil, nil, err
+		}
+	} else {
+		if f.models == "" {
+			return sampling, shard, nil, nil, usagef("--model is required (try --model builtin:heuristic with --env e1)")
+		}
+		if sampling, err = f.model.sampling(cmd); err != nil {
+			return sampling, shard, nil, nil, err
+		}
+	}
+	if f.n < 0 {
+		return sampling, shard, nil, nil, usagef("-n/--num-examples %d: want a count of examples, or 0 for the whole set", f.n)
+	}
+	if f.rollouts < 1 {
+		return sampling, shard, nil, nil, usagef("-r/--rollouts %d: want at least one rollout per example", f.rollouts)
+	}
+	if err := checkConcurrency("-c/--concurrency", f.concurrency); err != nil {
+		return sampling, shard, nil, nil, err
+	}
+	shard, err = runner.ParseShard(f.shard)
+	if err != nil {
+		return sampling, shard, nil, nil, usageError(err)
+	}
+	params, err = f.params.parse()
+	if err != nil {
+		return sampling, shard, nil, nil, err
+	}
+	if params, err = f.envFlags.apply(f.envName, params); err != nil {
+		return sampling, shard, nil, nil, err
+	}
+	models = splitList(f.models)
+	if f.runID != "" && f.resume == "" {
+		if err := runner.CheckRunID(f.runID); err != nil {
+			return sampling, shard, nil, nil, usageError(err)
+		}
+	}
+	if f.runID != "" && len(models) != 1 {
+		return sampling, shard, nil, nil, usagef("--run-id names one run: pass exactly one --model")
+	}
+	return sampling, shard, params, models, nil
 }
 
 func writeReport(w io.Writer, dir string, meta *artifact.Metadata) error {

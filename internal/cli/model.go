@@ -19,19 +19,18 @@ import (
 
 // modelFlags are the flags that say which model answers and how.
 type modelFlags struct {
-	baseURL      string
-	apiKeyEnv    string
-	endpoints    string
-	temperature  float64
-	topP         float64
-	maxTokens    int
-	seed         int64
-	extra        string
-	timeout      time.Duration
-	maxRetries   int
-	maxInFlight  int
-	headers      []string
-	samplingSeen map[string]bool
+	baseURL     string
+	apiKeyEnv   string
+	endpoints   string
+	temperature float64
+	topP        float64
+	maxTokens   int
+	seed        int64
+	extra       string
+	timeout     time.Duration
+	maxRetries  int
+	maxInFlight int
+	headers     []string
 	// wrap, when set, wraps every endpoint client (response cache, usage
 	// accounting) with the role it plays.
 	wrap func(c llm.Client, baseURL, role string) llm.Client

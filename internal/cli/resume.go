@@ -21,14 +21,6 @@ import (
 	"github.com/svbench/svbench/llm"
 )
 
-// operationalFlags change how fast or how visibly a run goes, never its
-// numbers, so a resumed run may set them freely.
-var operationalFlags = map[string]bool{
-	"resume": true, "concurrency": true, "timeout": true, "max-retries": true, "max-in-flight": true,
-	"max-consecutive-errors": true, "progress": true, "no-report": true, "out": true,
-	"cache": true, "cache-dir": true, "cache-ttl": true, "cache-max-mb": true, "prices": true,
-}
-
 // applyResume fills every flag the user did not give from the run's
 // metadata.json, and refuses flags that were given with a different value,
 // naming each difference: `svbench eval --resume DIR` alone finishes a run.

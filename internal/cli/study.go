@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -125,48 +126,11 @@ writes study.json, study.md and SVG charts:
 				runs = append(runs, r)
 			}
 			st, charts, md := report.BuildStudy(runs, opts.Reps(), opts.BootstrapSeed(nil))
-			if err := os.MkdirAll(out, 0o755); err != nil {
+			if err := writeStudy(out, st, charts, md); err != nil {
 				return err
 			}
-			b, err := json.MarshalIndent(st, "", "  ")
-			if err != nil {
-				return err
-			}
-			if err := artifact.WriteFileAtomic(filepath.Join(out, StudyJSON), append(b, '\n')); err != nil {
-				return err
-			}
-			if err := artifact.WriteFileAtomic(filepath.Join(out, StudyMarkdown), []byte(md)); err != nil {
-				return err
-			}
-			for _, c := range charts {
-				if err := artifact.WriteFileAtomic(filepath.Join(out, c.Name+".svg"), c.SVG); err != nil {
-					return err
-				}
-			}
-			w := cmd.OutOrStdout()
-			for _, c := range st.Cross {
-				fmt.Fprintf(w, "%-28s trained on %-10s executable %s   trained-on %s\n", c.Run, c.RewardSource, estLine(c.Executable), estLine(c.TrainedOn))
-			}
-			for _, g := range st.Gaps {
-				fmt.Fprintf(w, "gap %s − %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Baseline, g.Delta, g.Lo, g.Hi)
-			}
-			for _, q := range st.Quality {
-				fmt.Fprintf(w, "reward quality %s: judge yes vs executable solved: precision %s, recall %s, %d false positive(s)", q.Run, q.Precision, q.Recall, q.FP)
-				if len(q.FalsePositives) > 0 {
-					fmt.Fprintf(w, " (%s)", strings.Join(q.FalsePositives, ", "))
-				}
-				fmt.Fprintln(w)
-			}
-			if st.Control == "" {
-				fmt.Fprintln(w, "no random-reward control (--control RUN_DIR): a gain cannot be attributed to the reward")
-			}
-			for _, g := range st.ControlGains {
-				fmt.Fprintf(w, "gain %s − control %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Control, g.Delta, g.Lo, g.Hi)
-			}
-			if len(st.Mismatched)+len(st.Identity) > 0 {
-				fmt.Fprintf(w, "differences: budget %v, identity %v\n", st.Mismatched, st.Identity)
-			}
-			fmt.Fprintf(w, "wrote %s, %s and %d chart(s) to %s\n", StudyJSON, StudyMarkdown, len(charts), out)
+			printStudy(cmd.OutOrStdout(), st)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s, %s and %d chart(s) to %s\n", StudyJSON, StudyMarkdown, len(charts), out)
 			return nil
 		},
 	}
@@ -181,6 +145,55 @@ writes study.json, study.md and SVG charts:
 	fs.StringVar(&judgeModel, "judge-model", "", "also ask this judge about every run's rollouts (the environment's llm_judge reward source), served like --model")
 	mf.registerEndpoint(fs, "judge's ", "4")
 	return cmd
+}
+
+// writeStudy writes study.json, study.md and the charts into out.
+func writeStudy(out string, st *report.Study, charts []report.Chart, md string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := artifact.WriteFileAtomic(filepath.Join(out, StudyJSON), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := artifact.WriteFileAtomic(filepath.Join(out, StudyMarkdown), []byte(md)); err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if err := artifact.WriteFileAtomic(filepath.Join(out, c.Name+".svg"), c.SVG); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printStudy is the study's summary on the terminal.
+func printStudy(w io.Writer, st *report.Study) {
+	for _, c := range st.Cross {
+		fmt.Fprintf(w, "%-28s trained on %-10s executable %s   trained-on %s\n", c.Run, c.RewardSource, estLine(c.Executable), estLine(c.TrainedOn))
+	}
+	for _, g := range st.Gaps {
+		fmt.Fprintf(w, "gap %s − %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Baseline, g.Delta, g.Lo, g.Hi)
+	}
+	for _, q := range st.Quality {
+		fmt.Fprintf(w, "reward quality %s: judge yes vs executable solved: precision %s, recall %s, %d false positive(s)", q.Run, q.Precision, q.Recall, q.FP)
+		if len(q.FalsePositives) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(q.FalsePositives, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	if st.Control == "" {
+		fmt.Fprintln(w, "no random-reward control (--control RUN_DIR): a gain cannot be attributed to the reward")
+	}
+	for _, g := range st.ControlGains {
+		fmt.Fprintf(w, "gain %s − control %s: %+.4f [%.4f, %.4f] (executable reward)\n", g.Run, g.Control, g.Delta, g.Lo, g.Hi)
+	}
+	if len(st.Mismatched)+len(st.Identity) > 0 {
+		fmt.Fprintf(w, "differences: budget %v, identity %v\n", st.Mismatched, st.Identity)
+	}
 }
 
 func estLine(e *report.Estimate) string {

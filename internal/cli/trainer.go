@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
-	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/ingest"
 	"github.com/svbench/svbench/report"
@@ -211,28 +209,6 @@ func agreement(rows []artifact.Result) agreementSummary {
 func (s agreementSummary) String() string {
 	return fmt.Sprintf("%d/%d rows reproduce the recorded reward (max |Δ| %.3g); %d differ, %d cannot be re-verified here, %d failed to score",
 		s.Reproduced, s.Reproduced+s.Differing, s.MaxAbsDelta, s.Differing, s.Unverifiable, s.Unparseable)
-}
-
-// eachTrainerRow decodes rows until fn returns false; undecodable rows are
-// skipped (LoadRun reports them).
-func eachTrainerRow(path string, fn func(*ingest.Row) bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	errStop := errors.New("stop")
-	err = artifact.EachRow(f, path, artifact.ReadOptions{MaxRowBytes: dataset.MaxLine, TooLarge: func(int, int64) {}, BadRow: func(int, error) error { return nil }},
-		ingest.Decode, func(_ int, r *ingest.Row) error {
-			if !fn(r) {
-				return errStop
-			}
-			return nil
-		})
-	if errors.Is(err, errStop) {
-		return nil
-	}
-	return err
 }
 
 // addTraining adds the trainer's own step metrics (metrics_raw.json beside

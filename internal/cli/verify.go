@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -286,7 +286,7 @@ func collectContexts(args []string, byDir bool) ([]lintGroup, error) {
 		}
 		g.files = append(g.files, verify.File{Path: p, Content: b})
 	}
-	sort.Strings(order)
+	slices.Sort(order)
 	out := make([]lintGroup, 0, len(order))
 	for _, k := range order {
 		out = append(out, *groups[k])

@@ -115,7 +115,7 @@ func decodeEntry(req llm.Request, val []byte) (llm.Response, *rejectError) {
 func checkResponse(req llm.Request, resp llm.Response) *rejectError {
 	m := resp.Message
 	if m.Role != env.RoleAssistant {
-		return reject(RejectRole, "message role %q, want %q", clip(string(m.Role)), env.RoleAssistant)
+		return reject(RejectRole, "message role %q, want %q", describeHostile(string(m.Role)), env.RoleAssistant)
 	}
 	if m.ToolCallID != "" {
 		return reject(RejectShape, "an assistant message with a tool_call_id")
@@ -139,7 +139,7 @@ func checkResponse(req llm.Request, resp llm.Response) *rejectError {
 			return reject(RejectShape, "a tool call id or name over %d bytes", maxLabelBytes)
 		}
 		if !offered[tc.Name] {
-			return reject(RejectTool, "calls %q, which the request did not offer", clip(tc.Name))
+			return reject(RejectTool, "calls %q, which the request did not offer", describeHostile(tc.Name))
 		}
 		text += int64(len(tc.Arguments) + len(tc.ID) + len(tc.Name))
 	}
@@ -158,8 +158,8 @@ func textLimit(req llm.Request) int64 {
 	return int64(req.Sampling.MaxTokens)*bytesPerToken + textSlack
 }
 
-// clip keeps a hostile string short in a message.
-func clip(s string) string {
+// describeHostile keeps a hostile string short in a message, with its size.
+func describeHostile(s string) string {
 	if len(s) <= 64 {
 		return s
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,7 +31,7 @@ func ids(fs []verify.Finding) []string {
 	for _, f := range fs {
 		out = append(out, f.RuleID)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

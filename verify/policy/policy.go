@@ -354,12 +354,12 @@ func toFinding(item any) (verify.Finding, error) {
 	m, ok := item.(map[string]any)
 	if !ok {
 		b, _ := json.Marshal(item)
-		return verify.Finding{}, fmt.Errorf("deny produced %s; each member must be an object {id, severity, msg}", truncate(string(b), 200))
+		return verify.Finding{}, fmt.Errorf("deny produced %s; each member must be an object {id, severity, msg}", clip.Bytes(string(b), 200, clip.Ellipsis))
 	}
 	id, _ := m["id"].(string)
 	if id == "" {
 		b, _ := json.Marshal(item)
-		return verify.Finding{}, fmt.Errorf("deny produced %s without a string \"id\"", truncate(string(b), 200))
+		return verify.Finding{}, fmt.Errorf("deny produced %s without a string \"id\"", clip.Bytes(string(b), 200, clip.Ellipsis))
 	}
 	sev, _ := m["severity"].(string)
 	msg, _ := m["msg"].(string)
@@ -375,8 +375,4 @@ func toFinding(item any) (verify.Finding, error) {
 		Message:     msg,
 		Resource:    res,
 	}, nil
-}
-
-func truncate(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
 }

@@ -492,45 +492,16 @@ func (s *Sandbox) hostLayout() {
 // program did, including being killed, is in the Result.
 func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	res := Result{Mode: ModeBwrap}
-	if len(spec.Argv) == 0 {
-		return res, errors.New("sandbox: empty argv")
-	}
-	if spec.Dir == "" {
-		return res, errors.New("sandbox: no scratch directory")
-	}
-	dir, err := filepath.Abs(spec.Dir)
+	dir, err := checkSpec(spec)
 	if err != nil {
-		return res, fmt.Errorf("sandbox: scratch dir: %w", err)
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		return res, fmt.Errorf("sandbox: scratch dir %s is not a directory", dir)
+		return res, err
 	}
 	lim := spec.Limits.withDefaults()
-	if spec.Subdir != "" && !filepath.IsLocal(spec.Subdir) {
-		return res, fmt.Errorf("sandbox: subdir %q is not inside the scratch directory", spec.Subdir)
+	uid, release, err := s.runAs(ctx, spec, dir)
+	if err != nil {
+		return res, err
 	}
-
-	uid := -1
-	if s.root {
-		// The scratch tree is handed to the run's uid: it must be one
-		// NewScratch made, never a directory of someone else's.
-		if rel, err := filepath.Rel(s.ScratchBase(), dir); s.ScratchBase() == "" || err != nil || !filepath.IsLocal(rel) || strings.Contains(rel, string(filepath.Separator)) {
-			return res, fmt.Errorf("sandbox: scratch dir %s was not made by NewScratch (under %s)", dir, s.ScratchBase())
-		}
-		if len(spec.WritableBinds) > 0 || hasWritableMount(spec.Mounts) {
-			uid = s.SharedUID()
-		} else {
-			var release func()
-			uid, release, err = s.uids.claim(ctx)
-			if err != nil {
-				return res, err
-			}
-			defer release()
-		}
-		if err := chownTree(dir, uid); err != nil {
-			return res, fmt.Errorf("sandbox: handing scratch dir to uid %d: %w", uid, err)
-		}
-	}
+	defer release()
 	nproc := lim.Procs
 	if !s.root {
 		nproc += userTasks(os.Getuid())
@@ -543,53 +514,16 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		"--nproc=" + strconv.Itoa(nproc),
 		"--core=0",
 		"--"}
-	// bwrap receives its binds as open file descriptors, opened here with
-	// svbench's own permissions: a pool uid need not be able to traverse
-	// the parents of the scratch directory or of a toolchain. They follow
-	// the caller's own extra files, which keep fds 3, 4, ….
-	files := append([]*os.File{}, spec.ExtraFiles...)
-	var opened []*os.File
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
-	fdOf := func(p string) (string, error) {
-		f, err := os.OpenFile(p, os.O_RDONLY|unix.O_PATH|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return "", fmt.Errorf("sandbox: bind %s: %w", p, err)
-		}
-		opened = append(opened, f)
-		files = append(files, f)
-		return strconv.Itoa(2 + len(files)), nil
-	}
-	// Data bwrap copies (a seccomp program) comes through a pipe: it is far
-	// smaller than a pipe's buffer, so writing it all before bwrap starts
-	// cannot block.
-	dataFd := func(b []byte) (string, error) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return "", fmt.Errorf("sandbox: pipe for bwrap: %w", err)
-		}
-		opened = append(opened, r)
-		_, err = w.Write(b)
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return "", fmt.Errorf("sandbox: writing the seccomp filter for bwrap: %w", err)
-		}
-		files = append(files, r)
-		return strconv.Itoa(2 + len(files)), nil
-	}
-	wrapped, err := s.wrap(spec, dir, lim, fdOf, dataFd)
+	fds := &bwrapFiles{files: append([]*os.File{}, spec.ExtraFiles...)}
+	defer fds.close()
+	wrapped, err := s.wrap(spec, dir, lim, fds.bind, fds.data)
 	if err != nil {
 		return res, err
 	}
 	argv = append(argv, wrapped...)
 
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.ExtraFiles = files
+	cmd.ExtraFiles = fds.files
 	// Empty, not nil: a nil Env would hand svbench's whole environment
 	// (API keys, the server's token) to prlimit and bwrap, and bwrap is
 	// pid 1 inside, whose /proc/1/environ the program can read.
@@ -648,9 +582,9 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 	// the namespace up.
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	mu.Lock()
-	fds := doomed
+	pidfds := doomed
 	mu.Unlock()
-	awaitGone(fds, 10*time.Second)
+	awaitGone(pidfds, 10*time.Second)
 	res.Duration = time.Since(start)
 	res.PeakMemory, res.PeakDisk = watch.peaks()
 	res.Stdout, res.Stderr, res.Truncated = out.result()
@@ -683,6 +617,101 @@ func (s *Sandbox) Run(ctx context.Context, spec Spec) (Result, error) {
 		return res, ctx.Err()
 	}
 	return res, nil
+}
+
+// checkSpec refuses a spec the sandbox cannot run and returns its scratch
+// directory, absolute.
+func checkSpec(spec Spec) (string, error) {
+	if len(spec.Argv) == 0 {
+		return "", errors.New("sandbox: empty argv")
+	}
+	if spec.Dir == "" {
+		return "", errors.New("sandbox: no scratch directory")
+	}
+	dir, err := filepath.Abs(spec.Dir)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: scratch dir: %w", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("sandbox: scratch dir %s is not a directory", dir)
+	}
+	if spec.Subdir != "" && !filepath.IsLocal(spec.Subdir) {
+		return "", fmt.Errorf("sandbox: subdir %q is not inside the scratch directory", spec.Subdir)
+	}
+	return dir, nil
+}
+
+// runAs picks the uid the program runs as and hands it the scratch tree:
+// as root, a pool uid of its own (or the shared one when the run writes
+// outside its scratch directory); otherwise -1, the caller's. release
+// returns a pool uid.
+func (s *Sandbox) runAs(ctx context.Context, spec Spec, dir string) (uid int, release func(), err error) {
+	release = func() {}
+	if !s.root {
+		return -1, release, nil
+	}
+	// The scratch tree is handed to the run's uid: it must be one
+	// NewScratch made, never a directory of someone else's.
+	if rel, err := filepath.Rel(s.ScratchBase(), dir); s.ScratchBase() == "" || err != nil || !filepath.IsLocal(rel) || strings.Contains(rel, string(filepath.Separator)) {
+		return 0, nil, fmt.Errorf("sandbox: scratch dir %s was not made by NewScratch (under %s)", dir, s.ScratchBase())
+	}
+	if len(spec.WritableBinds) > 0 || hasWritableMount(spec.Mounts) {
+		uid = s.SharedUID()
+	} else if uid, release, err = s.uids.claim(ctx); err != nil {
+		return 0, nil, err
+	}
+	if err := chownTree(dir, uid); err != nil {
+		release()
+		return 0, nil, fmt.Errorf("sandbox: handing scratch dir to uid %d: %w", uid, err)
+	}
+	return uid, release, nil
+}
+
+// bwrapFiles are the descriptors bwrap inherits. It receives its binds as
+// open file descriptors, opened here with svbench's own permissions: a
+// pool uid need not be able to traverse the parents of the scratch
+// directory or of a toolchain. They follow the caller's own extra files,
+// which keep fds 3, 4, ….
+type bwrapFiles struct {
+	files  []*os.File // in fd order from 3
+	opened []*os.File // ours to close
+}
+
+// bind opens p for a bind and returns its fd number in bwrap.
+func (b *bwrapFiles) bind(p string) (string, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: bind %s: %w", p, err)
+	}
+	b.opened = append(b.opened, f)
+	b.files = append(b.files, f)
+	return strconv.Itoa(2 + len(b.files)), nil
+}
+
+// data passes bytes bwrap copies (a seccomp program) through a pipe: they
+// are far smaller than a pipe's buffer, so writing them all before bwrap
+// starts cannot block.
+func (b *bwrapFiles) data(p []byte) (string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: pipe for bwrap: %w", err)
+	}
+	b.opened = append(b.opened, r)
+	_, err = w.Write(p)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("sandbox: writing the seccomp filter for bwrap: %w", err)
+	}
+	b.files = append(b.files, r)
+	return strconv.Itoa(2 + len(b.files)), nil
+}
+
+func (b *bwrapFiles) close() {
+	for _, f := range b.opened {
+		f.Close()
+	}
 }
 
 func hasWritableMount(ms []Mount) bool {

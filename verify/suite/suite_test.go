@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ func tools(fs []verify.Finding) []string {
 			out = append(out, f.Tool)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

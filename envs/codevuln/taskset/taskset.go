@@ -300,9 +300,23 @@ func Validate(t *Task) error {
 }
 
 func validate(t *Task, dirName string) error {
-	var errs []error
-	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var p problems
+	p.fields(t, dirName)
+	seen := p.files(t)
+	p.tests(t)
+	p.goModule(t, seen)
+	return errors.Join(p...)
+}
 
+// problems collects everything wrong with a task, so one run of the
+// checker names them all.
+type problems []error
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Errorf(format, a...)) }
+
+// fields checks task.json's own fields.
+func (p *problems) fields(t *Task, dirName string) {
+	add := p.add
 	idm := idRe.FindStringSubmatch(t.ID)
 	switch {
 	case t.ID == "":
@@ -346,7 +360,12 @@ func validate(t *Task, dirName string) error {
 	} else if len(d) > maxDescLength {
 		add("task.json: field description is %d bytes, more than %d", len(d), maxDescLength)
 	}
+}
 
+// files checks the editable files, the API they keep, the reference fix
+// and the near misses; it returns the set of editable files.
+func (p *problems) files(t *Task) map[string]bool {
+	add := p.add
 	ext := map[string]string{Python: ".py", Go: ".go"}[t.Language]
 	if len(t.Files) == 0 {
 		add("task.json: field files is empty (list the editable files under src/)")
@@ -413,7 +432,12 @@ func validate(t *Task, dirName string) error {
 			}
 		}
 	}
+	return seen
+}
 
+// tests checks the visible and hidden test files.
+func (p *problems) tests(t *Task) {
+	add := p.add
 	if t.Mode == ModeStaticOnly {
 		if len(t.Visible)+len(t.Hidden) > 0 {
 			add("tests/: a static-only task must not ship tests (drop mode or the tests)")
@@ -443,7 +467,12 @@ func validate(t *Task, dirName string) error {
 		checkTests("tests/visible", t.Visible)
 		checkTests("tests/hidden", t.Hidden)
 	}
+}
 
+// goModule supplies a Go task's go.mod when it has none, and checks one it
+// has.
+func (p *problems) goModule(t *Task, seen map[string]bool) {
+	add := p.add
 	if t.Language == Go {
 		if mod, ok := t.Src["go.mod"]; ok {
 			if !bytes.HasPrefix(bytes.TrimSpace(mod), []byte("module example.com/task")) {
@@ -456,7 +485,6 @@ func validate(t *Task, dirName string) error {
 			add("task.json: files lists go.mod, which is not editable")
 		}
 	}
-	return errors.Join(errs...)
 }
 
 func apiName(a string) (string, error) {

@@ -70,7 +70,7 @@ func ParseDocument(name, text string) (Document, error) {
 				continue
 			}
 			if !strings.HasPrefix(trimmed, "# ") || strings.TrimSpace(trimmed[2:]) == "" {
-				return doc, fmt.Errorf("%s:%d: the document must start with a title line \"# <title>\", got %q", name, ln, clip(trimmed, 60))
+				return doc, fmt.Errorf("%s:%d: the document must start with a title line \"# <title>\", got %q", name, ln, textclip.Bytes(trimmed, 60, textclip.Ellipsis))
 			}
 			doc.Title = strings.TrimSpace(trimmed[2:])
 			if len(doc.Title) > maxTitleLen {
@@ -89,7 +89,7 @@ func ParseDocument(name, text string) (Document, error) {
 			}
 			id := m[2]
 			if !ValidClauseID(id) {
-				return doc, fmt.Errorf("%s:%d: clause id [%s] is not valid: use upper-case letters and digits in at least two hyphen-joined parts, at most %d characters (e.g. [PAY-DIGEST])", name, ln, clip(id, 60), MaxClauseIDLen)
+				return doc, fmt.Errorf("%s:%d: clause id [%s] is not valid: use upper-case letters and digits in at least two hyphen-joined parts, at most %d characters (e.g. [PAY-DIGEST])", name, ln, textclip.Bytes(id, 60, textclip.Ellipsis), MaxClauseIDLen)
 			}
 			if prev, dup := seen[id]; dup {
 				return doc, fmt.Errorf("%s:%d: duplicate clause id %s (first at line %d)", name, ln, id, prev)
@@ -106,7 +106,7 @@ func ParseDocument(name, text string) (Document, error) {
 			continue
 		}
 		if numberedRe.MatchString(trimmed) && line == trimmed {
-			return doc, fmt.Errorf("%s:%d: numbered line %q is not a clause; write \"N. [CLAUSE-ID] text\"", name, ln, clip(trimmed, 60))
+			return doc, fmt.Errorf("%s:%d: numbered line %q is not a clause; write \"N. [CLAUSE-ID] text\"", name, ln, textclip.Bytes(trimmed, 60, textclip.Ellipsis))
 		}
 		if cur != nil && line != trimmed {
 			cur.Text += " " + trimmed
@@ -126,10 +126,4 @@ func ParseDocument(name, text string) (Document, error) {
 		}
 	}
 	return doc, nil
-}
-
-// clip shortens s to at most n bytes for an error message, on a rune
-// boundary.
-func clip(s string, n int) string {
-	return textclip.Bytes(s, n, textclip.Ellipsis)
 }

@@ -2,6 +2,7 @@ package policypack
 
 import (
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -53,7 +54,7 @@ func numbered(n int) string {
 }
 
 func TestClipKeepsUTF8(t *testing.T) {
-	if s := clip("ééééé", 3); !utf8.ValidString(s) {
+	if s := textclip.Bytes("ééééé", 3, textclip.Ellipsis); !utf8.ValidString(s) {
 		t.Errorf("clip split a rune: %q", s)
 	}
 }

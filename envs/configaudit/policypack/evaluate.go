@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
+	"slices"
 	"sort"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -116,7 +118,7 @@ func ViolatedClauses(vs []Violation) []string {
 			out = append(out, v.Clause)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -152,12 +154,12 @@ func (p *Pack) toViolation(item any) (Violation, error) {
 	m, ok := item.(map[string]any)
 	if !ok {
 		b, _ := json.Marshal(item)
-		return Violation{}, fmt.Errorf("%s produced %s; each member must be an object {\"clause\", \"object\", \"msg\"}", EntryRule, clip(string(b), 200))
+		return Violation{}, fmt.Errorf("%s produced %s; each member must be an object {\"clause\", \"object\", \"msg\"}", EntryRule, textclip.Bytes(string(b), 200, textclip.Ellipsis))
 	}
 	id, _ := m["clause"].(string)
 	if _, known := p.index[id]; !known {
 		b, _ := json.Marshal(item)
-		return Violation{}, fmt.Errorf("%s produced %s: clause %q is not in policy.md", EntryRule, clip(string(b), 200), id)
+		return Violation{}, fmt.Errorf("%s produced %s: clause %q is not in policy.md", EntryRule, textclip.Bytes(string(b), 200, textclip.Ellipsis), id)
 	}
 	obj, _ := m["object"].(string)
 	msg, _ := m["msg"].(string)

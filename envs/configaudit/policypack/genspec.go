@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	textclip "github.com/svbench/svbench/base/clip"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -105,7 +105,7 @@ func parseGenSpec(name string, b []byte, files map[string][]byte, p *Pack) (*gen
 		}
 		g.varNames = append(g.varNames, v)
 	}
-	sort.Strings(g.varNames)
+	slices.Sort(g.varNames)
 	checkPlaceholders := func(where, s string) error {
 		for _, m := range placeholderRe.FindAllStringSubmatch(s, -1) {
 			if _, ok := g.Vars[m[1]]; !ok {
@@ -279,9 +279,9 @@ func replaceEach(text, mutation, field string, edits []genEdit, a assignment) (s
 		case 1:
 			text = strings.Replace(text, find, a.render(e.Replace), 1)
 		case 0:
-			return "", fmt.Errorf("mutation %s %s[%d]: find text %q is not in the file", mutation, field, j, clip(find, 80))
+			return "", fmt.Errorf("mutation %s %s[%d]: find text %q is not in the file", mutation, field, j, textclip.Bytes(find, 80, textclip.Ellipsis))
 		default:
-			return "", fmt.Errorf("mutation %s %s[%d]: find text %q occurs %d times; make it unique", mutation, field, j, clip(find, 80), n)
+			return "", fmt.Errorf("mutation %s %s[%d]: find text %q occurs %d times; make it unique", mutation, field, j, textclip.Bytes(find, 80, textclip.Ellipsis), n)
 		}
 	}
 	return text, nil
@@ -379,6 +379,6 @@ func describe(vs []Violation) string {
 
 func sortedSet(xs []string) []string {
 	out := slices.Clone(xs)
-	sort.Strings(out)
+	slices.Sort(out)
 	return slices.Compact(out)
 }

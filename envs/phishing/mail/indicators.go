@@ -3,6 +3,7 @@ package mail
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,7 +36,7 @@ var Types = func() []string {
 		TypeAuthFailure, TypeLookalikeDomain, TypeIPURL, TypeShortener, TypeLinkMismatch, TypeCredentialURL,
 		TypeCredentialForm, TypeRiskyAttachment, TypeDoubleExtension, TypeCredentialRequest,
 		TypePaymentRequest, TypeGiftCard, TypeUrgency, TypeThreat}
-	sort.Strings(t)
+	slices.Sort(t)
 	return t
 }()
 

@@ -169,7 +169,7 @@ func ParseLimits(raw string, lim Limits) *Message {
 	return p.m
 }
 
-func trimErr(err error) string { return trunc(err.Error(), 120) }
+func trimErr(err error) string { return clip.Bytes(err.Error(), 120, clip.Ellipsis) }
 
 func (p *parser) finish() {
 	p.m.Text = p.text.String()
@@ -339,9 +339,9 @@ func (p *parser) walk(h textproto.MIMEHeader, body io.Reader, depth int) {
 		case mt != "":
 			// ParseMediaType returns the type with ErrInvalidMediaParameter.
 			media, params = mt, ps
-			p.note("content-type %q has invalid parameters", trunc(ctype, 80))
+			p.note("content-type %q has invalid parameters", clip.Bytes(ctype, 80, clip.Ellipsis))
 		default:
-			p.note("unreadable content-type %q; treated as text/plain", trunc(ctype, 80))
+			p.note("unreadable content-type %q; treated as text/plain", clip.Bytes(ctype, 80, clip.Ellipsis))
 		}
 	}
 	switch {
@@ -383,7 +383,7 @@ func (p *parser) walkMultipart(body io.Reader, boundary string, depth int) {
 			break
 		}
 		if err != nil {
-			p.note("malformed multipart (boundary %q): %v", trunc(boundary, 40), trimErr(err))
+			p.note("malformed multipart (boundary %q): %v", clip.Bytes(boundary, 40, clip.Ellipsis), trimErr(err))
 			break
 		}
 		if p.m.Parts >= p.lim.MaxParts {
@@ -394,7 +394,7 @@ func (p *parser) walkMultipart(body io.Reader, boundary string, depth int) {
 		p.walk(part.Header, part, depth+1)
 	}
 	if n == 0 {
-		p.note("multipart body has no part delimited by boundary %q", trunc(boundary, 40))
+		p.note("multipart body has no part delimited by boundary %q", clip.Bytes(boundary, 40, clip.Ellipsis))
 	}
 }
 
@@ -473,12 +473,12 @@ func (p *parser) decodeCharset(buf []byte, charset string) string {
 	}
 	enc, err := htmlindex.Get(cs)
 	if err != nil {
-		p.note("unknown charset %q; decoded as UTF-8 with replacement characters", trunc(charset, 40))
+		p.note("unknown charset %q; decoded as UTF-8 with replacement characters", clip.Bytes(charset, 40, clip.Ellipsis))
 		return strings.ToValidUTF8(string(buf), "\uFFFD")
 	}
 	out, err := enc.NewDecoder().Bytes(buf)
 	if err != nil {
-		p.note("charset %q decoding failed; decoded as UTF-8 with replacement characters", trunc(charset, 40))
+		p.note("charset %q decoding failed; decoded as UTF-8 with replacement characters", clip.Bytes(charset, 40, clip.Ellipsis))
 		return strings.ToValidUTF8(string(buf), "\uFFFD")
 	}
 	return strings.ToValidUTF8(string(out), "\uFFFD")
@@ -541,7 +541,3 @@ func (s *skipSpace) Read(b []byte) (int, error) {
 }
 
 func drain(r io.Reader) { _, _ = io.Copy(io.Discard, r) }
-
-func trunc(s string, n int) string {
-	return clip.Bytes(s, n, clip.Ellipsis)
-}

@@ -3,7 +3,6 @@ package scannercheck
 import (
 	"context"
 	"slices"
-	"sort"
 	"testing"
 
 	"github.com/svbench/svbench/envs/configaudit/policypack"
@@ -85,7 +84,7 @@ func TestMutationScannerIDsConfirmed(t *testing.T) {
 						added = append(added, id)
 					}
 				}
-				sort.Strings(added)
+				slices.Sort(added)
 				if want := slices.Sorted(slices.Values(c.ScannerIDs)); !slices.Equal(added, want) {
 					t.Errorf("%s/%s: declares scanner ids %v, the scanners add %v", c.Base, c.Mutation, want, added)
 				}

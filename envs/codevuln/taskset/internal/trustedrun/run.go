@@ -14,7 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -133,7 +133,7 @@ func (r *Runner) Run(ctx context.Context, lang string, src, tests map[string][]b
 				mods = append(mods, strings.TrimSuffix(name, ".py"))
 			}
 		}
-		sort.Strings(mods)
+		slices.Sort(mods)
 		env = append(env, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0")
 		args = append([]string{"python3", "-m", "unittest", "-v"}, mods...)
 	case taskset.Go:
