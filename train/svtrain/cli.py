@@ -22,9 +22,14 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "clients", "python"))
-
-from svbench import Client  # noqa: E402
+try:
+    from svbench import Client
+except ImportError:
+    # Run from a checkout (train/run.py, make train-*) without the client
+    # installed: the one beside it. An installed svtrain (train/pyproject.toml)
+    # has it as a dependency.
+    sys.path.insert(0, os.path.join(REPO, "clients", "python"))
+    from svbench import Client
 
 from svtrain import e2train, loop, results  # noqa: E402
 from svtrain.arms import ARMS, DEFAULT_ARMS, from_format  # noqa: E402

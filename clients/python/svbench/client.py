@@ -6,6 +6,8 @@ and authenticated with ``SVBENCH_TOKEN`` when set. See server/README.md for
 the protocol.
 """
 
+from __future__ import annotations
+
 import json
 import math
 import numbers
@@ -14,6 +16,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 __all__ = ["Client", "SvbenchError", "make_item", "rubric_info", "all_components", "finite"]
 
@@ -24,11 +27,16 @@ DEFAULT_URL = "http://127.0.0.1:8080"
 # cannot make a trainer process hold hundreds of MiB in one read.
 DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
 
+#: A decoded JSON value as the server sends it.
+JSON = Any
+#: One /v1/score item, result or session answer: a JSON object.
+Obj = Dict[str, Any]
+
 
 class SvbenchError(Exception):
     """An error answer from the server, or a failed item when strict."""
 
-    def __init__(self, code, message, status=None, request_id=None):
+    def __init__(self, code: str, message: str, status: Optional[int] = None, request_id: Optional[str] = None) -> None:
         super().__init__("%s: %s" % (code, message))
         self.code = code
         self.message = message
@@ -47,21 +55,21 @@ class _NonFinite:
 
     __slots__ = ("literal",)
 
-    def __init__(self, literal):
+    def __init__(self, literal: str) -> None:
         self.literal = literal
 
-    def __float__(self):
+    def __float__(self) -> float:
         raise SvbenchError("non_finite_number", "the server sent %s where a finite number was expected" % self.literal)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<non-finite %s>" % self.literal
 
 
-def _loads(raw):
+def _loads(raw: bytes) -> JSON:
     return json.loads(raw.decode("utf-8"), parse_constant=_NonFinite)
 
 
-def finite(v):
+def finite(v: Any) -> Optional[float]:
     """v as a float when it is a finite JSON number, else None.
 
     Strings are not numbers here even when float() would read them
@@ -78,13 +86,13 @@ def finite(v):
     return f if math.isfinite(f) else None
 
 
-def _describe(v):
+def _describe(v: Any) -> str:
     if isinstance(v, (_NonFinite, bool, int, float)) or v is None:
         return repr(v)
     return "%s %.40r" % (type(v).__name__, v)
 
 
-def _result_problem(result):
+def _result_problem(result: Any) -> Optional[str]:
     """Why one score result cannot be used as a reward, or None."""
     if not isinstance(result, dict):
         return "a result is %s, not an object" % _describe(result)
@@ -103,7 +111,7 @@ def _result_problem(result):
     return None
 
 
-def checked_result(result):
+def checked_result(result: Any) -> Obj:
     """One /v1/score result (or a session's score) as a trainer may use it.
 
     A result the server already failed keeps its error (a bare string is
@@ -126,7 +134,7 @@ def checked_result(result):
                 error={"code": "invalid_result", "message": "svbench client: " + problem})
 
 
-def _check_count(what, got, sent):
+def _check_count(what: str, got: int, sent: int) -> None:
     if got != sent:
         raise SvbenchError(
             "result_count_mismatch",
@@ -143,7 +151,8 @@ class Client:
     64 MiB) fails with response_too_large.
     """
 
-    def __init__(self, url=None, token=None, timeout=60.0, batch_size=256, max_response_bytes=None):
+    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 60.0, batch_size: int = 256,
+                 max_response_bytes: Optional[int] = None) -> None:
         self.url = (url or os.environ.get("SVBENCH_URL") or DEFAULT_URL).rstrip("/")
         self.token = token if token is not None else os.environ.get("SVBENCH_TOKEN") or None
         self.timeout = timeout
@@ -156,7 +165,7 @@ class Client:
 
     # -- transport ---------------------------------------------------------
 
-    def _request(self, method, path, body=None, query=None):
+    def _request(self, method: str, path: str, body: JSON = None, query: Optional[Dict[str, Any]] = None) -> JSON:
         url = self.url + path
         if query:
             url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
@@ -193,13 +202,13 @@ class Client:
             except (ValueError, AttributeError):
                 raise SvbenchError("http_%d" % e.code, raw[:200].decode("utf-8", "replace"), status=e.code) from None
 
-    def _read(self, resp, method, path):
+    def _read(self, resp: Any, method: str, path: str) -> bytes:
         """The body, refused past max_response_bytes: on an announced length
         before reading anything, otherwise after one byte more than allowed
         (a close-delimited or chunked body has no length to check)."""
         limit = self.max_response_bytes
 
-        def too_large(size):
+        def too_large(size: str) -> SvbenchError:
             resp.close()
             return SvbenchError("response_too_large", "%s %s: the answer is %s, over the client's limit of %s "
                                 "(Client(max_response_bytes=...) or SVBENCH_MAX_RESPONSE_BYTES)"
@@ -215,27 +224,27 @@ class Client:
 
     # -- API -----------------------------------------------------------------
 
-    def healthy(self):
+    def healthy(self) -> bool:
         return self._request("GET", "/healthz").get("status") == "ok"
 
-    def ready(self):
+    def ready(self) -> bool:
         try:
             return self._request("GET", "/readyz").get("status") == "ready"
         except SvbenchError:
             return False
 
-    def environments(self):
+    def environments(self) -> List[Obj]:
         """Environment descriptions: id, version, rubrics, tools, system prompt."""
         return self._request("GET", "/v1/environments")["environments"]
 
-    def environments_cached(self):
+    def environments_cached(self) -> List[Obj]:
         """environments(), fetched once per Client (rubric declarations do not
         change while a server runs)."""
         if getattr(self, "_envs_cache", None) is None:
             self._envs_cache = self.environments()
         return self._envs_cache
 
-    def examples(self, env, split=None, offset=0, limit=100, seed=None):
+    def examples(self, env: str, split: Optional[str] = None, offset: int = 0, limit: int = 100, seed: Optional[int] = None) -> Obj:
         """One page of prompts: {"examples": [{"example_id", "prompt", "tools", "answer", ...}], "total": n}."""
         return self._request(
             "GET",
@@ -243,7 +252,7 @@ class Client:
             query={"split": split, "offset": offset, "limit": limit, "seed": seed},
         )
 
-    def score(self, items):
+    def score(self, items: Iterable[Obj]) -> List[Obj]:
         """Score items ({env, example_id | example | answer, completion, rubric?}).
 
         Returns one result per item, in order: {"reward", "components",
@@ -255,7 +264,7 @@ class Client:
         which result belongs to which item is then unknown.
         """
         items = list(items)
-        out = []
+        out: List[Obj] = []
         for i in range(0, len(items), self.batch_size):
             chunk = items[i : i + self.batch_size]
             answer = self._request("POST", "/v1/score", {"items": chunk})
@@ -266,7 +275,8 @@ class Client:
             out.extend(checked_result(r) for r in results)
         return out
 
-    def get_reward(self, query, prompts, labels, env=None, labels_as=None):
+    def get_reward(self, query: List[str], prompts: List[str], labels: List[Any], env: Optional[str] = None,
+                   labels_as: Optional[str] = None) -> Obj:
         """OpenRLHF's remote reward protocol.
 
         labels_as declares what the labels are: None or "id" (example ids or
@@ -282,8 +292,9 @@ class Client:
         answer = self._request("POST", "/get_reward", {"query": query, "prompts": prompts, "labels": labels}, query=q)
         return _checked_get_reward(answer, len(query))
 
-    def sessions_create(self, env, example_id=None, example=None, answer=None, rubric=None, max_turns=None,
-                        idle_timeout_s=None):
+    def sessions_create(self, env: str, example_id: Optional[str] = None, example: Optional[Obj] = None, answer: JSON = None,
+                        rubric: Optional[str] = None, max_turns: Optional[int] = None,
+                        idle_timeout_s: Optional[float] = None) -> Obj:
         """Start a server-held episode: {"session_id", "prompt", "tools", "max_turns", "idle_timeout_s", ...}.
 
         idle_timeout_s asks the server to close the session after that many
@@ -297,19 +308,21 @@ class Client:
                 body[k] = v
         return self._request("POST", "/v1/sessions", body)
 
-    def sessions_step(self, session_id, message):
+    def sessions_step(self, session_id: str, message: Obj) -> Obj:
         """One assistant message -> {"turn", "observations", "done", "score"?}.
         A score whose reward is not a finite number is a failed one (see score())."""
         return _with_checked_score(self._request(
             "POST", "/v1/sessions/%s/step" % urllib.parse.quote(session_id, safe=""), {"message": message}))
 
-    def sessions_get(self, session_id):
+    def sessions_get(self, session_id: str) -> Obj:
         return _with_checked_score(self._request("GET", "/v1/sessions/%s" % urllib.parse.quote(session_id, safe="")))
 
-    def sessions_delete(self, session_id):
+    def sessions_delete(self, session_id: str) -> Obj:
         return self._request("DELETE", "/v1/sessions/%s" % urllib.parse.quote(session_id, safe=""))
 
-    def rollout(self, env, base_url, model, example_id=None, example=None, sampling=None, api_key_env=None, max_turns=None, rubric=None):
+    def rollout(self, env: str, base_url: str, model: str, example_id: Optional[str] = None, example: Optional[Obj] = None,
+                sampling: Optional[Obj] = None, api_key_env: Optional[str] = None, max_turns: Optional[int] = None,
+                rubric: Optional[str] = None) -> Obj:
         """Have the server play a whole episode against an OpenAI-compatible endpoint."""
         body = {"env": env, "base_url": base_url, "model": model}
         for k, v in (("example_id", example_id), ("example", example), ("sampling", sampling),
@@ -319,19 +332,19 @@ class Client:
         return _with_checked_score(self._request("POST", "/v1/rollout", body))
 
 
-def _size(n):
+def _size(n: int) -> str:
     if n >= 1 << 20 and n % (1 << 20) == 0:
         return "%d MiB" % (n >> 20)
     return "%d bytes" % n
 
 
-def _with_checked_score(answer):
+def _with_checked_score(answer: JSON) -> JSON:
     if isinstance(answer, dict) and answer.get("score") is not None:
         answer = dict(answer, score=checked_result(answer["score"]))
     return answer
 
 
-def _checked_get_reward(answer, n):
+def _checked_get_reward(answer: JSON, n: int) -> Obj:
     """/get_reward's answer with its lengths checked and every sample whose
     reward or score is not finite turned into a failed sample."""
     if not isinstance(answer, dict) or not isinstance(answer.get("rewards"), list):
@@ -380,7 +393,7 @@ def _checked_get_reward(answer, n):
 # -- helpers shared by the reward hooks ----------------------------------------
 
 
-def _answer_value(answer):
+def _answer_value(answer: JSON) -> JSON:
     """Datasets often store structured answers as JSON text; send them as JSON."""
     if isinstance(answer, str):
         s = answer.strip()
@@ -392,7 +405,8 @@ def _answer_value(answer):
     return answer
 
 
-def make_item(env, completion, answer=None, example_id=None, example=None, rubric=None):
+def make_item(env: str, completion: Union[str, List[Obj]], answer: JSON = None, example_id: Optional[str] = None,
+              example: Optional[Obj] = None, rubric: Optional[str] = None) -> Obj:
     """Build one /v1/score item; the example id wins over the answer."""
     item = {"env": env, "completion": completion}
     if example_id is not None and example_id != "":
@@ -406,7 +420,7 @@ def make_item(env, completion, answer=None, example_id=None, example=None, rubri
     return item
 
 
-def _value(result, component, strict):
+def _value(result: Any, component: Optional[str], strict: bool) -> Optional[float]:
     # Checked again here: a result may come from a client other than ours.
     result = checked_result(result)
     err = result.get("error")
@@ -420,18 +434,18 @@ def _value(result, component, strict):
     return finite(result["reward"])
 
 
-def _column(kwargs, name, i):
+def _column(kwargs: Dict[str, Any], name: str, i: int) -> Any:
     col = kwargs.get(name)
     if isinstance(col, (list, tuple)) and i < len(col):
         return col[i]
     return None
 
 
-def _env_matches(info, env):
+def _env_matches(info: Obj, env: str) -> bool:
     return env == info.get("id") or env in (info.get("aliases") or [])
 
 
-def rubric_info(client, env, rubric=None):
+def rubric_info(client: Client, env: str, rubric: Optional[str] = None) -> Obj:
     """The rubric_info entry of /v1/environments for env (an id or alias) and
     rubric (default: the environment's default rubric):
     {"name", "total_min", "total_max", "components": [{"name", "weight", "min", "max", "optional"?}]}.
@@ -446,7 +460,7 @@ def rubric_info(client, env, rubric=None):
     raise SvbenchError("unknown_environment", "the server does not serve %r" % (env,))
 
 
-def all_components(client):
+def all_components(client: Client) -> List[str]:
     """Every component any served environment declares for any rubric, sorted:
     the fixed key set verl and OpenRLHF need on every item, scored or failed."""
     names = set()
@@ -457,10 +471,10 @@ def all_components(client):
     return sorted(names)
 
 
-_default_client = None
+_default_client: Optional[Client] = None
 
 
-def default_client():
+def default_client() -> Client:
     """One shared Client configured from SVBENCH_URL / SVBENCH_TOKEN, for the
     module-level hooks (verl's compute_score, OpenRLHF's reward_func) that a
     trainer loads by name and cannot hand a client to."""
