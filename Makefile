@@ -47,15 +47,15 @@ client:
 # module proxy at this pinned version: a few minutes the first time, cached
 # after. scripts/lint-probe.sh then plants one violation of each rule and
 # fails unless the linter reports every one.
-LINT_VERSION ?= v2.15.0
-LINT         ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(LINT_VERSION)
+LINT_VERSION  ?= v2.15.0
+GOLANGCI_LINT ?= $(GO) run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(LINT_VERSION)
 
 # The linter, then the whole suite with the race detector (the runner,
 # client and server are concurrent; the rest is cheap to include).
 test: deps
 	$(GO) vet $(PKGS)
-	$(LINT) run $(PKGS)
-	scripts/lint-probe.sh $(LINT)
+	$(GOLANGCI_LINT) run $(PKGS)
+	scripts/lint-probe.sh $(GOLANGCI_LINT)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 # Every built-in baseline on every embedded mini set; reports + scoreboard
@@ -111,8 +111,8 @@ bench:
 
 lint:
 	$(GO) vet $(PKGS)
-	$(LINT) run $(PKGS)
-	scripts/lint-probe.sh $(LINT)
+	$(GOLANGCI_LINT) run $(PKGS)
+	scripts/lint-probe.sh $(GOLANGCI_LINT)
 
 # Short fuzzing pass over every fuzz target (FUZZTIME per target).
 FUZZTIME ?= 15s
