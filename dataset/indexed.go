@@ -93,6 +93,8 @@ func (d *Indexed) scan() error {
 	return nil
 }
 
+// locate fills a RowError's file and line, or wraps another error with
+// them.
 func locate(err error, file string, line int) error {
 	var re *RowError
 	if errors.As(err, &re) {

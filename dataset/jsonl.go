@@ -59,7 +59,7 @@ func EachLine(r io.Reader, name string, fn func(line int, raw []byte) error) err
 			return notJSON(name, line)
 		}
 		if err := fn(line, raw); err != nil {
-			return placeError(name, line, err)
+			return locate(err, name, line)
 		}
 		return nil
 	}, nil)
@@ -94,7 +94,7 @@ func ParseLines[T any](r io.Reader, name string, parse func(line int, raw []byte
 						continue
 					}
 					if v, err := parse(it.line, it.raw); err != nil {
-						it.err = placeError(name, it.line, err)
+						it.err = locate(err, name, it.line)
 					} else {
 						it.v = v
 					}
@@ -108,7 +108,7 @@ func ParseLines[T any](r io.Reader, name string, parse func(line int, raw []byte
 				return it.err
 			}
 			if err := emit(it.line, it.v); err != nil {
-				return placeError(name, it.line, err)
+				return locate(err, name, it.line)
 			}
 		}
 		clear(batch) // drop the values' references before reuse
@@ -158,18 +158,6 @@ func scanLines(r io.Reader, name string, fn func(line int, raw []byte) error, en
 
 func notJSON(name string, line int) error {
 	return &RowError{File: name, Line: line, Msg: "is not valid JSON (each line must be one JSON object)"}
-}
-
-// placeError fills a RowError's file and line, or wraps another error with
-// them.
-func placeError(name string, line int, err error) error {
-	var re *RowError
-	if errors.As(err, &re) {
-		cp := *re
-		cp.File, cp.Line = name, line
-		return &cp
-	}
-	return fmt.Errorf("%s: line %d: %w", name, line, err)
 }
 
 // ReadFile reads a JSONL file, returning its revision alongside.
