@@ -236,21 +236,18 @@ func readRowLine(br *bufio.Reader, max int64, skip bool) ([]byte, int64, error) 
 // DecodeResults reads every row of r (either format DecodeResult knows)
 // with the line of each; name labels errors.
 func DecodeResults(r io.Reader, name string, opts ReadOptions) ([]Result, []int, error) {
-	return DecodeResultsKeeping(r, name, opts, nil)
+	return DecodeResultsWith(r, name, opts, DecodeResult)
 }
 
-// DecodeResultsKeeping is DecodeResults where keep, when not nil, trims
-// each row as it is read, before the next one: a reader that needs a part
-// of every row holds only that part of the file.
-func DecodeResultsKeeping(r io.Reader, name string, opts ReadOptions, keep func(*Result)) ([]Result, []int, error) {
+// DecodeResultsWith is DecodeResults with another decoder of one row
+// (DecodeResultWithoutPrompt, or one that trims each row as it is read so
+// that a reader holds only the part of the file it needs).
+func DecodeResultsWith(r io.Reader, name string, opts ReadOptions, decode func([]byte) (Result, error)) ([]Result, []int, error) {
 	var (
 		rows  []Result
 		lines []int
 	)
-	err := EachRow(r, name, opts, DecodeResult, func(line int, v Result) error {
-		if keep != nil {
-			keep(&v)
-		}
+	err := EachRow(r, name, opts, decode, func(line int, v Result) error {
 		rows = append(rows, v)
 		lines = append(lines, line)
 		return nil
@@ -302,6 +299,32 @@ func DecodeResult(b []byte) (Result, error) {
 	}
 	return decodeReferenceRow(b)
 }
+
+// DecodeResultWithoutPrompt is DecodeResult for readers that never read
+// the prompt (reports): the prompt, the bulk of a row and the same on
+// every rollout of an example, is scanned but neither decoded nor kept,
+// so it is not type-checked either. Every other field is as DecodeResult
+// gives it.
+func DecodeResultWithoutPrompt(b []byte) (Result, error) {
+	var own struct {
+		Result
+		FinalText *string    `json:"final_text"`
+		Prompt    skipPrompt `json:"prompt"`
+	}
+	if err := json.Unmarshal(b, &own); err == nil && own.FinalText != nil {
+		own.Result.FinalText = *own.FinalText
+		return own.Result, nil
+	}
+	r, err := DecodeResult(b)
+	r.Prompt = nil
+	return r, err
+}
+
+// skipPrompt takes a JSON value without decoding it: the decoder has
+// already checked its syntax, and nothing is allocated for it.
+type skipPrompt struct{}
+
+func (*skipPrompt) UnmarshalJSON([]byte) error { return nil }
 
 // decodeReferenceRow maps a reference harness row onto a Result: index,
 // answer, meta, completion_error and reward keep their meaning; every other

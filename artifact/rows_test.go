@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -116,9 +117,63 @@ func TestEachResultAgreesWithLoadResults(t *testing.T) {
 func FuzzDecodeResult(f *testing.F) {
 	f.Add([]byte(`{"index":1,"predicted_label":"Malicious","confidence":0.9,"answer":"Benign"}`))
 	f.Add([]byte(row(3)))
+	f.Add([]byte(`{"index":2,"prompt":[{"role":"user","content":"flow"}],"final_text":"{}","reward":1}`))
+	f.Add([]byte(`{"index":2,"prompt":5,"final_text":"{}"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = DecodeResult(b)
+		whole, err := DecodeResult(b)
+		slim, slimErr := DecodeResultWithoutPrompt(b)
+		if err != nil {
+			// Only the prompt goes unchecked: a row DecodeResult refuses
+			// for its prompt alone may pass, nothing else may.
+			return
+		}
+		// A row that decodes whole decodes without its prompt to the same
+		// row less the prompt.
+		whole.Prompt = nil
+		if slimErr != nil || !reflect.DeepEqual(whole, slim) {
+			t.Fatalf("DecodeResultWithoutPrompt(%q) = %+v, %v; DecodeResult less the prompt = %+v", b, slim, slimErr, whole)
+		}
 	})
+}
+
+// TestDecodeResultWithoutPrompt: the prompt is neither kept nor
+// type-checked; every other field, and the reference's row format, is as
+// DecodeResult reads it.
+func TestDecodeResultWithoutPrompt(t *testing.T) {
+	for _, c := range []struct {
+		name, row string
+		ok        bool
+	}{
+		{"own row", `{"index":4,"rollout":1,"prompt":[{"role":"user","content":"flow"}],"completion":[{"role":"assistant","content":"a"}],"final_text":"a","reward":0.5,"components":{"f":1}}`, true},
+		{"prompt of another type", `{"index":4,"prompt":"not messages","final_text":"a"}`, true},
+		{"reference row", `{"index":1,"predicted_label":"Malicious","confidence":0.9,"answer":"Benign","prompt":[{"role":"user","content":"x"}]}`, true},
+		{"not an object", `[1]`, false},
+		{"bad reward", `{"index":4,"final_text":"a","reward":"high"}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := DecodeResultWithoutPrompt([]byte(c.row))
+			if (err == nil) != c.ok {
+				t.Fatalf("err = %v, want ok %v", err, c.ok)
+			}
+			if !c.ok {
+				return
+			}
+			if got.Prompt != nil {
+				t.Fatalf("kept the prompt: %+v", got.Prompt)
+			}
+			want, err := DecodeResult([]byte(c.row))
+			if err != nil {
+				if c.name == "prompt of another type" {
+					return
+				}
+				t.Fatal(err)
+			}
+			want.Prompt = nil
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("got %+v\nwant %+v", got, want)
+			}
+		})
+	}
 }
 
 // TestPeekRowReadsWhatResultWrites: PeekRow reads back the fields of a

@@ -32,10 +32,7 @@ func NewCollector() *Collector { return &Collector{whole: true} }
 
 // Add decodes one written row; safe for concurrent use, in any order.
 func (c *Collector) Add(line int, row []byte) {
-	v, kind, _ := artifact.ClassifyLine(row, int64(len(row))+1, artifact.DefaultMaxRowBytes, false, artifact.DecodeResult)
-	if kind == artifact.LineRow {
-		Slim(&v)
-	}
+	v, kind, _ := artifact.ClassifyLine(row, int64(len(row))+1, artifact.DefaultMaxRowBytes, false, decodeSlim)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.bytes += int64(len(row)) + 1

@@ -35,7 +35,17 @@ func LoadForReport(path string) ([]artifact.Result, []int, error) {
 		return nil, nil, fmt.Errorf("open results: %w", err)
 	}
 	defer f.Close()
-	return artifact.DecodeResultsKeeping(f, path, artifact.ReadOptions{}, Slim)
+	return artifact.DecodeResultsWith(f, path, artifact.ReadOptions{}, decodeSlim)
+}
+
+// decodeSlim decodes a row as reports read it: without its prompt
+// (artifact.DecodeResultWithoutPrompt), then Slim.
+func decodeSlim(b []byte) (artifact.Result, error) {
+	r, err := artifact.DecodeResultWithoutPrompt(b)
+	if err == nil {
+		Slim(&r)
+	}
+	return r, err
 }
 
 // Slim drops what no report builder reads: the prompt (the bulk of a row,
