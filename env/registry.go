@@ -34,7 +34,14 @@ type Options struct {
 //	func init() {
 //		env.Register(env.Spec{ID: ID, Aliases: []string{"e1"}, New: New, Config: DefaultConfig(),
 //			Breakdown: []string{"scenario"}})
-//		report.Register(report.Spec{ID: ID, Build: BuildReport}) // only with a report of its own
+//	}
+//
+// or, by an environment with a report of its own, inside the one
+// report.Register call that joins the two (report.Spec: its builder,
+// key-metrics version and condition labels):
+//
+//	func init() {
+//		report.Register(report.Spec{Env: env.Spec{ID: ID, New: New}, Build: BuildReport})
 //	}
 //
 // Optional capabilities are interfaces an instance implements:

@@ -10,7 +10,7 @@ import (
 
 const testGenericEnv = "test-generic"
 
-func init() { Register(Spec{ID: testGenericEnv, Build: Generic(nil)}) }
+func init() { register(testGenericEnv, nil, Spec{Build: Generic(nil)}) }
 
 // TestRowsWithoutAnswerCountInHeadline: rows the model did not answer (the
 // server refused the row's length, or the call failed and the runner

@@ -2,29 +2,15 @@ package report
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/svbench/svbench/artifact"
 )
 
-// Condition labels: an environment may name what a run's resolved
+// Condition labels (Spec.Labels): an environment may name what a run's resolved
 // configuration (artifact.Metadata.Conditions) makes its numbers mean,
 // such as E5's "simulated target". Scoreboards and leaderboards add the
 // labels to the run's condition, so a labelled run is never ranked beside
 // runs without them; the environment's report builder prints them too.
-
-var (
-	labelsMu sync.RWMutex
-	labelers = map[string]func(conditions map[string]string) []string{}
-)
-
-// RegisterLabels sets the labels function of a registered environment
-// (canonical id); like Register it is called once, at start-up.
-func RegisterLabels(id string, f func(conditions map[string]string) []string) {
-	labelsMu.Lock()
-	defer labelsMu.Unlock()
-	labelers[id] = f
-}
 
 // ConditionLabels are the labels the run's environment gives its resolved
 // configuration; nil when it gives none.
@@ -36,9 +22,9 @@ func ConditionLabels(meta *artifact.Metadata) []string {
 	if err != nil {
 		return nil
 	}
-	labelsMu.RLock()
-	f := labelers[id]
-	labelsMu.RUnlock()
+	mu.RLock()
+	f := specs[id].labels
+	mu.RUnlock()
 	if f == nil {
 		return nil
 	}

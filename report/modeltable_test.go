@@ -16,7 +16,7 @@ import (
 const otherTestEnv = "test-other"
 
 func init() {
-	Register(Spec{ID: otherTestEnv, Build: buildTestDetect})
+	register(otherTestEnv, nil, Spec{Build: buildTestDetect})
 }
 
 func rubricFixture(name string, lo, hi float64) *env.RubricInfo {

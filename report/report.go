@@ -185,22 +185,24 @@ func (o Options) BootstrapSeed(meta *artifact.Metadata) uint64 {
 // (a bare results file). It must not keep rows.
 type Builder func(rows []artifact.Result, meta *artifact.Metadata, opts Options) (*Report, error)
 
-// Spec is how an environment's report joins the registry, from the
-// environment package's init:
+// Spec is an environment that has a report of its own: its registration
+// (env.Spec: id, aliases, constructor, configuration, breakdown) and its
+// report, joined to svbench by one call in the environment package's init:
 //
 //	func init() {
-//		report.Register(report.Spec{ID: ID, Build: BuildReport})
+//		report.Register(report.Spec{
+//			Env:   env.Spec{ID: ID, Aliases: []string{"e1"}, New: New, Config: DefaultConfig()},
+//			Build: BuildReport,
+//		})
 //	}
 //
-// Names resolve as environment names do: any case, surrounding space
-// ignored, "_" read as "-", and the reference's "sv-env-" prefix optional,
-// so "sv-env-network-logs" needs no alias of its own.
+// An environment without a report of its own calls env.Register and gets
+// Generic over its Breakdown fields. Names resolve through the env
+// registry: any case, surrounding space ignored, "_" read as "-", and the
+// reference's "sv-env-" prefix optional.
 type Spec struct {
-	ID string // canonical environment id, e.g. "network-logs"
-	// Aliases are needed only by builders of ids outside the env registry
-	// (tests); a registered environment's aliases come from env.Spec.
-	Aliases []string
-	Build   Builder
+	Env   env.Spec
+	Build Builder
 	// KeyMetricsVersion is bumped when a key metric changes name or
 	// meaning (E1's "accuracy" became accuracy over every row in version
 	// 1, issue #44). Build writes it as summary.json's
@@ -208,40 +210,54 @@ type Spec struct {
 	// one is not trusted (SummaryCurrent): the scoreboard and the
 	// dashboard compute the key metrics again instead.
 	KeyMetricsVersion int
+	// Labels, when set, names what a run's resolved configuration
+	// (artifact.Metadata.Conditions) makes its numbers mean, such as E5's
+	// "simulated target" (ConditionLabels).
+	Labels func(conditions map[string]string) []string
+}
+
+// reportSpec is what the report registry keeps of a Spec.
+type reportSpec struct {
+	build      Builder
+	keyVersion int
+	labels     func(conditions map[string]string) []string
 }
 
 var (
-	mu       sync.RWMutex
-	builders = map[string]Builder{} // canonical id → builder
-	keyVers  = map[string]int{}     // canonical id → Spec.KeyMetricsVersion
-	names    = map[string]string{}  // normalised id or alias → canonical id
+	mu    sync.RWMutex
+	specs = map[string]reportSpec{} // canonical id → its report
+	names = map[string]string{}     // normalised alias of an id outside the env registry → id
 )
 
-// Register adds an environment's report builder. A missing id or builder,
-// or a name another spec already uses, is a programming error and panics
-// at start-up.
+// Register adds an environment and its report. A missing id or builder,
+// or a name already used, is a programming error and panics at start-up.
 func Register(s Spec) {
+	if s.Env.ID == "" || s.Build == nil {
+		panic(fmt.Sprintf("report: Register(%q) needs Env.ID and Build", s.Env.ID))
+	}
+	env.Register(s.Env)
+	register(s.Env.ID, nil, s)
+}
+
+// register adds a report under id. aliases are for ids outside the env
+// registry (the package's tests build reports of such ids); a registered
+// environment's names are resolved by the env registry.
+func register(id string, aliases []string, s Spec) {
 	mu.Lock()
 	defer mu.Unlock()
-	if s.ID == "" || s.Build == nil {
-		panic(fmt.Sprintf("report: Register(%q) needs an ID and a Build function", s.ID))
+	if _, dup := specs[id]; dup {
+		panic(fmt.Sprintf("report: %s registered twice", id))
 	}
-	if _, dup := builders[s.ID]; dup {
-		panic(fmt.Sprintf("report: %s registered twice", s.ID))
-	}
-	all := append([]string{s.ID}, s.Aliases...)
+	all := append([]string{id}, aliases...)
 	for _, n := range all {
-		if prev, dup := names[normalise(n)]; dup && prev != s.ID {
-			panic(fmt.Sprintf("report: name %q of %s already used by %s", n, s.ID, prev))
+		if prev, dup := names[normalise(n)]; dup && prev != id {
+			panic(fmt.Sprintf("report: name %q of %s already used by %s", n, id, prev))
 		}
 	}
 	for _, n := range all {
-		names[normalise(n)] = s.ID
+		names[normalise(n)] = id
 	}
-	builders[s.ID] = s.Build
-	if s.KeyMetricsVersion > 0 {
-		keyVers[s.ID] = s.KeyMetricsVersion
-	}
+	specs[id] = reportSpec{build: s.Build, keyVersion: s.KeyMetricsVersion, labels: s.Labels}
 }
 
 // KeyMetricsVersionKey is summary.json's field for Spec.KeyMetricsVersion.
@@ -256,7 +272,7 @@ func KeyMetricsVersion(name string) int {
 	}
 	mu.RLock()
 	defer mu.RUnlock()
-	return keyVers[id]
+	return specs[id].keyVersion
 }
 
 // SummaryCurrent reports whether a summary.json of environment id (any
@@ -279,8 +295,7 @@ func SummaryCurrent(id string, summary map[string]json.RawMessage) bool {
 func EnvIDs() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	ids := slices.Sorted(maps.Keys(builders))
-	return ids
+	return slices.Sorted(maps.Keys(specs))
 }
 
 // Resolve maps any registered name of an environment (e1, network-logs,
@@ -314,7 +329,7 @@ func knownIDs() []string {
 // fields its registration names for a breakdown.
 func builderFor(id string) Builder {
 	mu.RLock()
-	b := builders[id]
+	b := specs[id].build
 	mu.RUnlock()
 	if b != nil {
 		return b

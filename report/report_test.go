@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/metrics"
 )
 
@@ -307,28 +309,31 @@ func TestResolve(t *testing.T) {
 
 func TestRegisterRefusesClashes(t *testing.T) {
 	build := func([]artifact.Result, *artifact.Metadata, Options) (*Report, error) { return &Report{}, nil }
+	newEnv := func(env.Options) (env.Environment, error) { return nil, nil }
 	tests := []struct {
 		name string
-		spec Spec
+		reg  func()
 	}{
-		{"no id", Spec{Build: build}},
-		{"no builder", Spec{ID: "x-no-builder"}},
-		{"same id", Spec{ID: testEnv, Build: build}},
-		{"alias taken", Spec{ID: "x-other", Aliases: []string{"T1"}, Build: build}},
-		{"alias is another id", Spec{ID: "x-other2", Aliases: []string{"sv-env-" + testEnv}, Build: build}},
+		{"no id", func() { Register(Spec{Build: build}) }},
+		{"no builder", func() { Register(Spec{Env: env.Spec{ID: "x-no-builder", New: newEnv}}) }},
+		{"same id", func() { register(testEnv, nil, Spec{Build: build}) }},
+		{"alias taken", func() { register("x-other", []string{"T1"}, Spec{Build: build}) }},
+		{"alias is another id", func() { register("x-other2", []string{"sv-env-" + testEnv}, Spec{Build: build}) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("Register(%+v) did not panic", tc.spec)
+					t.Errorf("%s: registered", tc.name)
 				}
 			}()
-			Register(tc.spec)
+			tc.reg()
 		})
 	}
-	if _, err := Resolve("x-other"); err == nil {
-		t.Error("a refused spec left a name behind")
+	for _, n := range []string{"x-other", "x-no-builder"} {
+		if _, err := Resolve(n); err == nil {
+			t.Errorf("a refused spec left the name %s behind", n)
+		}
 	}
 }
 
@@ -437,5 +442,45 @@ func TestNoIntervalWithoutResamples(t *testing.T) {
 	}
 	if got := FCI(metrics.CI{Point: 0.5, Lo: 0.5, Hi: 0.5}, 0); got != "0.5000" {
 		t.Errorf("FCI without resamples = %q", got)
+	}
+}
+
+// TestRegisterIsOneRegistration: one Register call joins the environment
+// (its names resolve in the env registry) with its report, key-metrics
+// version and condition labels.
+func TestRegisterIsOneRegistration(t *testing.T) {
+	build := func([]artifact.Result, *artifact.Metadata, Options) (*Report, error) {
+		return &Report{EnvID: "x-joined"}, nil
+	}
+	Register(Spec{
+		Env:               env.Spec{ID: "x-joined", Aliases: []string{"xj"}, New: func(env.Options) (env.Environment, error) { return nil, nil }},
+		Build:             build,
+		KeyMetricsVersion: 3,
+		Labels: func(c map[string]string) []string {
+			if c["mode"] == "sim" {
+				return []string{"simulated"}
+			}
+			return nil
+		},
+	})
+	if id, err := env.Default.Resolve("XJ"); err != nil || id != "x-joined" {
+		t.Fatalf("env registry: %q, %v", id, err)
+	}
+	if id, err := Resolve("sv-env-xj"); err != nil || id != "x-joined" {
+		t.Fatalf("report registry: %q, %v", id, err)
+	}
+	if v := KeyMetricsVersion("xj"); v != 3 {
+		t.Errorf("key metrics version %d, want 3", v)
+	}
+	if rep, err := builderFor("x-joined")(nil, nil, Options{}); err != nil || rep.EnvID != "x-joined" {
+		t.Errorf("builder: %+v, %v", rep, err)
+	}
+	meta := &artifact.Metadata{Environment: "xj", Config: map[string]string{"mode": "sim"}}
+	if got := ConditionLabels(meta); !slices.Equal(got, []string{"simulated"}) {
+		t.Errorf("labels %v, want [simulated]", got)
+	}
+	meta.Config["mode"] = "live"
+	if got := ConditionLabels(meta); got != nil {
+		t.Errorf("labels %v, want none", got)
 	}
 }

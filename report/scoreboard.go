@@ -32,7 +32,7 @@ type ScoreRow struct {
 	// environment's defaults (artifact.Metadata.ChangedParams).
 	Params map[string]string `json:"params,omitempty"`
 	// Labels name what the run's configuration makes its numbers mean
-	// (RegisterLabels: "simulated target"); part of its condition.
+	// (Spec.Labels: "simulated target"); part of its condition.
 	Labels []string `json:"labels,omitempty"`
 	// Source is "" for svbench's runs and "trainer:<kind>" for a trainer's
 	// rollouts that svbench re-scored.

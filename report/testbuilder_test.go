@@ -21,7 +21,7 @@ const (
 )
 
 func init() {
-	Register(Spec{ID: testEnv, Aliases: []string{testAlias}, Build: buildTestDetect})
+	register(testEnv, []string{testAlias}, Spec{Build: buildTestDetect})
 }
 
 var testTask = BinaryTask{Positive: "Malicious", Negative: "Benign",

@@ -4,7 +4,7 @@
 // An entry is one (model, environment, condition); the condition is the
 // rubric, the reward source (executable unless a run says otherwise), every
 // other environment parameter (E2's policy-pack mode among them), the
-// labels the environment gives its configuration (report.RegisterLabels: E5's
+// labels the environment gives its configuration (report.Spec.Labels: E5's
 // "simulated target") and, for a
 // trainer's rollouts, their source. When several runs share an entry the
 // most complete one (most scored rows), then the newest, stands for it.

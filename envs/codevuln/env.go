@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"io/fs"
 	"maps"
 	"os"
@@ -23,6 +22,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	textclip "github.com/svbench/svbench/base/clip"
+	"github.com/svbench/svbench/report"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
@@ -65,8 +67,9 @@ func DefaultConfig() Config {
 func init() {
 	// The registry strips "sv-env-", so the reference's name resolves
 	// through "code-vulnerability".
-	env.Register(env.Spec{ID: ID, Aliases: aliases, Config: DefaultConfig(), Breakdown: []string{"difficulty", "cwe", "language"}, Data: dataCommands,
-		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }})
+	report.Register(report.Spec{Env: env.Spec{ID: ID, Aliases: aliases, Config: DefaultConfig(), Breakdown: []string{"difficulty", "cwe", "language"}, Data: dataCommands,
+		New: func(opts env.Options) (env.Environment, error) { return New(context.Background(), opts) }},
+		Build: BuildReport})
 }
 
 // Env is E3. It is safe for concurrent use.

@@ -12,10 +12,6 @@ import (
 	"github.com/svbench/svbench/report"
 )
 
-func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport})
-}
-
 // ReportBlock is the E3 metrics block for one set of rows (tested tasks, or
 // static-only tasks, never mixed).
 type ReportBlock struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/envs/configaudit/policypack"
+	"github.com/svbench/svbench/report"
 )
 
 // ID is the canonical environment id.
@@ -47,7 +48,8 @@ var miniJSONL []byte
 
 func init() {
 	// "sv-env-config-verification" resolves through the registry's prefix rule.
-	env.Register(env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Config: DefaultConfig(), Breakdown: []string{"fixture_type", "source"}, Data: dataCommands, Flags: paramFlags})
+	report.Register(report.Spec{Env: env.Spec{ID: ID, Aliases: []string{"e2"}, New: New, Config: DefaultConfig(), Breakdown: []string{"fixture_type", "source"}, Data: dataCommands, Flags: paramFlags},
+		Build: BuildReport})
 }
 
 // Config is E2's configuration; README.md explains what each parameter

@@ -13,10 +13,6 @@ import (
 	"github.com/svbench/svbench/verify"
 )
 
-func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport})
-}
-
 // ReferenceEnvironment is E2's name in the reference's summaries.
 const ReferenceEnvironment = "sv-env-config-verification"
 

@@ -11,6 +11,7 @@ import (
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/env/judgeutil"
+	"github.com/svbench/svbench/report"
 )
 
 // ID is the canonical environment id.
@@ -69,7 +70,7 @@ type Config struct {
 func DefaultConfig() Config { return Config{Settings: judgeutil.DefaultSettings()} }
 
 func init() {
-	env.Register(env.Spec{
+	report.Register(report.Spec{Env: env.Spec{
 		ID: ID,
 		// "sv-env-network-logs" needs no registration: the registry strips
 		// the reference's sv-env- prefix when resolving names.
@@ -84,7 +85,7 @@ func init() {
 		// data validate reports near leakage but never fails on it.
 		NearLeakLimit: 1,
 		Data:          dataCommands,
-	})
+	}, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
 }
 
 // New returns the environment scored by its executable rubric.

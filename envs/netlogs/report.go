@@ -11,10 +11,6 @@ import (
 	"github.com/svbench/svbench/report"
 )
 
-func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
-}
-
 // KeyMetricsVersion is E1's report.Spec.KeyMetricsVersion. Version 1
 // (issue #44): "accuracy" is accuracy over every scored row (it was accuracy
 // on decided rows, which abstaining games), accuracy_decided and

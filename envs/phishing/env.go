@@ -16,6 +16,7 @@ import (
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/env/judgeutil"
 	"github.com/svbench/svbench/envs/phishing/mail"
+	"github.com/svbench/svbench/report"
 )
 
 // ID is the canonical environment id.
@@ -71,7 +72,7 @@ type Config struct {
 func DefaultConfig() Config { return Config{Settings: judgeutil.DefaultSettings()} }
 
 func init() {
-	env.Register(env.Spec{
+	report.Register(report.Spec{Env: env.Spec{
 		ID:      ID,
 		Aliases: aliases,
 		New:     func(opts env.Options) (env.Environment, error) { return NewWithOptions(opts) },
@@ -79,7 +80,7 @@ func init() {
 		// Breakdown: the meta fields compare slices results by.
 		Breakdown: []string{"difficulty", "language", "campaign", "source"},
 		Data:      dataCommands,
-	})
+	}, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
 }
 
 // New returns the environment scored by its executable rubric.

@@ -11,10 +11,6 @@ import (
 	"github.com/svbench/svbench/report"
 )
 
-func init() {
-	report.Register(report.Spec{ID: ID, Build: BuildReport, KeyMetricsVersion: KeyMetricsVersion})
-}
-
 // KeyMetricsVersion is E4's report.Spec.KeyMetricsVersion. Version 1
 // (issue #44): the key metric "accuracy" is accuracy over every scored row,
 // as in E1; accuracy on decided rows, which it was, is accuracy_decided,

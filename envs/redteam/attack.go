@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
+
+	textclip "github.com/svbench/svbench/base/clip"
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/report"
@@ -41,14 +42,14 @@ func DefaultAttackConfig() AttackConfig {
 }
 
 func init() {
-	env.Register(env.Spec{ID: AttackID, Aliases: attackAliases, Config: DefaultAttackConfig(), Breakdown: []string{"category", "source"},
+	report.Register(report.Spec{Env: env.Spec{ID: AttackID, Aliases: attackAliases, Config: DefaultAttackConfig(), Breakdown: []string{"category", "source"},
 		Flags: append([]env.ParamFlag{{Name: "target-model", Param: paramTargetModel, Role: env.ModelTarget,
 			Usage: "the target an E5 attacker talks to (served like --model, or builtin:<policy>); default: the deterministic simulator"}}, keepUnsafeFlag),
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(true)} },
 		// The tournament plays E5 and E6 against each other; it is declared once, here.
 		Commands: func() []env.Command { return []env.Command{tournamentCommand()} },
-		New:      func(o env.Options) (env.Environment, error) { return NewAttack(o) }})
-	report.Register(report.Spec{ID: AttackID, Build: BuildAttackReport})
+		New:      func(o env.Options) (env.Environment, error) { return NewAttack(o) }},
+		Build: BuildAttackReport, Labels: attackLabels})
 }
 
 // Attack is E5: the evaluated model is the attacker. It is safe for

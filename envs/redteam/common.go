@@ -16,10 +16,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"os"
 	"slices"
 	"sync"
+
+	textclip "github.com/svbench/svbench/base/clip"
 
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
+
+	textclip "github.com/svbench/svbench/base/clip"
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/report"
@@ -43,12 +44,12 @@ func DefaultDefenseConfig() DefenseConfig {
 }
 
 func init() {
-	env.Register(env.Spec{ID: DefenseID, Aliases: defenseAliases, Config: DefaultDefenseConfig(), Breakdown: []string{"category", "source"},
+	report.Register(report.Spec{Env: env.Spec{ID: DefenseID, Aliases: defenseAliases, Config: DefaultDefenseConfig(), Breakdown: []string{"category", "source"},
 		Flags: append([]env.ParamFlag{{Name: "attacker-model", Param: paramAttackerModel, Role: env.ModelAttacker,
 			Usage: "the live attacker an E6 defender faces with --param escalation=live (served like --model, or builtin:<policy>)"}}, keepUnsafeFlag),
 		Data: func() []env.DataCommand { return []env.DataCommand{importCommand(false)} },
-		New:  func(o env.Options) (env.Environment, error) { return NewDefense(o) }})
-	report.Register(report.Spec{ID: DefenseID, Build: BuildDefenseReport})
+		New:  func(o env.Options) (env.Environment, error) { return NewDefense(o) }},
+		Build: BuildDefenseReport, Labels: defenseLabels})
 }
 
 // Defense is E6: the evaluated model is the defender.

@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"regexp"
 	"strings"
 	"sync"
+
+	textclip "github.com/svbench/svbench/base/clip"
 
 	"github.com/svbench/svbench/env"
 )

@@ -11,18 +11,13 @@ import (
 // configuration makes its numbers mean. Against the simulator a policy that
 // memorises each row's framing succeeds on every row, and E6's
 // helpfulness is word overlap with one reference answer, so such numbers
-// rank only beside each other (report.RegisterLabels) and say so in every
+// rank only beside each other (report.Spec.Labels) and say so in every
 // report.
 const (
 	LabelSimulatedTarget = "simulated target"
 	LabelRulesJudge      = "rules judge"
 	LabelWordOverlap     = "word-overlap helpfulness"
 )
-
-func init() {
-	report.RegisterLabels(AttackID, attackLabels)
-	report.RegisterLabels(DefenseID, defenseLabels)
-}
 
 // attackLabels: E5 plays the simulator unless a target model was given
 // (target=auto or model with target_model set; NewAttack's rule).

@@ -3,12 +3,13 @@ package redteam
 import (
 	"bytes"
 	"context"
-	textclip "github.com/svbench/svbench/base/clip"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	textclip "github.com/svbench/svbench/base/clip"
 
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"

@@ -1,9 +1,10 @@
 package redteam
 
 import (
-	textclip "github.com/svbench/svbench/base/clip"
 	"regexp"
 	"strings"
+
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Refusals are classified by what a reply does, not by its pronouns

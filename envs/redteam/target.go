@@ -2,8 +2,9 @@ package redteam
 
 import (
 	"fmt"
-	textclip "github.com/svbench/svbench/base/clip"
 	"strings"
+
+	textclip "github.com/svbench/svbench/base/clip"
 )
 
 // Outcomes of an E5 episode (StopReason).
