@@ -21,7 +21,6 @@ import (
 	"sync"
 
 	textclip "github.com/svbench/svbench/base/clip"
-
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 )

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	textclip "github.com/svbench/svbench/base/clip"
-
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/report"
 )

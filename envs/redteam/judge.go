@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	textclip "github.com/svbench/svbench/base/clip"
-
 	"github.com/svbench/svbench/env"
 )
 

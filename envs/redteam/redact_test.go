@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	textclip "github.com/svbench/svbench/base/clip"
-
 	"github.com/svbench/svbench/env"
 	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/report"
