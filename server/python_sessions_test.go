@@ -43,12 +43,12 @@ func TestPythonSessionAdapters(t *testing.T) {
 			ls := startServer(t, cfg)
 			ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, py, "-B", "-m", "unittest", "-v", tc.module)
+			cmd := exec.CommandContext(ctx, py, "-B", "-m", "unittest", "-v", "tests."+tc.module)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), tc.urlVar+"="+ls.URL, "SVBENCH_TOKEN="+cfg.Token, "PYTHONDONTWRITEBYTECODE=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
-				t.Fatalf("python3 -m unittest %s failed: %v\n%s", tc.module, err, out)
+				t.Fatalf("python3 -m unittest tests.%s failed: %v\n%s", tc.module, err, out)
 			}
 			t.Logf("%s", out)
 			for deadline := time.Now().Add(10 * time.Second); ls.sessions.count() != 0; {

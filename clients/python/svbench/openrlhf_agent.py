@@ -49,15 +49,11 @@ import weakref
 from abc import ABC, abstractmethod
 from typing import Any, Optional
 
-try:
-    from svbench._session import (Episode, parse_hermes_tool_calls, reward_of, score_logs, split_reasoning,
-                                  strip_end_markers, task_from)
-    from svbench.client import Client, all_components, default_client
-except ImportError:  # loaded by file path (OpenRLHF does) without the package installed
+if not __package__:  # loaded by file path, as OpenRLHF does: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from svbench._session import (Episode, parse_hermes_tool_calls, reward_of, score_logs, split_reasoning,
-                                  strip_end_markers, task_from)
-    from svbench.client import Client, all_components, default_client
+from svbench._session import (Episode, parse_hermes_tool_calls, reward_of, score_logs, split_reasoning,
+                              strip_end_markers, task_from)
+from svbench.client import Client, all_components, default_client
 
 try:
     from openrlhf.utils.agent import AgentExecutorBase, AgentInstanceBase, MultiTurnAgentExecutor

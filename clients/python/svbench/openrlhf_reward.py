@@ -53,11 +53,9 @@ import sys
 import threading
 import urllib.error
 
-try:
-    from svbench.client import Client, SvbenchError, all_components
-except ImportError:  # loaded by file path, as OpenRLHF does, without the package installed
+if not __package__:  # loaded by file path, as OpenRLHF does: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from svbench.client import Client, SvbenchError, all_components
+from svbench.client import Client, SvbenchError, all_components
 
 __all__ = ["reward_func"]
 

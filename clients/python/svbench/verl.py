@@ -54,11 +54,9 @@ import asyncio
 import os
 import sys
 
-try:
-    from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
-except ImportError:  # loaded by file path without the package installed
+if not __package__:  # loaded by file path: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
+from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
 
 __all__ = ["compute_score", "compute_score_async", "score_items"]
 

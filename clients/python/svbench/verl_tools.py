@@ -65,13 +65,10 @@ import uuid
 import warnings
 from typing import Any, Optional
 
-try:
-    from svbench._session import Episode, observation_text, reward_of, task_from
-    from svbench.client import Client, SvbenchError, _env_matches, finite
-except ImportError:  # loaded by file path without the package installed
+if not __package__:  # loaded by file path: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    from svbench._session import Episode, observation_text, reward_of, task_from
-    from svbench.client import Client, SvbenchError, _env_matches, finite
+from svbench._session import Episode, observation_text, reward_of, task_from
+from svbench.client import Client, SvbenchError, _env_matches, finite
 
 try:
     from verl.interactions.base import BaseInteraction

@@ -203,7 +203,7 @@ class LiveAdaptersTest(unittest.TestCase):
         self.assertEqual(one, out[0])
 
     def test_openrlhf_reward_func_file(self):
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "svbench", "openrlhf_reward.py")
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "svbench", "openrlhf_reward.py")
         spec = importlib.util.spec_from_file_location("reward_func", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)

@@ -9,7 +9,7 @@ Offline tests always run. The live ones need a server serving e1, e2 and e6
 at SVBENCH_VERIFIERS_URL (and SVBENCH_TOKEN if it has one), as
 `go test ./server -run TestPythonSessionAdapters/test_verifiers_env` starts it:
 
-    SVBENCH_VERIFIERS_URL=http://127.0.0.1:8080 python3 -m unittest -v test_verifiers_env
+    SVBENCH_VERIFIERS_URL=http://127.0.0.1:8080 python3 -m unittest -v tests.test_verifiers_env
 
 Every live episode checks that the trace's reward is the one /v1/score gives
 the transcript that was played, component by component with the server's weights.

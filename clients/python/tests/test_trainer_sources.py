@@ -2,7 +2,7 @@
 the pinned commits (trainer_sources.PINS), heavy imports stood in for.
 
     SVBENCH_SRC_VERL=… SVBENCH_SRC_TRL=… SVBENCH_SRC_OPENRLHF=… SVBENCH_SRC_VERIFIERS=… \\
-        python3 -m unittest -v test_trainer_sources
+        python3 -m unittest -v tests.test_trainer_sources
 
 Each test names the trainer files it runs. Tests that need a live server
 (sessions) also need SVBENCH_SESSIONS_URL (and SVBENCH_TOKEN), as
@@ -18,10 +18,11 @@ import os
 import unittest
 
 import svbench
-import trainer_sources as ts
-from test_adapters import StubCase
+from tests import trainer_sources as ts
+from tests.test_adapters import StubCase
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# clients/python: the package, the compatibility modules and examples/.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 LIVE = os.environ.get("SVBENCH_SESSIONS_URL")
 live = unittest.skipUnless(LIVE, "SVBENCH_SESSIONS_URL not set: a server serving e2 (go test ./server -run "

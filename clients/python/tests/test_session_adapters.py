@@ -6,7 +6,7 @@ Offline tests always run. The live ones need a server serving e2, e5 and e6
 at SVBENCH_SESSIONS_URL (and SVBENCH_TOKEN if it has one), as
 `go test ./server -run TestPythonSessionAdapters` starts it:
 
-    SVBENCH_SESSIONS_URL=http://127.0.0.1:8080 python3 -m unittest -v test_session_adapters
+    SVBENCH_SESSIONS_URL=http://127.0.0.1:8080 python3 -m unittest -v tests.test_session_adapters
 
 Every live episode checks that the reward the adapter hands the trainer is
 the one /v1/score gives the transcript that was played.
@@ -473,7 +473,7 @@ class VerlToolsTest(unittest.TestCase):
             self.assertNotIn(ad.request_id, vt._trajectories)
 
     def test_example_tool_config(self):
-        here = os.path.dirname(os.path.abspath(__file__))
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         with open(os.path.join(here, "examples", "verl_svbench_e2_tools.yaml")) as f:
             names = re.findall(r'^        name: "(\w+)"', f.read(), re.M)
         served = [t["tool_schema"]["function"]["name"] for t in json.loads(vt.tool_config("e2", client=self.c))["tools"]]

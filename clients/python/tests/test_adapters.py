@@ -26,7 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import svbench
 import svbench.verl as sverl
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# clients/python: the package, the compatibility modules and examples/.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ENVS = [
     {"id": "toy", "aliases": ["sv-env-toy"], "default_rubric": "default", "rubrics": ["default"],

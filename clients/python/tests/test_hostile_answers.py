@@ -5,7 +5,7 @@ missing rewards, a results list of the wrong length, a body too large.
 A local stub server plays the hostile side; no svbench server, no trainer:
 
     /usr/bin/python3 -m pytest -q test_hostile_answers.py
-    /usr/bin/python3 -m unittest -v test_hostile_answers
+    /usr/bin/python3 -m unittest -v tests.test_hostile_answers
 
 Per item, a reward that is not a finite number is a failed item and every
 adapter hands its trainer the value it already gives a failed item; a count
@@ -32,7 +32,8 @@ from svbench import trl_env
 from svbench import verifiers_env as ve
 from svbench import verl_tools as vt
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# clients/python: the package, the compatibility modules and examples/.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ENVS = [{"id": "toy", "default_rubric": "default", "rubrics": ["default"], "tools": [],
          "rubric_info": [{"name": "default", "total_min": 0, "total_max": 1.5, "components": [

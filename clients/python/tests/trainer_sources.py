@@ -10,7 +10,7 @@ with ``git show <commit>:<path>``:
 
     SVBENCH_SRC_VERL=~/src/verl SVBENCH_SRC_TRL=~/src/trl \\
     SVBENCH_SRC_OPENRLHF=~/src/OpenRLHF SVBENCH_SRC_VERIFIERS=~/src/verifiers \\
-        python3 -m unittest -v test_trainer_sources
+        python3 -m unittest -v tests.test_trainer_sources
 
 Without the variable (or without the pinned commit in that repository) the
 test is skipped, and says which.
@@ -27,7 +27,8 @@ import tempfile
 import textwrap
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# clients/python: the package, the compatibility modules and examples/.
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The commits the adapters were written against; a test names the files it runs.
 PINS = {

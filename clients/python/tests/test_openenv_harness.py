@@ -10,7 +10,7 @@ live ones need a server serving e2 and e1 at SVBENCH_HARNESS_URL (and
 SVBENCH_TOKEN if it has one), as `go test ./server -run
 TestPythonSessionAdapters` starts it:
 
-    SVBENCH_HARNESS_URL=http://127.0.0.1:8080 python3 -m unittest -v test_openenv_harness
+    SVBENCH_HARNESS_URL=http://127.0.0.1:8080 python3 -m unittest -v tests.test_openenv_harness
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class OfflineTest(unittest.TestCase):
     def test_imports_without_openenv(self):
         code = ("import sys; sys.modules['openenv'] = None; import svbench.openenv_harness as h; "
                 "t, r, v = h._result_types(); assert t is h.ToolSpec and v is h.VerifyResult, (t, v); print('ok')")
-        out = subprocess.run([sys.executable, "-B", "-c", code], cwd=os.path.dirname(os.path.abspath(__file__)),
+        out = subprocess.run([sys.executable, "-B", "-c", code], cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                              capture_output=True, text=True, timeout=60)
         self.assertEqual(out.stdout.strip(), "ok", out.stderr)
 
