@@ -8,7 +8,8 @@
 #                          openssl and ca-certificates (E3's TLS tasks),
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
-#                          tests), git and make, and the client and train sets
+#                          tests), git, make, python3-mypy (the Python client's
+#                          annotations are checked by its tests), and the client and train sets
 #                          below (the client install, the svtrain smoke test
 #                          and policy contract run in CI)
 #   scripts/deps.sh client what `make client` (scripts/install-client.sh) needs
@@ -62,6 +63,7 @@ else
     command -v chromium >/dev/null 2>&1 || need+=(chromium)
     command -v git >/dev/null 2>&1 || need+=(git)
     command -v make >/dev/null 2>&1 || need+=(make)
+    { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import mypy' >/dev/null 2>&1; } || need+=(python3-mypy)
     client_deps
     train_deps
   fi

@@ -25,7 +25,7 @@ func TestPythonClient(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-B", "-m", "unittest", "-v", "tests.test_svbench_client", "tests.test_adapters", "tests.test_hostile_answers")
+	cmd := exec.CommandContext(ctx, py, "-B", "-m", "unittest", "-v", "tests.test_svbench_client", "tests.test_adapters", "tests.test_hostile_answers", "tests.test_typing")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SVBENCH_URL="+ls.URL, "SVBENCH_TOKEN="+cfg.Token, "SVBENCH_TEST_ENV=e1", "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()

@@ -170,7 +170,7 @@ def score_logs(keys: list[str], score: Optional[dict[str, Any]], turns: int, fai
     err = failed or bool(score and score.get("error"))
     if score and not err:
         for k, v in (score.get("components") or {}).items():
-            logs[k] = finite(v)
+            logs[k] = finite(v) or 0.0  # checked_result refused a component that is not finite
     logs["svbench_error"] = 1.0 if err else 0.0
     logs["svbench_solved"] = 1.0 if (score and not err and score.get("solved")) else 0.0
     logs["svbench_turns"] = float(turns)
@@ -214,7 +214,7 @@ class Episode:
         self._closed = False
 
     def open(self) -> "Episode":
-        extra = {"idle_timeout_s": self.idle_timeout_s} if self.idle_timeout_s else {}
+        extra: dict[str, Any] = {"idle_timeout_s": self.idle_timeout_s} if self.idle_timeout_s else {}
         info = self.client.sessions_create(**self.task, **extra)
         self.session_id = info["session_id"]
         self.prompt = info.get("prompt") or []

@@ -324,7 +324,7 @@ class Client:
                 sampling: Optional[Obj] = None, api_key_env: Optional[str] = None, max_turns: Optional[int] = None,
                 rubric: Optional[str] = None) -> Obj:
         """Have the server play a whole episode against an OpenAI-compatible endpoint."""
-        body = {"env": env, "base_url": base_url, "model": model}
+        body: Obj = {"env": env, "base_url": base_url, "model": model}
         for k, v in (("example_id", example_id), ("example", example), ("sampling", sampling),
                      ("api_key_env", api_key_env), ("max_turns", max_turns), ("rubric", rubric)):
             if v is not None:
@@ -363,7 +363,7 @@ def _checked_get_reward(answer: JSON, n: int) -> Obj:
     if errors is not None:
         _check_count("errors", len(errors), n)
     out_r, out_s, out_e = [], [], []
-    out_logs = {k: [] for k in logs}
+    out_logs: Dict[str, List[Any]] = {k: [] for k in logs}
     for i in range(n):
         problem = None
         for what, v in (("reward", rewards[i]), ("score", scores[i])):
@@ -408,7 +408,7 @@ def _answer_value(answer: JSON) -> JSON:
 def make_item(env: str, completion: Union[str, List[Obj]], answer: JSON = None, example_id: Optional[str] = None,
               example: Optional[Obj] = None, rubric: Optional[str] = None) -> Obj:
     """Build one /v1/score item; the example id wins over the answer."""
-    item = {"env": env, "completion": completion}
+    item: Obj = {"env": env, "completion": completion}
     if example_id is not None and example_id != "":
         item["example_id"] = example_id
     elif example is not None:

@@ -239,7 +239,7 @@ class SvbenchSessionFactory:
         clash: set[str] = set()
         offset = 0
         while True:
-            page = self.client.examples(self.env, split=self.split, offset=offset, limit=100)  # the server's default page: always allowed
+            page = self.client.examples(str(self.env), split=self.split, offset=offset, limit=100)  # the server's default page: always allowed
             exs = page.get("examples") or []
             for ex in exs:
                 key = _last_user_text(ex.get("prompt"))
@@ -308,7 +308,7 @@ class SvbenchResourceSession:
         server's list_tools action gives, without another request."""
         out = []
         for t in self._tools:
-            fn = t.get("function") if isinstance(t.get("function"), dict) else t
+            fn: dict[str, Any] = t["function"] if isinstance(t.get("function"), dict) else t
             schema = fn.get("parameters") or fn.get("input_schema") or {}
             if not schema:
                 schema = {"type": "object", "properties": {}}
@@ -334,9 +334,9 @@ class SvbenchResourceSession:
             try:
                 res = self._step(action)
             except Exception as e:
-                self._fail_locked(e)
-                return ToolResultT(data="svbench: " + self.error, done=True,
-                                   metadata={"reward": None, "svbench_error": 1.0}, error=self.error)
+                why = self._fail_locked(e)
+                return ToolResultT(data="svbench: " + why, done=True,
+                                   metadata={"reward": None, "svbench_error": 1.0}, error=why)
             obs = res["observation"]
             self.turns = int(obs.get("turn") or self.turns)
             err = obs.get("error")
@@ -454,10 +454,13 @@ class SvbenchResourceSession:
         else:
             self.reward = finite(res["reward"])
 
-    def _fail_locked(self, e: Exception) -> None:
-        self.error = str(e) or type(e).__name__
+    def _fail_locked(self, e: Exception) -> str:
+        """End the episode on a failed request; the error it records."""
+        why = str(e) or type(e).__name__
+        self.error = why
         self.reward = None
         self._close_locked()
+        return why
 
     def _close_locked(self) -> None:
         if self._closed:
@@ -474,7 +477,7 @@ class SvbenchResourceSession:
         metrics: dict[str, float] = {}
         if not failed and self.score:
             for k, v in (self.score.get("components") or {}).items():
-                metrics[k] = finite(v)
+                metrics[k] = finite(v) or 0.0  # checked_result refused a component that is not finite
         metrics["svbench_error"] = 1.0 if failed else 0.0
         metrics["svbench_solved"] = 1.0 if (not failed and self.score and self.score.get("solved")) else 0.0
         metrics["svbench_turns"] = float(self.turns)

@@ -52,6 +52,7 @@ import socket
 import sys
 import threading
 import urllib.error
+from typing import Any, Dict, Sequence
 
 if not __package__:  # loaded by file path, as OpenRLHF does: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -113,7 +114,7 @@ def _failed(client, n, why):
     return {"rewards": [0.0] * n, "scores": [0.0] * n, "extra_logs": logs, "errors": [why] * n}
 
 
-def reward_func(queries, prompts, labels, **kwargs):
+def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> Dict[str, Any]:
     """Rewards for OpenRLHF: {"rewards": [...], "scores": [...], "extra_logs": {key: [...]}}.
 
     Values are plain lists of floats, as from OpenRLHF's HTTP reward server

@@ -43,6 +43,7 @@ import collections
 import json
 import threading
 import uuid
+from typing import Any, Callable, List, Optional
 
 from svbench.client import Client, _check_count, _column, _value, checked_result, finite, make_item, rubric_info
 
@@ -91,7 +92,7 @@ class _SharedBatch:
         self.lock = threading.Lock()
         self.entries = collections.OrderedDict()  # key -> _Entry
 
-    def get(self, key, compute):
+    def get(self, key: Any, compute: Callable[[], Any]) -> Any:
         with self.lock:
             e = self.entries.get(key)
             created = e is None
@@ -119,11 +120,11 @@ class _SharedBatch:
 
 # group id -> _SharedBatch, per process: the functions of one list carry the
 # same group id through pickling and find each other again in the child.
-_groups = {}
+_groups: "dict[Any, _SharedBatch]" = {}
 _groups_lock = threading.Lock()
 
 
-def shared_batch(group, readers):
+def shared_batch(group: Any, readers: int) -> "_SharedBatch":
     with _groups_lock:
         sb = _groups.get(group)
         if sb is None:
@@ -158,7 +159,7 @@ class RewardFunc:
         return shared_batch(self.group, self.readers).get(key, compute)
 
 
-def client_settings(client):
+def client_settings(client: Any) -> Any:
     """What a Client needs to be rebuilt in another process (not its caches)."""
     if not isinstance(client, Client):
         return client  # another client: pickled as it is
@@ -166,7 +167,7 @@ def client_settings(client):
             "max_response_bytes": client.max_response_bytes}
 
 
-def client_from_settings(settings):
+def client_from_settings(settings: Any) -> Any:
     if not isinstance(settings, dict):
         return settings
     return Client(**settings)
@@ -219,7 +220,8 @@ class TotalReward(RewardFunc):
         return [_value(r, self.component, self.strict) for r in results]
 
 
-def trl_reward(env, client=None, rubric=None, component=None, strict=False):
+def trl_reward(env: str, client: Optional[Client] = None, rubric: Optional[str] = None,
+               component: Optional[str] = None, strict: bool = False) -> "TotalReward":
     """A synchronous TRL reward function: f(prompts, completions, **kwargs) -> list[float].
 
     TRL passes the dataset's other columns as lists in kwargs; an
@@ -233,13 +235,14 @@ def trl_reward(env, client=None, rubric=None, component=None, strict=False):
     return TotalReward(env, client or Client(), rubric=rubric, component=component, strict=strict)
 
 
-def trl_reward_weights(env, client=None, rubric=None):
+def trl_reward_weights(env: str, client: Optional[Client] = None, rubric: Optional[str] = None) -> List[float]:
     """The rubric's component weights, in ``trl_reward_funcs``' order."""
     client = client or Client()
     return [float(c["weight"]) for c in rubric_info(client, env, rubric)["components"]]
 
 
-def trl_reward_funcs(env, client=None, components=True, rubric=None):
+def trl_reward_funcs(env: str, client: Optional[Client] = None, components: bool = True,
+                     rubric: Optional[str] = None) -> List[RewardFunc]:
     """TRL reward functions for env, for GRPOTrainer and AsyncGRPOTrainer
     (picklable callable instances).
 

@@ -196,9 +196,9 @@ def _tool_method(tool: dict[str, Any]) -> Optional[Callable[..., str]]:
     for pname, schema in props.items():
         if not pname.isidentifier() or keyword.iskeyword(pname):
             return None
-        typ = _JSON_TYPES.get((schema or {}).get("type"), str)
+        typ: Any = _JSON_TYPES.get(str((schema or {}).get("type")), str)
         if typ is list and isinstance(schema.get("items"), dict):
-            typ = list[_JSON_TYPES.get(schema["items"].get("type"), str)]  # type: ignore[index]
+            typ = list[_JSON_TYPES.get(schema["items"].get("type"), str)]  # type: ignore[index,misc]
         if pname in required:
             sig_params.append(inspect.Parameter(pname, inspect.Parameter.KEYWORD_ONLY, annotation=typ))
             hints[pname] = typ

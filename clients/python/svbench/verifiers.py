@@ -7,12 +7,15 @@ code: the v1 taskset and env in ``svbench.verifiers_env`` (taskset id
 ``svbench-verifiers``).
 """
 
+from typing import Any, Callable, Dict, List, Optional, Union
+
 from svbench.client import Client, _value, make_item
 
 __all__ = ["verifiers_reward"]
 
 
-def verifiers_reward(env, client=None, rubric=None, component=None, strict=False):
+def verifiers_reward(env: str, client: Optional[Client] = None, rubric: Optional[str] = None,
+                     component: Optional[str] = None, strict: bool = False) -> Callable[..., Optional[float]]:
     """A `verifiers` reward function: f(completion, answer, **kwargs) -> float.
 
     completion is the text or message list verifiers passes; answer is the
@@ -21,14 +24,14 @@ def verifiers_reward(env, client=None, rubric=None, component=None, strict=False
     component returns one unweighted component instead of the total. A failed
     item scores 0.0 with a warning (raises when strict).
     """
-    client = client or Client()
+    cl = client or Client()
 
-    def reward(completion, answer=None, **kwargs):
+    def reward(completion: Union[str, List[Dict[str, Any]]], answer: Any = None, **kwargs: Any) -> Optional[float]:
         info = kwargs.get("info") or {}
         example_id = info.get("example_id") if isinstance(info, dict) else None
         example_id = example_id or kwargs.get("example_id")
         item = make_item(env, completion, answer=answer, example_id=example_id, rubric=rubric)
-        return _value(client.score([item])[0], component, strict)
+        return _value(cl.score([item])[0], component, strict)
 
     reward.__name__ = "svbench_%s_%s" % (env.replace("-", "_"), component or "reward")
     return reward

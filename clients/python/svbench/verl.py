@@ -53,10 +53,11 @@ Configure with SVBENCH_URL / SVBENCH_TOKEN.
 import asyncio
 import os
 import sys
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 if not __package__:  # loaded by file path: its package sits beside it
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from svbench.client import _check_count, all_components, checked_result, default_client, finite, make_item
+from svbench.client import Client, _check_count, all_components, checked_result, default_client, finite, make_item
 
 __all__ = ["compute_score", "compute_score_async", "score_items"]
 
@@ -75,7 +76,7 @@ def _item(data_source, solution_str, ground_truth, extra_info, kwargs):
                      rubric=_opt("rubric", kwargs, extra_info))
 
 
-def score_items(items, client=None):
+def score_items(items: List[Dict[str, Any]], client: Optional[Client] = None) -> List[Dict[str, float]]:
     """Score /v1/score items and shape each result as verl expects."""
     client = client or default_client()
     keys = all_components(client)
@@ -88,9 +89,11 @@ def score_items(items, client=None):
         if r.get("error"):
             d["svbench_error"] = 1.0
         else:
-            d["score"] = finite(r["reward"])
+            # checked_result failed any result whose reward or component is
+            # not finite: "or 0.0" only tells the type checker so.
+            d["score"] = finite(r["reward"]) or 0.0
             for k, v in (r.get("components") or {}).items():
-                d[k] = finite(v)
+                d[k] = finite(v) or 0.0
             d["svbench_error"] = 0.0
         out.append(d)
     return out
@@ -99,9 +102,11 @@ def score_items(items, client=None):
 _ITEM_ARGS = ("data_source", "solution_str", "ground_truth", "extra_info")
 
 
-def compute_score(*args, data_source=None, solution_str=None, ground_truth=None, extra_info=None,
-                  data_sources=None, solution_strs=None, ground_truths=None, extra_infos=None,
-                  **kwargs):
+def compute_score(*args: Any, data_source: Optional[str] = None, solution_str: Optional[str] = None,
+                  ground_truth: Any = None, extra_info: Any = None,
+                  data_sources: Optional[Sequence[str]] = None, solution_strs: Optional[Sequence[str]] = None,
+                  ground_truths: Optional[Sequence[Any]] = None, extra_infos: Optional[Sequence[Any]] = None,
+                  **kwargs: Any) -> Union[float, Dict[str, float], List[Dict[str, float]]]:
     """verl's compute_score: a dict per item, a list of them for the batch
     manager's plural keywords, or the total as a float when the item comes
     positionally (prime). See the module docstring."""
@@ -119,18 +124,20 @@ def compute_score(*args, data_source=None, solution_str=None, ground_truth=None,
         results = client.score([item])
         _check_count("results", len(results), 1)
         r = checked_result(results[0])
-        return 0.0 if r.get("error") else finite(r["reward"])
+        return 0.0 if r.get("error") else finite(r["reward"]) or 0.0
     if solution_strs is not None:
         n = len(solution_strs)
-        data_sources = list(data_sources) if data_sources is not None else [data_source] * n
+        sources: List[Optional[str]] = list(data_sources) if data_sources is not None else [data_source] * n
         ground_truths = list(ground_truths) if ground_truths is not None else [None] * n
         extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
-        items = [_item(data_sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs) for i in range(n)]
+        items = [_item(sources[i], solution_strs[i], ground_truths[i], extra_infos[i], kwargs) for i in range(n)]
         return score_items(items)
     return score_items([_item(data_source, solution_str, ground_truth, extra_info, kwargs)])[0]
 
 
-async def compute_score_async(data_source=None, solution_str=None, ground_truth=None, extra_info=None, **kwargs):
+async def compute_score_async(data_source: Optional[str] = None, solution_str: Optional[str] = None,
+                              ground_truth: Any = None, extra_info: Any = None,
+                              **kwargs: Any) -> Union[float, Dict[str, float], List[Dict[str, float]]]:
     """compute_score as a coroutine function, for verl's reward loop, which
     awaits coroutine functions on its event loop instead of running them in
     an executor. The HTTP call runs in a thread."""
