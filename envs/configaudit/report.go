@@ -2,8 +2,6 @@ package configaudit
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/svbench/svbench/artifact"
@@ -12,9 +10,6 @@ import (
 	"github.com/svbench/svbench/report"
 	"github.com/svbench/svbench/verify"
 )
-
-// ReferenceEnvironment is E2's name in the reference's summaries.
-const ReferenceEnvironment = "sv-env-config-verification"
 
 // ReportPRF is a precision/recall/F1 triple; nil marks a value with nothing
 // to measure (precision when nothing was predicted, recall with an empty
@@ -76,48 +71,6 @@ type ReportMetrics struct {
 	FPRateOnClean       *float64                  `json:"false_positive_rate_on_clean"`
 	Severity            map[string]SeverityCounts `json:"severity"`
 	ByFixture           map[string]ReportPRF      `json:"by_fixture_type"`
-}
-
-// ReferenceMetrics is the reference report generator's E2 block, key for
-// key (METRICS_E2.md, summary.schema.json), with its conventions: P/R/F1
-// are macro-averaged over episodes, and an empty set gives 0.
-type ReferenceMetrics struct {
-	FindingQuality struct {
-		PrecisionWeighted        float64 `json:"precision_weighted"`
-		RecallWeighted           float64 `json:"recall_weighted"`
-		F1Weighted               float64 `json:"f1_weighted"`
-		PrecisionUnweighted      float64 `json:"precision_unweighted"`
-		RecallUnweighted         float64 `json:"recall_unweighted"`
-		F1Unweighted             float64 `json:"f1_unweighted"`
-		F1WeightedPositiveOnly   float64 `json:"f1_weighted_positive_only"`
-		F1UnweightedPositiveOnly float64 `json:"f1_unweighted_positive_only"`
-	} `json:"finding_quality"`
-	Patch struct {
-		PatchProvidedRate   float64 `json:"patch_provided_rate"`
-		PatchSuccessRate    float64 `json:"patch_success_rate"`
-		PatchFixRate        float64 `json:"patch_fix_rate"`
-		MeanViolationsFixed float64 `json:"mean_violations_fixed"`
-		// NewViolationsIntroduced is a mean per applied patch.
-		NewViolationsIntroduced float64 `json:"new_violations_introduced"`
-	} `json:"patch"`
-	ToolEconomy struct {
-		MeanToolCalls    float64                       `json:"mean_tool_calls"`
-		MeanToolTimeMS   float64                       `json:"mean_tool_time_ms"`
-		CallsPerFinding  float64                       `json:"calls_per_finding"`
-		ToolDistribution map[string]ReferenceToolUsage `json:"tool_distribution"`
-	} `json:"tool_economy"`
-	Episode struct {
-		FormatValidRate          float64 `json:"format_valid_rate"`
-		MeanTurns                float64 `json:"mean_turns"`
-		CleanPassRate            float64 `json:"clean_pass_rate"`
-		FalsePositiveRateOnClean float64 `json:"false_positive_rate_on_clean"`
-	} `json:"episode"`
-}
-
-// ReferenceToolUsage is one tool's line of the reference's distribution.
-type ReferenceToolUsage struct {
-	Calls  int     `json:"calls"`
-	TimeMS float64 `json:"time_ms"`
 }
 
 // reportRow is one scored row as the report reads it from Score.Parsed,
@@ -371,136 +324,6 @@ func set(ids []string) map[string]bool {
 	return m
 }
 
-// referenceScope restricts an episode to the ids the reference scores: when
-// ids are tool-style, both sides keep only the primary tool's (kube-linter
-// for Kubernetes; trivy for Terraform where the reference ran semgrep; the
-// oracle's own tool when it names one svbench does not run), exactly as the
-// reference rubric filters them.
-func referenceScope(r reportRow) (pred, oracle []Violation) {
-	prim := primaryTool(r.fixtureType)
-	if t := foreignTool(r.oracle); t != "" {
-		prim = t
-	}
-	return filterPrefix(r.pred, prim), filterPrefix(r.oracle, prim)
-}
-
-// referenceToolName is the reference's name for a tool-call function.
-func referenceToolName(fn string) string {
-	switch fn {
-	case FnKubeLinter:
-		return "kube-linter"
-	case FnOPA:
-		return "opa"
-	}
-	return strings.TrimPrefix(fn, "run_")
-}
-
-// referenceMetrics computes the reference generator's E2 block and its
-// severity breakdown.
-func referenceMetrics(rows []reportRow) (ReferenceMetrics, map[string]SeverityCounts) {
-	var (
-		m                                ReferenceMetrics
-		pw, rw, fw, pu, ru, fu           float64
-		posW, posU                       float64
-		nPos, provided, applied          int
-		fixedW, oracleW                  float64
-		fixedCount, newCount             int
-		calls, findings, fmtValid, turns int
-		toolMS                           float64
-		clean, cleanPass, cleanFP        int
-		dist                             = map[string]ReferenceToolUsage{"opa": {}, "kube-linter": {}, "semgrep": {}}
-		sev                              = map[string]SeverityCounts{"low": {}, "med": {}, "high": {}}
-	)
-	for _, r := range rows {
-		pred, oracle := referenceScope(r)
-		w := metrics.WeightedSetPRF(weighted(pred), weighted(oracle))
-		u := metrics.SetPRF(idList(pred), idList(oracle))
-		pw, rw, fw = pw+w.Precision, rw+w.Recall, fw+w.F1
-		pu, ru, fu = pu+u.Precision, ru+u.Recall, fu+u.F1
-		switch {
-		case len(oracle) > 0:
-			posW, posU = posW+w.F1, posU+u.F1
-			nPos++
-		case len(pred) == 0:
-			clean++
-			cleanPass++
-		default:
-			clean++
-			cleanFP++
-		}
-		predIDs, _ := lastSeverities(pred)
-		oracleIDs, oracleSev := lastSeverities(oracle)
-		fixed := set(idList(r.fixed))
-		for _, v := range oracle {
-			st := sev[string(v.Severity)]
-			st.Total++
-			if r.patchApplied && fixed[v.ID] {
-				st.Fixed++
-			}
-			sev[string(v.Severity)] = st
-		}
-		for _, id := range predIDs {
-			if s, ok := oracleSev[id]; ok {
-				st := sev[string(s)]
-				st.Found++
-				sev[string(s)] = st
-			}
-		}
-		if r.patchProvided {
-			provided++
-			if r.patchApplied {
-				applied++
-				for _, id := range oracleIDs {
-					if fixed[id] {
-						fixedCount++
-					}
-				}
-				introIDs, _ := lastSeverities(r.introduced)
-				newCount += len(introIDs)
-				for _, v := range oracle {
-					oracleW += v.Severity.Weight()
-					if fixed[v.ID] {
-						fixedW += v.Severity.Weight()
-					}
-				}
-			}
-		}
-		for _, tc := range r.calls {
-			calls++
-			toolMS += tc.DurationMS
-			name := referenceToolName(tc.Name)
-			d := dist[name]
-			d.Calls++
-			d.TimeMS += tc.DurationMS
-			dist[name] = d
-		}
-		findings += len(pred)
-		if r.validJSON {
-			fmtValid++
-		}
-		turns += max(r.turns, 1)
-	}
-	n := float64(len(rows))
-	fq := &m.FindingQuality
-	fq.PrecisionWeighted, fq.RecallWeighted, fq.F1Weighted = metrics.Div(pw, n), metrics.Div(rw, n), metrics.Div(fw, n)
-	fq.PrecisionUnweighted, fq.RecallUnweighted, fq.F1Unweighted = metrics.Div(pu, n), metrics.Div(ru, n), metrics.Div(fu, n)
-	fq.F1WeightedPositiveOnly, fq.F1UnweightedPositiveOnly = metrics.Div(posW, float64(nPos)), metrics.Div(posU, float64(nPos))
-	m.Patch.PatchProvidedRate = metrics.Div(float64(provided), n)
-	m.Patch.PatchSuccessRate = metrics.Div(float64(applied), float64(provided))
-	m.Patch.PatchFixRate = metrics.Div(fixedW, oracleW)
-	m.Patch.MeanViolationsFixed = metrics.Div(float64(fixedCount), float64(applied))
-	m.Patch.NewViolationsIntroduced = metrics.Div(float64(newCount), float64(applied))
-	m.ToolEconomy.MeanToolCalls = metrics.Div(float64(calls), n)
-	m.ToolEconomy.MeanToolTimeMS = metrics.Div(toolMS, n)
-	m.ToolEconomy.CallsPerFinding = metrics.Div(float64(calls), float64(findings))
-	m.ToolEconomy.ToolDistribution = dist
-	m.Episode.FormatValidRate = metrics.Div(float64(fmtValid), n)
-	m.Episode.MeanTurns = metrics.Div(float64(turns), n)
-	m.Episode.CleanPassRate = metrics.Div(float64(cleanPass), float64(clean))
-	m.Episode.FalsePositiveRateOnClean = metrics.Div(float64(cleanFP), float64(clean))
-	return m, sev
-}
-
 // BuildReport is the config-verification (E2) report.Builder. Everything
 // comes from results rows alone: Score.Parsed (predicted, oracle, fixed,
 // fixable, introduced, patch flags), the tool-call records and the turn
@@ -588,37 +411,6 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	return r, nil
 }
 
-// reportCharts draws the per-severity found and fixed shares and, when
-// tools were called, the mean calls per episode of each tool.
-func reportCharts(m ReportMetrics, n int) []report.Chart {
-	sevNames := []string{"low", "med", "high"}
-	found, fixedRate, totals := make([]float64, 3), make([]float64, 3), make([]int, 3)
-	for i, s := range sevNames {
-		st := m.Severity[s]
-		found[i] = metrics.Div(float64(st.Found), float64(st.Total))
-		fixedRate[i] = metrics.Div(float64(st.Fixed), float64(st.Total))
-		totals[i] = st.Total
-	}
-	charts := []report.Chart{
-		{Name: "severity_found", Title: "Share of oracle violations found, by severity"},
-		{Name: "severity_fixed", Title: "Share of oracle violations fixed by the patch, by severity"},
-	}
-	charts[0].SVG = report.BarChart(charts[0].Title, "share of oracle violations found (n = violations)", sevNames, found, totals, true)
-	charts[1].SVG = report.BarChart(charts[1].Title, "share of oracle violations fixed (n = violations)", sevNames, fixedRate, totals, true)
-	if len(m.Tools) > 0 {
-		names := slices.Sorted(maps.Keys(m.Tools))
-		vals, calls := make([]float64, len(names)), make([]int, len(names))
-		for i, k := range names {
-			vals[i] = metrics.Div(float64(m.Tools[k].Calls), float64(n))
-			calls[i] = m.Tools[k].Calls
-		}
-		c := report.Chart{Name: "tool_calls", Title: "Mean tool calls per episode"}
-		c.SVG = report.BarChart(c.Title, fmt.Sprintf("calls per episode over %d episodes (n = calls)", n), names, vals, calls, false)
-		charts = append(charts, c)
-	}
-	return charts
-}
-
 // bootstrap gives percentile CIs for the micro weighted F1, the patch fix
 // rate and the mean reward, resampling examples (clusters of obs indices:
 // all rollouts of a drawn example).
@@ -646,130 +438,4 @@ func bootstrap(obs []obs, clusters [][]int, meta *artifact.Metadata, opts report
 	}
 	cis := metrics.ClusterBootstrapMulti(clusters, []metrics.Stat{f1, fix, reward}, opts.Reps(), opts.BootstrapSeed(meta))
 	return map[string]metrics.CI{"f1_weighted": cis[0], "patch_fix_rate": cis[1], "mean_reward": cis[2]}
-}
-
-func markdown(meta *artifact.Metadata, m ReportMetrics, ref *report.ReferenceSummary, rm ReferenceMetrics, meanReward float64,
-	comps map[string]float64, charts []report.Chart, n, unparsed int, ci map[string]metrics.CI, reps int) string {
-	var b strings.Builder
-	b.WriteString("# E2 config verification report\n\n")
-	if meta != nil {
-		b.WriteString(report.RunTable(meta))
-		b.WriteString("\n")
-	}
-	hasRows := n > 0
-	fmt.Fprintf(&b, "%d scored rows (%d without a parseable answer). Mean reward %s.\n\n", n, unparsed, report.FOpt(report.Opt(meanReward, hasRows)))
-	ciCell := func(name string) string {
-		if c, ok := ci[name]; ok {
-			return report.CICell(c, reps)
-		}
-		return ""
-	}
-	b.WriteString("## Headline\n\n")
-	b.WriteString(report.Table([]string{"metric", "value", "95% CI"}, [][]string{
-		{"F1 (severity-weighted, micro)", report.FOpt(m.Weighted.F1), ciCell("f1_weighted")},
-		{"patch fix rate", report.FOpt(m.PatchFixRate), ciCell("patch_fix_rate")},
-		{"mean reward", report.FOpt(report.Opt(meanReward, hasRows)), ciCell("mean_reward")},
-	}))
-	b.WriteString("\nCIs: percentile cluster bootstrap over examples (all rollouts of a drawn example together), seeded, so reports are reproducible.\n\n")
-	b.WriteString("## Detection\n\n")
-	b.WriteString(report.Table([]string{"", "precision", "recall", "F1"}, [][]string{
-		{"severity-weighted (micro)", report.FOpt(m.Weighted.Precision), report.FOpt(m.Weighted.Recall), report.FOpt(m.Weighted.F1)},
-		{"unweighted (micro)", report.FOpt(m.Unweighted.Precision), report.FOpt(m.Unweighted.Recall), report.FOpt(m.Unweighted.F1)},
-	}))
-	fmt.Fprintf(&b, "\nMean per-row weighted F1 %s; positive-only F1 (rows with a non-empty oracle) %s.\n\n", report.FOpt(m.MeanF1Weighted), report.FOpt(m.PositiveOnlyF1))
-	if len(m.ByFixture) > 0 {
-		var rows [][]string
-		for _, ft := range slices.Sorted(maps.Keys(m.ByFixture)) {
-			p := m.ByFixture[ft]
-			rows = append(rows, []string{ft, report.FOpt(p.Precision), report.FOpt(p.Recall), report.FOpt(p.F1)})
-		}
-		b.WriteString(report.Table([]string{"fixture type", "precision (w)", "recall (w)", "F1 (w)"}, rows))
-		b.WriteString("\n")
-	}
-	b.WriteString("## Clean files\n\n")
-	fmt.Fprintf(&b, "%d clean rows: clean pass rate %s, false-positive rate %s.\n\n", m.CleanRows, report.PctOpt(m.CleanPassRate), report.PctOpt(m.FPRateOnClean))
-	b.WriteString("## Patches\n\n")
-	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
-		{"patch provided", report.PctOpt(m.PatchProvidedRate)},
-		{"patch applied (of provided)", report.PctOpt(m.PatchSuccessRate)},
-		{"fix rate (fixed weight / fixable weight, applied patches)", report.PctOpt(m.PatchFixRate)},
-		{"mean violations fixed per row", report.FOpt(m.MeanViolationsFixed)},
-		{"new violations introduced (total / per row)", fmt.Sprintf("%d / %s", m.NewViolations, report.FOpt(m.MeanNewViolations))},
-	}))
-	b.WriteString("\n## Per severity\n\n")
-	var sevRows [][]string
-	for _, s := range []string{"low", "med", "high"} {
-		st := m.Severity[s]
-		sevRows = append(sevRows, []string{s, fmt.Sprint(st.Total), fmt.Sprint(st.Found), fmt.Sprint(st.Fixed)})
-	}
-	b.WriteString(report.Table([]string{"severity", "total", "found", "fixed"}, sevRows))
-	b.WriteString("\n## Tool economy\n\n")
-	fmt.Fprintf(&b, "Mean %s calls and %s ms of tool time per episode; %s calls per finding returned; mean %s turns; format valid %s.\n\n",
-		report.FOpt(m.MeanToolCalls), report.FOpt(m.MeanToolTimeMS), report.FOpt(m.CallsPerFinding), report.FOpt(m.MeanTurns), report.PctOpt(m.FormatValidRate))
-	if len(m.Tools) > 0 {
-		var rows [][]string
-		for _, k := range slices.Sorted(maps.Keys(m.Tools)) {
-			t := m.Tools[k]
-			rows = append(rows, []string{k, fmt.Sprint(t.Calls), fmt.Sprint(t.Errors), fmt.Sprint(t.Findings), report.F(t.MeanMS)})
-		}
-		b.WriteString(report.Table([]string{"tool", "calls", "errors", "findings", "mean ms"}, rows))
-		b.WriteString("\n")
-	}
-	if len(comps) > 0 {
-		b.WriteString("## Reward components\n\n")
-		var rows [][]string
-		for _, k := range slices.Sorted(maps.Keys(comps)) {
-			rows = append(rows, []string{k, report.F(comps[k])})
-		}
-		b.WriteString(report.Table([]string{"component", "mean"}, rows))
-		b.WriteString("\n")
-	}
-	b.WriteString("## Charts\n\n")
-	for _, c := range charts {
-		b.WriteString(report.ChartRef(c))
-		b.WriteString("\n")
-	}
-	writeReferenceSection(&b, ref, rm)
-	return b.String()
-}
-
-// writeReferenceSection shows the reference generator's figures and says
-// where svbench's own differ on purpose.
-func writeReferenceSection(b *strings.Builder, ref *report.ReferenceSummary, rm ReferenceMetrics) {
-	b.WriteString("## Reference-comparable summary\n\n")
-	if ref == nil {
-		b.WriteString("No scored rows, so no `reference_summary` (the reference refuses to report an empty run).\n")
-		return
-	}
-	fmt.Fprintf(b, "summary.json `%s` is the reference report generator's summary (%s, metrics version %s, %d episodes), computed with its definitions:\n\n",
-		report.ReferenceSummaryKey, ref.Environment, ref.Version, ref.NExamples)
-	fq, p, te, ep := rm.FindingQuality, rm.Patch, rm.ToolEconomy, rm.Episode
-	b.WriteString(report.Table([]string{"metric", "weighted", "unweighted"}, [][]string{
-		{"precision (macro over episodes)", report.F(fq.PrecisionWeighted), report.F(fq.PrecisionUnweighted)},
-		{"recall (macro over episodes)", report.F(fq.RecallWeighted), report.F(fq.RecallUnweighted)},
-		{"F1 (macro over episodes)", report.F(fq.F1Weighted), report.F(fq.F1Unweighted)},
-		{"F1, episodes with a non-empty oracle", report.F(fq.F1WeightedPositiveOnly), report.F(fq.F1UnweightedPositiveOnly)},
-	}))
-	b.WriteString("\n")
-	b.WriteString(report.Table([]string{"metric", "value"}, [][]string{
-		{"patch provided / success / fix rate", report.F(p.PatchProvidedRate) + " / " + report.F(p.PatchSuccessRate) + " / " + report.F(p.PatchFixRate)},
-		{"mean violations fixed / new violations, per applied patch", report.F(p.MeanViolationsFixed) + " / " + report.F(p.NewViolationsIntroduced)},
-		{"mean tool calls / tool ms / calls per predicted finding", report.F(te.MeanToolCalls) + " / " + report.F(te.MeanToolTimeMS) + " / " + report.F(te.CallsPerFinding)},
-		{"format valid (JSON) / mean turns", report.F(ep.FormatValidRate) + " / " + report.F(ep.MeanTurns)},
-		{"clean pass / false positives on clean", report.F(ep.CleanPassRate) + " / " + report.F(ep.FalsePositiveRateOnClean)},
-	}))
-	b.WriteString(`
-Where svbench's own figures above differ on purpose:
-- Detection is micro-averaged (pooled over all findings) in svbench's block and macro-averaged over episodes in the
-  reference's, where a clean file answered with an empty list scores P = R = F1 = 0.
-- The reference block scores only the primary tool's ids (kube-linter; trivy for Terraform, where the reference ran
-  semgrep), as the reference does; svbench's scores every id of the run's oracle.
-- Patch fix rate: the reference divides by all oracle weight of episodes with an applied patch, svbench by the weight of
-  findings a verifier here can re-check. Violations fixed and introduced are per applied patch in the reference and per
-  row in svbench; "introduced" means reported after the patch but not before it.
-- Calls per finding: the reference divides tool calls by predicted violations, svbench by findings the tools returned.
-- Format valid: the reference counts valid JSON, svbench schema-valid answers. The reference counts a 0-turn episode as 1 turn.
-- Undefined values (nothing predicted, no clean file, no patch) are 0 in the reference block and n/a in svbench's.
-- API-error and score-error rows are left out of both (the reference would count an API error as an invalid episode).
-`)
 }
