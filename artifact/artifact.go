@@ -143,11 +143,12 @@ type Metadata struct {
 	SamplingSent json.RawMessage `json:"sampling_sent,omitempty"`
 	Concurrency  int             `json:"concurrency"`
 	MaxConsecErr int             `json:"max_consecutive_errors"`
-	// Params are the environment parameters as given; Config is every
-	// parameter in force, defaults included, as the registry resolved it
-	// (read it through Conditions).
+	// Params are the environment parameters as given (text, as the user
+	// wrote them); Config is every parameter in force, defaults included,
+	// as the registry resolved it, each value of its own JSON type (read
+	// it as text through Conditions).
 	Params         map[string]string `json:"params,omitempty"`
-	Config         map[string]string `json:"config,omitempty"`
+	Config         env.ConfigValues  `json:"config,omitempty"`
 	Verifiers      map[string]string `json:"verifiers,omitempty"`
 	GitCommit      string            `json:"git_commit,omitempty"`
 	SvbenchVersion string            `json:"svbench_version"`

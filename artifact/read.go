@@ -92,7 +92,7 @@ func migrateMetadata(m *Metadata) {
 // unset are the same condition.
 func (m *Metadata) Conditions() map[string]string {
 	if m.Config != nil {
-		return m.Config
+		return m.Config.Text()
 	}
 	if r := env.Default.Resolved(m.Environment, m.Params); r != nil {
 		return r

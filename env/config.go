@@ -1,8 +1,11 @@
 package env
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -106,7 +109,7 @@ func declaredParams(defaults any) []ParamSpec {
 	fields := configFields(v.Type())
 	out := make([]ParamSpec, len(fields))
 	for i, f := range fields {
-		f.spec.Default = formatField(v.FieldByIndex(f.index))
+		f.spec.Default = valueText(formatField(v.FieldByIndex(f.index)))
 		if err := f.spec.Check(f.spec.Default); err != nil {
 			panic(fmt.Sprintf("env: configuration %s: default refused: %v", v.Type(), err))
 		}
@@ -161,26 +164,34 @@ func decodeConfig(envID string, defaults any, params map[string]string) (any, er
 
 // encodeConfig is every parameter of a configuration value in its
 // canonical text: the resolved configuration a run records.
-func encodeConfig(cfg any) map[string]string {
+func encodeConfig(cfg any) ConfigValues {
 	v := reflect.ValueOf(cfg)
-	out := map[string]string{}
+	out := ConfigValues{}
 	for _, f := range configFields(v.Type()) {
 		out[f.spec.Name] = formatField(v.FieldByIndex(f.index))
 	}
 	return out
 }
 
-func formatField(v reflect.Value) string {
+// formatField is a configuration field's value as JSON of its kind (the
+// kinds decodeConfig accepts: int, float64, bool, string).
+func formatField(v reflect.Value) json.RawMessage {
+	var b []byte
 	switch v.Kind() {
 	case reflect.Int:
-		return strconv.FormatInt(v.Int(), 10)
+		b = strconv.AppendInt(nil, v.Int(), 10)
 	case reflect.Float64:
-		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+		if f := v.Float(); math.IsInf(f, 0) || math.IsNaN(f) {
+			b, _ = json.Marshal(strconv.FormatFloat(f, 'g', -1, 64)) // not a JSON number
+		} else {
+			b = strconv.AppendFloat(nil, f, 'g', -1, 64)
+		}
 	case reflect.Bool:
-		return strconv.FormatBool(v.Bool())
+		b = strconv.AppendBool(nil, v.Bool())
 	default:
-		return v.String()
+		b, _ = json.Marshal(v.String())
 	}
+	return b
 }
 
 // ConfigOf returns the configuration the registry decoded for opts, or,
@@ -214,10 +225,46 @@ type Configured struct {
 	Config any
 	// Given are the parameters as the user set them.
 	Given map[string]string
-	// Resolved is every parameter in force, defaults included, in
-	// canonical text: what a run records and what compare, the
-	// leaderboard and resume match on.
+	// Values is every parameter in force, defaults included, each a JSON
+	// value of its own type: what a run records (artifact.Metadata.Config).
+	Values ConfigValues
+	// Resolved is Values as canonical text (Values.Text): what compare,
+	// the leaderboard and resume match on.
 	Resolved map[string]string
+}
+
+// ConfigValues is a configuration as JSON values of their own types, as a
+// run records it: a number is a number ("tool_budget": 6), a switch a
+// boolean. Runs recorded before held every value as a string; Text reads
+// both the same.
+type ConfigValues map[string]json.RawMessage
+
+// Text is each value as a parameter's canonical text, what --param takes
+// and what runs are matched on: strings unquoted, numbers and booleans as
+// written (a float in Go's shortest form, as the registry formats one).
+func (c ConfigValues) Text() map[string]string {
+	if c == nil {
+		return nil
+	}
+	out := make(map[string]string, len(c))
+	for k, raw := range c {
+		out[k] = valueText(raw)
+	}
+	return out
+}
+
+func valueText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if bytes.ContainsAny(raw, ".eE") {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return string(raw)
 }
 
 // Configure resolves an environment name and decodes params for it:
@@ -231,7 +278,7 @@ func (r *Registry) Configure(name string, params map[string]string) (Configured,
 	r.mu.RLock()
 	s := r.specs[id]
 	r.mu.RUnlock()
-	c := Configured{ID: id, Given: maps.Clone(params), Resolved: map[string]string{}}
+	c := Configured{ID: id, Given: maps.Clone(params), Values: ConfigValues{}, Resolved: map[string]string{}}
 	if s.Config == nil {
 		if err := CheckParams(id, nil, params); err != nil {
 			return Configured{}, err
@@ -241,7 +288,8 @@ func (r *Registry) Configure(name string, params map[string]string) (Configured,
 	if c.Config, err = decodeConfig(id, s.Config, params); err != nil {
 		return Configured{}, err
 	}
-	c.Resolved = encodeConfig(c.Config)
+	c.Values = encodeConfig(c.Config)
+	c.Resolved = c.Values.Text()
 	return c, nil
 }
 

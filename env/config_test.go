@@ -1,8 +1,11 @@
 package env
 
 import (
+	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,6 +92,16 @@ func TestRegistryConfigures(t *testing.T) {
 	if !maps.Equal(c.Resolved, wantResolved) || c.Given["tool_budget"] != "2" || len(c.Given) != 1 {
 		t.Fatalf("Configure = %+v, want resolved %v", c, wantResolved)
 	}
+	// The recorded form keeps each value's type; its text is Resolved.
+	wantValues := map[string]string{"tool_budget": "2", "strict": "false", "dir": `""`, "reward_source": `"executable"`, "judge_weight": "1", "mode": `"standard"`}
+	for k, v := range wantValues {
+		if string(c.Values[k]) != v {
+			t.Errorf("Values[%s] = %s, want %s", k, c.Values[k], v)
+		}
+	}
+	if !maps.Equal(c.Values.Text(), c.Resolved) {
+		t.Errorf("Values.Text() = %v, Resolved %v", c.Values.Text(), c.Resolved)
+	}
 	// A default given explicitly is the same configuration.
 	if !maps.Equal(r.Resolved("toy", map[string]string{"tool_budget": "8"}), r.Resolved("toy", nil)) {
 		t.Fatal("tool_budget=8 (the default) resolves differently from no parameter")
@@ -148,5 +161,41 @@ func TestConfigDeclarationsRefused(t *testing.T) {
 func TestConfigOfWrongType(t *testing.T) {
 	if _, err := ConfigOf("toy", Options{Config: 3}, toyDefaults); err == nil || !strings.Contains(err.Error(), "want env.toyConfig") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestConfigValuesText: a recorded value reads back as the registry's
+// canonical text whether it was recorded with its type or, as runs did
+// before, as a string; floats in Go's shortest form either way.
+func TestConfigValuesText(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`6`, "6"},
+		{`"6"`, "6"},
+		{`0.5`, "0.5"},
+		{`1e-07`, "1e-07"},
+		{`1E-7`, "1e-07"},
+		{`1.0`, "1"},
+		{`true`, "true"},
+		{`"true"`, "true"},
+		{`"executable"`, "executable"},
+		{`""`, ""},
+		{` 12 `, "12"},
+	} {
+		got := ConfigValues{"k": json.RawMessage(c.raw)}.Text()["k"]
+		if got != c.want {
+			t.Errorf("Text(%s) = %q, want %q", c.raw, got, c.want)
+		}
+	}
+	if ConfigValues(nil).Text() != nil {
+		t.Error("nil values read as a configuration")
+	}
+	for _, f := range []float64{0.5, 1e-07, 3, 1e21, 0.1 + 0.2} {
+		raw := formatField(reflect.ValueOf(f))
+		if !json.Valid(raw) {
+			t.Errorf("formatField(%v) = %s: not JSON", f, raw)
+		}
+		if got := valueText(raw); got != strconv.FormatFloat(f, 'g', -1, 64) {
+			t.Errorf("%v recorded as %s reads %q", f, raw, got)
+		}
 	}
 }

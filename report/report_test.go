@@ -475,11 +475,11 @@ func TestRegisterIsOneRegistration(t *testing.T) {
 	if rep, err := builderFor("x-joined")(nil, nil, Options{}); err != nil || rep.EnvID != "x-joined" {
 		t.Errorf("builder: %+v, %v", rep, err)
 	}
-	meta := &artifact.Metadata{Environment: "xj", Config: map[string]string{"mode": "sim"}}
+	meta := &artifact.Metadata{Environment: "xj", Config: env.ConfigValues{"mode": json.RawMessage(`"sim"`)}}
 	if got := ConditionLabels(meta); !slices.Equal(got, []string{"simulated"}) {
 		t.Errorf("labels %v, want [simulated]", got)
 	}
-	meta.Config["mode"] = "live"
+	meta.Config["mode"] = json.RawMessage(`"live"`)
 	if got := ConditionLabels(meta); got != nil {
 		t.Errorf("labels %v, want none", got)
 	}

@@ -88,11 +88,15 @@ func writeManifest(dir string, meta *artifact.Metadata, cfg Config, info env.Inf
 // resolvedConfig is the configuration in force for the run; nil when the
 // environment is not registered (a library user's own), so metadata
 // carries only what was given.
-func resolvedConfig(cfg Config, id string) map[string]string {
+func resolvedConfig(cfg Config, id string) env.ConfigValues {
 	if cfg.Resolved != nil {
 		return maps.Clone(cfg.Resolved)
 	}
-	return env.Default.Resolved(id, cfg.Params)
+	c, err := env.Default.Configure(id, cfg.Params)
+	if err != nil {
+		return nil
+	}
+	return c.Values
 }
 
 func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {

@@ -130,7 +130,7 @@ func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric s
 	if eff := cmp.Or(cfg.EffectiveModel, cfg.Model); meta.EffectiveModel != "" && eff != meta.EffectiveModel {
 		diffs = append(diffs, fmt.Sprintf("served model %s ≠ %s", meta.EffectiveModel, eff))
 	}
-	if want := resolvedConfig(cfg, info.ID); want != nil {
+	if want := resolvedConfig(cfg, info.ID).Text(); want != nil {
 		have := meta.Conditions()
 		for _, k := range slices.Sorted(maps.Keys(unionKeys(have, want))) {
 			if have[k] != want[k] {

@@ -39,11 +39,11 @@ type Config struct {
 	Rubric         string
 	MaxTurns       int
 	// Params are the environment parameters as given; Resolved is the
-	// configuration in force (env.Configured.Resolved), recorded in
+	// configuration in force (env.Configured.Values), recorded in
 	// metadata.json. A caller that did not decode the parameters itself
 	// leaves Resolved nil and the registry resolves Params.
 	Params   map[string]string
-	Resolved map[string]string
+	Resolved env.ConfigValues
 
 	// N examples (0 = all; more than the dataset is clamped with a warning).
 	N           int

@@ -223,7 +223,16 @@ func TestMismatchesReadResolvedConfiguration(t *testing.T) {
 	env.Register(env.Spec{ID: "compare-conditions-toy", Config: conditionsToy{ToolBudget: 10, RewardSource: "executable"},
 		New: func(env.Options) (env.Environment, error) { return nil, errors.New("unused") }})
 	meta := func(params, config map[string]string) *artifact.Metadata {
-		return &artifact.Metadata{Environment: "compare-conditions-toy", Rubric: "default", DatasetRev: "r1", Rollouts: 1, Params: params, Config: config}
+		// Every value a JSON string, as runs recorded their configuration
+		// before it kept its types: they compare as text all the same.
+		var values env.ConfigValues
+		if config != nil {
+			values = env.ConfigValues{}
+			for k, v := range config {
+				values[k], _ = json.Marshal(v)
+			}
+		}
+		return &artifact.Metadata{Environment: "compare-conditions-toy", Rubric: "default", DatasetRev: "r1", Rollouts: 1, Params: params, Config: values}
 	}
 	defaults := map[string]string{"tool_budget": "10", "reward_source": "executable"}
 	for _, tc := range []struct {

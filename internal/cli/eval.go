@@ -268,7 +268,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		}
 		cfg := runner.Config{
 			Env: e, Dataset: ds, Client: m.Client, Model: m.Name, EffectiveModel: m.Effective, BaseURL: m.BaseURL,
-			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params, Resolved: conf.Resolved,
+			Sampling: sampling, Rubric: f.rubric, MaxTurns: f.maxTurns, Params: params, Resolved: conf.Values,
 			N: f.n, Rollouts: f.rollouts, Concurrency: f.concurrency, Seed: f.seed, Shard: shard,
 			MaxConsecutiveErrors: f.maxConsec, OutDir: f.out, ResumeDir: f.resume, RunID: f.runID,
 			SystemPrompt: systemPrompt,

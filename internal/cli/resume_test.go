@@ -281,8 +281,12 @@ func TestRunRecordsResolvedConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"reward_source": "executable", "judge_weight": "0.5"}
-	if !maps.Equal(meta.Config, want) || !maps.Equal(meta.Params, map[string]string{"judge_weight": "0.5"}) {
-		t.Fatalf("config %v params %v, want config %v and the given judge_weight", meta.Config, meta.Params, want)
+	if !maps.Equal(meta.Conditions(), want) || !maps.Equal(meta.Params, map[string]string{"judge_weight": "0.5"}) {
+		t.Fatalf("config %v params %v, want config %v and the given judge_weight", meta.Conditions(), meta.Params, want)
+	}
+	// metadata.json keeps each value's type: a number is a number.
+	if string(meta.Config["judge_weight"]) != "0.5" || string(meta.Config["reward_source"]) != `"executable"` {
+		t.Fatalf("recorded config %s / %s, want 0.5 and \"executable\"", meta.Config["judge_weight"], meta.Config["reward_source"])
 	}
 	tearResults(t, dir, 2)
 	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--param", "judge_weight=0.50", "--param", "reward_source=executable", "--progress", "none")
