@@ -253,6 +253,34 @@ func (c ConfigValues) Text() map[string]string {
 	return out
 }
 
+// ChangedText is the names, sorted, whose text differs between two
+// configurations as text (Resolved, artifact.Metadata.Conditions); a name
+// one of them lacks reads as "".
+func ChangedText(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		if a[k] != b[k] {
+			out = append(out, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok && b[k] != "" {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ShowText is a configuration value as a message shows it: "(unset)"
+// for a value that is not there.
+func ShowText(s string) string {
+	if s == "" {
+		return "(unset)"
+	}
+	return s
+}
+
 func valueText(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	var s string

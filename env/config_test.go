@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,5 +198,21 @@ func TestConfigValuesText(t *testing.T) {
 		if got := valueText(raw); got != strconv.FormatFloat(f, 'g', -1, 64) {
 			t.Errorf("%v recorded as %s reads %q", f, raw, got)
 		}
+	}
+}
+
+// TestChangedText: the names whose text differs, sorted; a name one side
+// lacks reads as "" there, so an empty value and an absent one agree.
+func TestChangedText(t *testing.T) {
+	a := map[string]string{"tool_budget": "6", "mode": "standard", "dir": "", "only_a": "x"}
+	b := map[string]string{"tool_budget": "4", "mode": "standard", "only_b": "y", "empty_b": ""}
+	if got, want := ChangedText(a, b), []string{"only_a", "only_b", "tool_budget"}; !slices.Equal(got, want) {
+		t.Errorf("ChangedText = %v, want %v", got, want)
+	}
+	if got := ChangedText(b, a); !slices.Equal(got, []string{"only_a", "only_b", "tool_budget"}) {
+		t.Errorf("ChangedText is not symmetric: %v", got)
+	}
+	if ChangedText(nil, nil) != nil || ShowText("") != "(unset)" || ShowText("6") != "6" {
+		t.Error("empty configurations differ, or ShowText misreads a value")
 	}
 }

@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -132,32 +130,12 @@ func checkResumable(meta *artifact.Metadata, cfg Config, info env.Info, rubric s
 	}
 	if want := resolvedConfig(cfg, info.ID).Text(); want != nil {
 		have := meta.Conditions()
-		for _, k := range slices.Sorted(maps.Keys(unionKeys(have, want))) {
-			if have[k] != want[k] {
-				diffs = append(diffs, fmt.Sprintf("parameter %s %s ≠ %s", k, orUnset(have[k]), orUnset(want[k])))
-			}
+		for _, k := range env.ChangedText(have, want) {
+			diffs = append(diffs, fmt.Sprintf("parameter %s %s ≠ %s", k, env.ShowText(have[k]), env.ShowText(want[k])))
 		}
 	}
 	if len(diffs) > 0 {
 		return fmt.Errorf("cannot resume %s: %s (pass the same --env, --model, --dataset and --rubric as the original run)", meta.RunID, strings.Join(diffs, "; "))
 	}
 	return nil
-}
-
-func unionKeys(a, b map[string]string) map[string]bool {
-	out := make(map[string]bool, len(a)+len(b))
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
-}
-
-func orUnset(s string) string {
-	if s == "" {
-		return "(unset)"
-	}
-	return s
 }

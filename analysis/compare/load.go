@@ -181,13 +181,11 @@ func Mismatches(a, b *artifact.Metadata) []Mismatch {
 	// tool_budget=4 and one that left the default are different
 	// conditions, and one that gave a default explicitly is the same.
 	ca, cb := a.Conditions(), b.Conditions()
-	for _, k := range slices.Sorted(maps.Keys(unionKeys(ca, cb))) {
+	for _, k := range env.ChangedText(ca, cb) {
 		if k == "tool_budget" || k == "max_turns" {
 			continue
 		}
-		if ca[k] != cb[k] {
-			out = append(out, Mismatch{Field: "param " + k, A: orNone(ca[k]), B: orNone(cb[k])})
-		}
+		out = append(out, Mismatch{Field: "param " + k, A: env.ShowText(ca[k]), B: env.ShowText(cb[k])})
 	}
 	return out
 }
@@ -252,24 +250,6 @@ func extraBody(raw json.RawMessage) string {
 func cmpOr(s, d string) string {
 	if s == "" {
 		return d
-	}
-	return s
-}
-
-func unionKeys(a, b map[string]string) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(unset)"
 	}
 	return s
 }
