@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -67,46 +68,91 @@ directories are never overwritten.`,
 func importCommand() env.DataCommand {
 	return env.DataCommand{
 		Kind:    env.DataImport,
-		Args:    "FILE --out DIR",
+		Args:    "FILE|DIR --out DIR",
 		MinArgs: 1, MaxArgs: 1,
-		Short: "Import CVEfixes-style before/after pairs (CSV or JSONL) as static-only E3 tasks",
-		Long: `Each row (code_before, code_after, programming_language, cve_id, cwe_id, filename) of a
-Python or Go file becomes a task in the "static-only" mode: no tests exist, so it is scored by
-the static analysers, the API check and the patch size only, and E3 reports those rows apart
-from tested tasks. Rows that cannot become tasks are counted with their reasons.`,
-		Example: "  svbench data import e3 cvefixes_file_change.csv --out data/e3-cvefixes",
+		Short: "Import CWEval's Python tasks (a checkout) as tested E3 repair tasks, or CVEfixes-style pairs as static-only tasks",
+		Long: `--format cweval (the default for a directory): DIR is a checkout of CWEval
+(github.com/Co1lin/CWEval). Each known-vulnerable copy of a Python task's function becomes a
+repair task: the task file with the unsafe body is the code to fix, the task file the reference
+fix, and the benchmark's pytest module the tests (functionality-marked cases are the visible
+suite, security-marked ones the hidden suite), run in E3's sandbox with only data crossing to the
+candidate. Every task is checked before it is written: its reference fix must pass both suites
+and the unsafe code must fail the security suite; tasks that fail the check, and tasks of the
+languages not imported, are listed with the reason in IMPORT.md and import.json under --out.
+
+--format cvefixes (the default for a file): each row (code_before, code_after,
+programming_language, cve_id, cwe_id, filename) of a Python or Go file becomes a task in the
+"static-only" mode: no tests exist, so it is scored by the static analysers, the API check and
+the patch size only, and E3 reports those rows apart from tested tasks. Rows that cannot become
+tasks are counted with their reasons.`,
+		Example: "  svbench data import e3 ~/src/CWEval --out data/e3-cweval\n" +
+			"  svbench eval --env e3 --dataset data/e3-cweval --model builtin:reference-fix\n" +
+			"  svbench data import e3 cvefixes_file_change.csv --out data/e3-cvefixes",
 		Flags: func(fs *pflag.FlagSet) env.DataRunner {
 			out := fs.String("out", "", "output directory (one task directory per task)")
-			return func(_ context.Context, args []string, w env.DataIO) error {
+			format := fs.String("format", "", "cweval or cvefixes (default: cweval for a directory, cvefixes for a file)")
+			conc := fs.IntP("concurrency", "c", 2, "tasks checked at once (cweval)")
+			timeout := fs.Int("test-timeout", 60, "seconds per test suite run (cweval)")
+			return func(ctx context.Context, args []string, w env.DataIO) error {
 				if *out == "" {
 					return env.Usagef("--out is required: the directory to write task directories into")
 				}
-				res, err := cvefixes.ImportFile(args[0], cvefixes.Options{})
+				st, err := os.Stat(args[0])
 				if err != nil {
 					return err
 				}
-				if err := os.MkdirAll(*out, 0o755); err != nil {
-					return err
-				}
-				byCWE := map[string]int{}
-				for _, t := range res.Tasks {
-					if err := taskset.Write(*out, t); err != nil {
-						return err
+				f := *format
+				if f == "" {
+					f = "cvefixes"
+					if st.IsDir() {
+						f = "cweval"
 					}
-					byCWE[t.CWE]++
 				}
-				fmt.Fprintf(w.Out, "wrote %d static-only tasks under %s (%s)\n", len(res.Tasks), *out, countsLine(byCWE))
-				if len(res.Skipped) > 0 {
-					reasons := map[string]int{}
-					for _, s := range res.Skipped {
-						reasons[s.Reason]++
+				switch f {
+				case "cweval":
+					if !st.IsDir() {
+						return env.Usagef("--format cweval reads a checkout directory; %s is a file", args[0])
 					}
-					fmt.Fprintf(w.Out, "skipped %d rows: %s\n", len(res.Skipped), countsLine(reasons))
+					if *conc < 1 || *conc > 64 {
+						return env.Usagef("-c must be in 1..64, got %d", *conc)
+					}
+					if *timeout < 1 || *timeout > 3600 {
+						return env.Usagef("--test-timeout must be in 1..3600 seconds, got %d", *timeout)
+					}
+					return importCWEval(ctx, args[0], *out, cwevalOptions{Concurrency: *conc, TestTimeout: time.Duration(*timeout) * time.Second}, w)
+				case "cvefixes":
+					return importCVEfixes(args[0], *out, w)
 				}
-				return nil
+				return env.Usagef("--format %q: want cweval or cvefixes", f)
 			}
 		},
 	}
+}
+
+func importCVEfixes(file, out string, w env.DataIO) error {
+	res, err := cvefixes.ImportFile(file, cvefixes.Options{})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	byCWE := map[string]int{}
+	for _, t := range res.Tasks {
+		if err := taskset.Write(out, t); err != nil {
+			return err
+		}
+		byCWE[t.CWE]++
+	}
+	fmt.Fprintf(w.Out, "wrote %d static-only tasks under %s (%s)\n", len(res.Tasks), out, countsLine(byCWE))
+	if len(res.Skipped) > 0 {
+		reasons := map[string]int{}
+		for _, s := range res.Skipped {
+			reasons[s.Reason]++
+		}
+		fmt.Fprintf(w.Out, "skipped %d rows: %s\n", len(res.Skipped), countsLine(reasons))
+	}
+	return nil
 }
 
 // countsLine renders "a 3, b 1" sorted by key.

@@ -351,6 +351,10 @@ func userPrompt(t *taskset.Task) string {
 	for _, f := range t.Files {
 		fmt.Fprintf(&b, "\n### %s\n```%s\n%s```\n", f, fenceLang(t.Language), ensureNL(string(t.Src[f])))
 	}
+	if t.Pytest != nil {
+		fmt.Fprintf(&b, "\nVisible tests: %d behavioural tests; run_tests runs them and reports each one (their source is not shown).\n", t.Pytest.Visible.Tests)
+		return b.String()
+	}
 	var vis []string
 	for _, k := range slices.Sorted(maps.Keys(t.Visible)) {
 		vis = append(vis, "tests/visible/"+k)

@@ -226,7 +226,15 @@ func (v *Verifier) runSuite(ctx context.Context, t *taskset.Task, suite Suite, f
 	var r TestRun
 	switch t.Language {
 	case taskset.Python:
-		r = v.runPython(ctx, tests, files)
+		var sel *taskset.PytestSuite
+		if t.Pytest != nil {
+			// Both suites are marks of the same modules.
+			tests, sel = t.Hidden, &t.Pytest.Visible
+			if suite == SuiteHidden {
+				sel = &t.Pytest.Hidden
+			}
+		}
+		r = v.runPython(ctx, tests, files, sel)
 	case taskset.Go:
 		r = v.runGo(ctx, tests, files)
 	default:

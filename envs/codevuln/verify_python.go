@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/svbench/svbench/envs/codevuln/pyrunner"
+	"github.com/svbench/svbench/envs/codevuln/taskset"
 	"github.com/svbench/svbench/verify/sandbox"
 )
 
@@ -33,7 +34,11 @@ type pyVerdict struct {
 // modules in a nested sandbox that sees neither the tests nor the runner.
 // The verdict is the runner's stdout, which the candidate has no descriptor
 // for; what the candidate prints goes to stderr, shown as test output only.
-func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files Files) TestRun {
+//
+// With sel the suite is the tests of the pytest modules carrying sel.Mark,
+// and exactly sel.Tests of them must run and pass (sel.Tests 0 counts them:
+// only an importer's check of a reference, never a loaded task, has 0).
+func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files Files, sel *taskset.PytestSuite) TestRun {
 	if v.py == nil {
 		return TestRun{Output: v.pyErr.Error()}
 	}
@@ -52,8 +57,17 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 		}
 	}
 	slices.Sort(mods)
-	if len(mods) == 0 || expected == 0 {
-		return TestRun{Output: "task has no unittest test_*.py module in this suite"}
+	var pytestSpec map[string]any
+	if sel != nil {
+		files := make([]string, len(mods))
+		for i, m := range mods {
+			files[i] = m + ".py"
+		}
+		pytestSpec = map[string]any{"files": files, "mark": sel.Mark}
+		expected = sel.Tests
+	}
+	if len(mods) == 0 || expected == 0 && sel == nil {
+		return TestRun{Output: "task has no test_*.py module in this suite"}
 	}
 	var candMods []string
 	for name := range files {
@@ -96,7 +110,7 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 	work := path.Join(sandbox.ScratchMount, "work")
 	cfg, _ := json.Marshal(map[string]any{
 		"tests": mods, "modules": candMods, "cand": path.Join(sandbox.ScratchMount, "cand"), "work": work,
-		"timeout": v.limits.Wall.Seconds(),
+		"timeout": v.limits.Wall.Seconds(), "pytest": pytestSpec,
 	})
 	res, err := v.sb.Run(ctx, sandbox.Spec{
 		Argv:          []string{v.py.Exe, "-I", "-B", path.Join(sandbox.ScratchMount, "trusted", "svbench_runner.py"), string(cfg)},
@@ -124,6 +138,23 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 		return out
 	}
 	clean := res.ExitCode == 0 && res.Killed == ""
+	if sel != nil {
+		pv, ok := verdict["pytest"]
+		if expected == 0 {
+			// Counting (an import learning its suites' sizes from the
+			// reference): every test that ran is the suite.
+			expected, out.Total = pv.Ran, pv.Ran
+		}
+		if !ok || pv.Error != "" || len(pv.Failed) > 0 || pv.Ran != expected {
+			clean = false
+		}
+		if ok && pv.Ran != expected {
+			out.Output += fmt.Sprintf("\n(%d tests marked %s ran; the task has %d)", pv.Ran, sel.Mark, expected)
+		}
+		out.Passed = min(len(pv.Passed), out.Total)
+		out.OK = clean && out.Passed == out.Total
+		return out
+	}
 	for _, m := range mods {
 		mv, ok := verdict[m]
 		if !ok || mv.Error != "" || len(mv.Failed) > 0 || mv.Ran != len(defined[m]) {

@@ -9,7 +9,10 @@ process (own pid namespace, no /proc). The verdict is written on this
 process's own stdout, which C has no descriptor for.
 
 argv[1] is a JSON object: {"tests": [module, ...], "modules": [name, ...],
-"cand": dir, "work": dir, "timeout": seconds}.
+"cand": dir, "work": dir, "timeout": seconds, "pytest"?: {"files": [file,
+...], "mark": name}}. With "pytest" the suite is the tests of those files
+carrying the mark, run by pytest in this process (imported benchmarks such as
+CWEval are pytest suites); its verdict is the single entry "pytest".
 """
 
 import json
@@ -183,6 +186,54 @@ class Outcome(unittest.TextTestResult):
         self.bad.add(self._name(test))
 
 
+class PytestRecorder:
+    """A pytest plugin recording each selected test's outcome by node id.
+
+    Tests whose function name contains "_unsafe" are dropped: benchmarks
+    such as CWEval keep a known-vulnerable copy of the function in the test
+    module and test it there, which says nothing about the candidate."""
+
+    def __init__(self):
+        self.good, self.bad, self.errors, self.ran = set(), set(), [], set()
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        drop = [i for i in items if "_unsafe" in (getattr(i, "originalname", "") or i.name)]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = [i for i in items if i not in drop]
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.errors.append("collecting %s: %s" % (report.nodeid or "the test module", report.longreprtext[-2000:]))
+
+    def pytest_runtest_logreport(self, report):
+        self.ran.add(report.nodeid)
+        if report.failed or report.skipped:
+            self.bad.add(report.nodeid)
+        elif report.when == "call" and report.passed:
+            self.good.add(report.nodeid)
+
+
+def run_pytest(spec, work):
+    """Runs one pytest suite; tmp_path lives in the work directory the
+    candidate shares, so files a test prepares are where the code under
+    test looks."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    import pytest
+    rec = PytestRecorder()
+    args = ["-q", "-p", "no:cacheprovider", "-p", "no:stepwise", "--rootdir", HERE, "-c", os.devnull,
+            "--tb=short", "--basetemp", os.path.join(work, "pytest-tmp"), "-m", spec["mark"], "-W", "ignore::DeprecationWarning",
+            "-W", "ignore::pytest.PytestUnknownMarkWarning"]
+    args += [os.path.join(HERE, f) for f in spec["files"]]
+    code = pytest.main(args, plugins=[rec])
+    entry = {"passed": sorted(rec.good - rec.bad), "failed": sorted(rec.bad), "ran": len(rec.ran)}
+    if rec.errors:
+        entry["error"] = "; ".join(rec.errors)
+    elif int(code) not in (0, 1):
+        entry["error"] = "pytest exited %d" % int(code)
+    return entry
+
+
 def main():
     cfg = json.loads(sys.argv[1])
     verdict = os.dup(1)
@@ -194,6 +245,16 @@ def main():
     for name in cfg["modules"]:
         sys.modules[name] = svbrpc.RemoteModule(name, conn, os.path.join(cfg["cand"], name + ".py"))
     results = {}
+    if cfg.get("pytest"):
+        try:
+            results["pytest"] = run_pytest(cfg["pytest"], cfg["work"])
+        except BaseException as e:
+            sys.stderr.write("runner: %s: %s\n" % (type(e).__name__, e))
+            results["pytest"] = {"passed": [], "failed": [], "ran": 0, "error": "%s: %s" % (type(e).__name__, e)}
+        finally:
+            conn.kill()
+        os.write(verdict, ("SVBENCH-VERDICT " + json.dumps(results) + "\n").encode())
+        return
     for mod in cfg["tests"]:
         entry = {"passed": [], "failed": [], "ran": 0}
         try:

@@ -64,6 +64,11 @@ type Task struct {
 	// Source records where an imported or generated task came from
 	// (e.g. "cvefixes:CVE-2021-1234", "mutate:sqli-format seed=7").
 	Source string `json:"source,omitempty"`
+	// Pytest, when set, makes the task's tests pytest modules under
+	// tests/hidden whose marks select each suite (imported benchmarks such
+	// as CWEval keep functionality and security cases in one file, so no
+	// test file can be shown to the model).
+	Pytest *Pytest `json:"pytest,omitempty"`
 
 	Src     map[string][]byte `json:"-"`
 	Fix     map[string][]byte `json:"-"`
@@ -75,6 +80,21 @@ type Task struct {
 	// They are the mutants that test the tests (TestNearMissContract); a
 	// model never sees them.
 	NearMiss map[string]map[string][]byte `json:"-"`
+}
+
+// Pytest selects a task's two suites from its pytest modules by mark.
+type Pytest struct {
+	Visible PytestSuite `json:"visible"`
+	Hidden  PytestSuite `json:"hidden"`
+}
+
+// PytestSuite is one suite: the tests carrying Mark, of which there must be
+// exactly Tests (the count the importer saw the reference collect: a
+// candidate that makes collection shrink fails rather than passing fewer
+// tests).
+type PytestSuite struct {
+	Mark  string `json:"mark"`
+	Tests int    `json:"tests"`
 }
 
 // Tested reports whether the task has executable tests.
@@ -136,12 +156,14 @@ type meta struct {
 	Difficulty  string   `json:"difficulty"`
 	Mode        string   `json:"mode,omitempty"`
 	Source      string   `json:"source,omitempty"`
+	Pytest      *Pytest  `json:"pytest,omitempty"`
 }
 
 var (
 	idRe      = regexp.MustCompile(`^(py|go)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
 	cweRe     = regexp.MustCompile(`^CWE-([1-9][0-9]{0,4})$`)
 	variantRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	markRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 	// An API entry: optional "func", optional Go receiver, a name, a parameter list.
 	apiRe = regexp.MustCompile(`^(?:func\s+)?(?:\([^()]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)\s*\(`)
 )
@@ -161,6 +183,7 @@ var CWENames = map[string]string{
 	"CWE-79":   "Cross-site Scripting",
 	"CWE-89":   "SQL Injection",
 	"CWE-94":   "Code Injection",
+	"CWE-95":   "Eval Injection",
 	"CWE-113":  "HTTP Response Splitting",
 	"CWE-117":  "Improper Output Neutralization for Logs",
 	"CWE-190":  "Integer Overflow or Wraparound",
@@ -168,19 +191,27 @@ var CWENames = map[string]string{
 	"CWE-208":  "Observable Timing Discrepancy",
 	"CWE-209":  "Information Exposure Through an Error Message",
 	"CWE-295":  "Improper Certificate Validation",
+	"CWE-326":  "Inadequate Encryption Strength",
 	"CWE-327":  "Broken or Risky Cryptographic Algorithm",
 	"CWE-330":  "Use of Insufficiently Random Values",
+	"CWE-329":  "Generation of Predictable IV with CBC Mode",
 	"CWE-338":  "Cryptographically Weak PRNG",
+	"CWE-347":  "Improper Verification of Cryptographic Signature",
 	"CWE-352":  "Cross-Site Request Forgery",
 	"CWE-367":  "Time-of-check Time-of-use Race Condition",
+	"CWE-377":  "Insecure Temporary File",
 	"CWE-400":  "Uncontrolled Resource Consumption",
 	"CWE-434":  "Unrestricted Upload of File with Dangerous Type",
 	"CWE-502":  "Deserialization of Untrusted Data",
 	"CWE-601":  "Open Redirect",
 	"CWE-611":  "XML External Entity Reference",
+	"CWE-643":  "XPath Injection",
+	"CWE-732":  "Incorrect Permission Assignment for Critical Resource",
+	"CWE-760":  "Use of a One-Way Hash with a Predictable Salt",
 	"CWE-776":  "XML Entity Expansion",
 	"CWE-798":  "Use of Hard-coded Credentials",
 	"CWE-918":  "Server-Side Request Forgery",
+	"CWE-943":  "Improper Neutralization of Special Elements in Data Query Logic",
 	"CWE-1333": "Inefficient Regular Expression Complexity",
 }
 
@@ -235,7 +266,7 @@ func LoadDir(fsys fs.FS, dirName string) (Task, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return fail("task.json: %w (fields: id, title, language, cwe, severity, description, files, api, difficulty, mode, source)", err)
+		return fail("task.json: %w (fields: id, title, language, cwe, severity, description, files, api, difficulty, mode, source, pytest)", err)
 	}
 	if dec.More() {
 		return fail("task.json: trailing data after the JSON object")
@@ -243,7 +274,7 @@ func LoadDir(fsys fs.FS, dirName string) (Task, error) {
 	t := Task{
 		ID: m.ID, Title: m.Title, Language: m.Language, CWE: m.CWE, Severity: m.Severity,
 		Description: m.Description, Files: m.Files, API: m.API, Difficulty: m.Difficulty,
-		Mode: m.Mode, Source: m.Source,
+		Mode: m.Mode, Source: m.Source, Pytest: m.Pytest,
 	}
 	if t.Mode == "" {
 		t.Mode = ModeTested
@@ -464,8 +495,38 @@ func (p *problems) tests(t *Task) {
 				}
 			}
 		}
+		if t.Pytest != nil {
+			p.pytest(t)
+			checkTests("tests/hidden", t.Hidden)
+			return
+		}
 		checkTests("tests/visible", t.Visible)
 		checkTests("tests/hidden", t.Hidden)
+	}
+}
+
+// pytest checks a task whose suites are marks of its pytest modules.
+func (p *problems) pytest(t *Task) {
+	add := p.add
+	if t.Language != Python {
+		add("task.json: field pytest: only Python tasks run pytest")
+	}
+	if len(t.Visible) > 0 {
+		add("tests/visible/: a pytest task keeps its tests under tests/hidden (the marks select each suite, and a file shown to the model would show the security cases too)")
+	}
+	for _, s := range []struct {
+		name  string
+		suite PytestSuite
+	}{{"visible", t.Pytest.Visible}, {"hidden", t.Pytest.Hidden}} {
+		if !markRe.MatchString(s.suite.Mark) {
+			add("task.json: field pytest.%s.mark %q must be a pytest mark name (letters, digits, underscores)", s.name, s.suite.Mark)
+		}
+		if s.suite.Tests <= 0 {
+			add("task.json: field pytest.%s.tests must be the number of tests the mark selects, got %d", s.name, s.suite.Tests)
+		}
+	}
+	if t.Pytest.Visible.Mark == t.Pytest.Hidden.Mark {
+		add("task.json: field pytest: the visible and hidden suites use the same mark %q", t.Pytest.Visible.Mark)
 	}
 }
 

@@ -27,7 +27,7 @@ func Write(root string, t Task) error {
 	m := meta{
 		ID: t.ID, Title: t.Title, Language: t.Language, CWE: t.CWE, Severity: t.Severity,
 		Description: t.Description, Files: t.Files, API: t.API, Difficulty: t.Difficulty,
-		Source: t.Source,
+		Source: t.Source, Pytest: t.Pytest,
 	}
 	if t.Mode == ModeStaticOnly {
 		m.Mode = ModeStaticOnly
