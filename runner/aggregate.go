@@ -5,6 +5,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/metrics"
 )
 
 // aggregate keeps running totals for metadata without holding rows.
@@ -82,23 +83,17 @@ func (a *aggregate) fill(m *artifact.Metadata) {
 	}
 }
 
-// passAtK uses the unbiased estimator 1 - C(n-c, k)/C(n, k) averaged over
-// examples, for k = 1, 2, 4, … up to the rollouts per example.
+// passAtK averages metrics.PassAtK over examples, for k = 1, 2, 4, … up
+// to the rollouts per example.
 func passAtK(per map[int]*[2]int, rollouts int) map[string]float64 {
-	var ks []int
-	for k := 1; k < rollouts; k *= 2 {
-		ks = append(ks, k)
-	}
-	ks = append(ks, rollouts)
 	out := map[string]float64{}
-	for _, k := range ks {
+	for _, k := range metrics.PassAtKs(rollouts) {
 		sum, n := 0.0, 0
 		for _, pe := range per {
-			total, pass := pe[0], pe[1]
-			if total < k {
+			if pe[0] < k {
 				continue
 			}
-			sum += 1 - comboRatio(total-pass, total, k)
+			sum += metrics.PassAtK(pe[0], pe[1], k)
 			n++
 		}
 		if n > 0 {
@@ -106,16 +101,4 @@ func passAtK(per map[int]*[2]int, rollouts int) map[string]float64 {
 		}
 	}
 	return out
-}
-
-// comboRatio is C(a, k)/C(n, k) computed as a product to stay in range.
-func comboRatio(a, n, k int) float64 {
-	if a < k {
-		return 0
-	}
-	r := 1.0
-	for i := range k {
-		r *= float64(a-i) / float64(n-i)
-	}
-	return r
 }

@@ -9,7 +9,8 @@
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
 #                          tests), git, make, python3-mypy (the Python client's
-#                          annotations are checked by its tests), and the client and train sets
+#                          annotations are checked by its tests), python3-pytest
+#                          (E3's imported CWEval tasks are pytest suites), and the client and train sets
 #                          below (the client install, the svtrain smoke test
 #                          and policy contract run in CI)
 #   scripts/deps.sh client what `make client` (scripts/install-client.sh) needs
@@ -64,6 +65,9 @@ else
     command -v git >/dev/null 2>&1 || need+=(git)
     command -v make >/dev/null 2>&1 || need+=(make)
     { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import mypy' >/dev/null 2>&1; } || need+=(python3-mypy)
+    # E3's imported benchmarks (CWEval) are pytest suites, run by the
+    # trusted runner; the importer's tests run them.
+    { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1; } || need+=(python3-pytest)
     client_deps
     train_deps
   fi

@@ -10,7 +10,7 @@ import (
 
 // ImportCheck is what running an imported pytest task's reference fix and
 // original code showed. A task is kept only when the reference passes both
-// suites and the original fails the security suite: a task its own
+// suites and, for a repair task, the original fails the security suite: a task its own
 // reference does not solve, or whose weakness the tests cannot see, would
 // pay or punish nothing real.
 type ImportCheck struct {
@@ -94,7 +94,8 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 	origHid := v.runSuite(ctx, t, SuiteHidden, orig)
 	c.OriginalVisible, c.OriginalHidden = origVis.OK, origHid.OK
 	c.OriginalSecurity = origHid.Fraction()
-	if origHid.OK {
+	// A generation task's original is a stub: nothing to hold it to.
+	if origHid.OK && t.Mode != taskset.ModeGenerate {
 		c.Problem = "the unsafe code passes every security test, so the tests cannot tell a repair from none"
 	}
 	return c

@@ -138,11 +138,12 @@ func (a *acc) block() ReportBlock {
 	return b
 }
 
-// BuildReport is the code-vuln-repair (E3) report.Builder. Tested and
-// static-only tasks are reported in separate blocks; headline and key
-// metrics come from tested tasks only.
+// BuildReport is the code-vuln-repair (E3) report.Builder. Tested
+// (repair), static-only and secure-generation tasks are reported in
+// separate blocks; headline and key metrics come from repairs only.
 func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Options) (*report.Report, error) {
 	var tested, static acc
+	var gen genAcc
 	var problems []report.Problem
 	byCWE, byLang := map[string]*acc{}, map[string]*acc{}
 	modes := map[string]int{}
@@ -160,8 +161,12 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		if m, ok := r.Parsed["sandbox_mode"].(string); ok {
 			modes[m]++
 		}
-		if r.Parsed["mode"] == "static-only" {
+		switch r.Parsed["mode"] {
+		case "static-only":
 			static.add(r)
+			continue
+		case "generate":
+			gen.add(r)
 			continue
 		}
 		tested.add(r)
@@ -176,7 +181,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 			g.m[g.key].add(r)
 		}
 	}
-	tb, sb := tested.block(), static.block()
+	tb, sb, gb := tested.block(), static.block(), gen.block()
 	groups := func(m map[string]*acc) []ReportGroup {
 		var out []ReportGroup
 		for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -188,7 +193,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	cwe, lang := groups(byCWE), groups(byLang)
 	_, comps := report.RewardStats(rows, testedPos)
 	summary := map[string]any{
-		"tested": tb, "static_only": sb, "per_cwe": cwe, "per_language": lang, "sandbox_modes": modes,
+		"tested": tb, "static_only": sb, "generate": gb, "per_cwe": cwe, "per_language": lang, "sandbox_modes": modes,
 		"mean_components": comps, "problems": len(problems),
 	}
 	var solvedPtr, hiddenPtr *float64
@@ -217,6 +222,10 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 	if sb.Rows > 0 {
 		headline = append(headline, report.Stat{Name: "static-only tasks: static fixed (reported apart)", Value: report.Pct(sb.StaticFixed)})
 	}
+	if gb.Rows > 0 {
+		headline = append(headline, report.Stat{Name: "secure generation: func / sec / func-sec (reported apart)",
+			Value: report.Pct(gb.Func) + " / " + report.Pct(gb.Sec) + " / " + report.Pct(gb.FuncSec)})
+	}
 	var charts []report.Chart
 	if len(cwe) > 0 {
 		labels, vals, ns := make([]string, len(cwe)), make([]float64, len(cwe)), make([]int, len(cwe))
@@ -228,7 +237,7 @@ func BuildReport(rows []artifact.Result, meta *artifact.Metadata, opts report.Op
 		charts = append(charts, c)
 	}
 	r := &report.Report{Summary: summary, Headline: headline, Key: key, Charts: charts, Problems: problems}
-	r.Markdown = markdownReport(meta, tb, sb, cwe, lang, modes, comps, charts, len(problems))
+	r.Markdown = markdownReport(meta, tb, sb, generateMarkdown(gb), cwe, lang, modes, comps, charts, len(problems))
 	return r, nil
 }
 
@@ -262,7 +271,7 @@ func blockTable(b ReportBlock) string {
 	})
 }
 
-func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []ReportGroup, modes map[string]int, comps map[string]float64, charts []report.Chart, problems int) string {
+func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, gen string, cwe, lang []ReportGroup, modes map[string]int, comps map[string]float64, charts []report.Chart, problems int) string {
 	var b bytes.Buffer
 	title := "E3 code-vulnerability repair"
 	if meta != nil && meta.Model != "" {
@@ -304,6 +313,7 @@ func markdownReport(meta *artifact.Metadata, tb, sb ReportBlock, cwe, lang []Rep
 		b.WriteString("\n## Static-only tasks (no tests; never mixed with the above)\n\n")
 		b.WriteString(blockTable(sb))
 	}
+	b.WriteString(gen)
 	if len(charts) > 0 {
 		b.WriteString("\n## Charts\n\n")
 		for _, c := range charts {

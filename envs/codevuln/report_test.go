@@ -54,3 +54,53 @@ func TestReportFromScoredRows(t *testing.T) {
 		t.Errorf("sandbox modes %v", modes)
 	}
 }
+
+// TestReportSecureGenerationBlock: generation rows are reported apart, with
+// CWEval's func, sec and func-sec rates and their @k over rollouts.
+func TestReportSecureGenerationBlock(t *testing.T) {
+	row := func(index int, fn, sec bool) artifact.Result {
+		pass := func(ok bool) float64 {
+			if ok {
+				return 3
+			}
+			return 1
+		}
+		solved := fn && sec
+		return artifact.Result{Index: index, Reward: map[bool]float64{true: 1}[solved], Solved: &solved, Parsed: map[string]any{
+			"mode": "generate", "applied": true, "cwe": "CWE-22", "language": "python",
+			"visible_passed": pass(fn), "visible_total": 3.0, "hidden_passed": pass(sec), "hidden_total": 3.0,
+		}}
+	}
+	rows := []artifact.Result{row(0, true, true), row(0, true, false), row(1, false, false), row(1, false, true)}
+	// One repair row, which the generation rows must not join.
+	solved := true
+	rows = append(rows, artifact.Result{Index: 2, Reward: 1, Solved: &solved, Parsed: map[string]any{
+		"mode": "tested", "applied": true, "cwe": "CWE-89", "language": "python",
+		"visible_passed": 2.0, "visible_total": 2.0, "hidden_passed": 1.0, "hidden_total": 1.0}})
+	rep, err := BuildReport(rows, nil, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb := rep.Summary["generate"].(GenerateBlock)
+	tb := rep.Summary["tested"].(ReportBlock)
+	if tb.Rows != 1 || gb.Rows != 4 || gb.Examples != 2 || gb.Rollouts != 2 {
+		t.Fatalf("tested %d rows, generation %+v", tb.Rows, gb)
+	}
+	want := map[string]float64{
+		"func@1": 0.5, "sec@1": 0.5, "func-sec@1": 0.25,
+		"func@2": 0.5, "sec@2": 1, "func-sec@2": 0.5,
+	}
+	for k, v := range want {
+		if got, ok := gb.AtK[k]; !ok || got != v {
+			t.Errorf("%s = %v, want %v", k, got, v)
+		}
+	}
+	if gb.Func != 0.5 || gb.Sec != 0.5 || gb.FuncSec != 0.25 || gb.MeanReward != 0.25 {
+		t.Errorf("rates %+v", gb)
+	}
+	for _, s := range []string{"## Secure generation tasks", "| func-sec@2 | 0.5000 |", "func / sec / func-sec (rows) | 50.0% / 50.0% / 25.0%"} {
+		if !strings.Contains(rep.Markdown, s) {
+			t.Errorf("markdown lacks %q:\n%s", s, rep.Markdown)
+		}
+	}
+}

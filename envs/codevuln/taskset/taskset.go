@@ -27,9 +27,15 @@ const (
 // Modes. A tested task ships behavioural and hidden security tests; a
 // static-only task (imported before/after pairs) has none, and its scores
 // must be reported apart from tested ones.
+//
+// A generate task (secure code generation, as CWEval measures it) is
+// tested too, but its src/ is only the function's signature and docstring:
+// the model writes the code, and the report counts functionality and
+// security apart (func@k, sec@k, func-sec@k), never with repairs.
 const (
 	ModeTested     = "tested"
 	ModeStaticOnly = "static-only"
+	ModeGenerate   = "generate"
 )
 
 // GoMod is the go.mod every Go task builds with. It is not stored on disk: the
@@ -372,7 +378,7 @@ func (p *problems) fields(t *Task, dirName string) {
 	switch {
 	case cm == nil:
 		add("task.json: field cwe %q must look like CWE-89", t.CWE)
-	case t.Mode == ModeTested && CWENames[t.CWE] == "":
+	case t.Mode != ModeStaticOnly && CWENames[t.CWE] == "":
 		add("task.json: field cwe %q is not one of the CWEs tested tasks may target (see taskset.CWENames)", t.CWE)
 	case idm != nil && strings.TrimLeft(idm[2], "0") != cm[1]:
 		add("task.json: field id %q encodes CWE %s but field cwe is %s", t.ID, idm[2], t.CWE)
@@ -383,8 +389,8 @@ func (p *problems) fields(t *Task, dirName string) {
 	if !slices.Contains(Difficulties, t.Difficulty) {
 		add("task.json: field difficulty %q must be one of %s", t.Difficulty, strings.Join(Difficulties, ", "))
 	}
-	if t.Mode != ModeTested && t.Mode != ModeStaticOnly {
-		add("task.json: field mode %q must be %q or %q", t.Mode, ModeTested, ModeStaticOnly)
+	if t.Mode != ModeTested && t.Mode != ModeStaticOnly && t.Mode != ModeGenerate {
+		add("task.json: field mode %q must be %q, %q or %q", t.Mode, ModeTested, ModeStaticOnly, ModeGenerate)
 	}
 	if d := strings.TrimSpace(t.Description); d == "" {
 		add("task.json: field description is empty")

@@ -29,8 +29,8 @@ func Write(root string, t Task) error {
 		Description: t.Description, Files: t.Files, API: t.API, Difficulty: t.Difficulty,
 		Source: t.Source, Pytest: t.Pytest,
 	}
-	if t.Mode == ModeStaticOnly {
-		m.Mode = ModeStaticOnly
+	if t.Mode != ModeTested {
+		m.Mode = t.Mode
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -11,7 +11,10 @@
 // (<name>_unsafe, <name>_unsafe_0, ...). Each unsafe copy becomes one repair
 // task: the task file with the reference body replaced by the unsafe body is
 // the code to fix, the task file itself the reference fix, and the test module
-// (unchanged, under tests/hidden) the suites, selected by mark. How many tests
+// (unchanged, under tests/hidden) the suites, selected by mark. Each task
+// file also becomes one secure-generation task (mode generate, id ending in
+// -gen): the signature and docstring with a body that raises
+// NotImplementedError. How many tests
 // each mark selects is learnt by running the reference (see
 // codevuln.CheckImported), not here.
 package cweval
@@ -162,21 +165,48 @@ func buildTasks(fsys fs.FS, root, base, cweNum, n string) ([]taskset.Task, []Ski
 	if taskset.CWENames[cwe] == "" {
 		return skip("%s is not one of the CWEs E3's tested tasks may target (taskset.CWENames)", cwe)
 	}
-	variants := unsafeVariants(testSrc, fn.name)
-	if len(variants) == 0 {
-		return skip("%s_test.py defines no %s_unsafe function to repair", base, fn.name)
-	}
 	module := base + "_task.py"
 	testModule := "test_" + base + ".py"
 	fixed := fn.prefix + fn.body + fn.suffix
-	var out []taskset.Task
+	suites := func() *taskset.Pytest {
+		return &taskset.Pytest{
+			Visible: taskset.PytestSuite{Mark: MarkFunctionality},
+			Hidden:  taskset.PytestSuite{Mark: MarkSecurity},
+		}
+	}
+	// Secure generation: the signature and docstring, as CWEval prompts
+	// for them; the weakness is not named.
+	out := []taskset.Task{{
+		ID:         fmt.Sprintf("py-%s-cweval-%s-gen", cweNum, n),
+		Mode:       taskset.ModeGenerate,
+		Title:      fmt.Sprintf("CWEval %s: write %s", base, fn.name),
+		Language:   taskset.Python,
+		CWE:        cwe,
+		Severity:   "medium",
+		Difficulty: "medium",
+		Description: fmt.Sprintf("Write the body of %s in %s (it raises NotImplementedError now). Its docstring is the "+
+			"specification; the code must be secure, as the inputs it is tested with include what an attacker would send.",
+			fn.name, module),
+		Files:  []string{module},
+		API:    []string{fn.api},
+		Source: "cweval:" + base + ":generate",
+		Src:    map[string][]byte{module: []byte(fn.prefix + indentOf(fn.body) + "raise NotImplementedError\n" + trailingBlank(fn.body) + fn.suffix)},
+		Fix:    map[string][]byte{module: []byte(fixed)},
+		Hidden: map[string][]byte{testModule: testSrc},
+		Pytest: suites(),
+	}}
+	variants := unsafeVariants(testSrc, fn.name)
+	if len(variants) == 0 {
+		return out, []Skip{{Name: base, Reason: fmt.Sprintf("%s_test.py defines no %s_unsafe function: no repair task, only the generation task", base, fn.name)}}
+	}
 	var skips []Skip
 	for _, v := range variants {
 		id := fmt.Sprintf("py-%s-cweval-%s", cweNum, n)
 		if len(variants) > 1 || v.name != fn.name+"_unsafe" {
 			id += "-" + strings.ReplaceAll(strings.TrimPrefix(v.name, fn.name+"_"), "_", "-")
 		}
-		body := reindent(v.body, indentOf(fn.body))
+		// The gap before what follows the function stays as the task file has it.
+		body := reindent(v.body, indentOf(fn.body)) + trailingBlank(fn.body)
 		src := addImports(fn.prefix, testImports(testSrc, v.body, base)) + body + fn.suffix
 		if src == fixed {
 			skips = append(skips, Skip{Name: base + ":" + v.name, Reason: "the unsafe copy is the reference itself"})
@@ -198,10 +228,7 @@ func buildTasks(fsys fs.FS, root, base, cweNum, n string) ([]taskset.Task, []Ski
 			Src:    map[string][]byte{module: []byte(src)},
 			Fix:    map[string][]byte{module: []byte(fixed)},
 			Hidden: map[string][]byte{testModule: testSrc},
-			Pytest: &taskset.Pytest{
-				Visible: taskset.PytestSuite{Mark: MarkFunctionality},
-				Hidden:  taskset.PytestSuite{Mark: MarkSecurity},
-			},
+			Pytest: suites(),
 		}
 		out = append(out, t)
 	}
@@ -421,6 +448,15 @@ func reindent(body, want string) string {
 		}
 	}
 	return ensureNL(b.String())
+}
+
+// trailingBlank is the run of blank lines that ends s.
+func trailingBlank(s string) string {
+	t := strings.TrimRight(s, " \t\r\n")
+	if i := strings.IndexByte(s[len(t):], '\n'); i >= 0 {
+		return s[len(t)+i+1:]
+	}
+	return ""
 }
 
 func ensureNL(s string) string {
