@@ -114,8 +114,8 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 // stay under a tenth of the reference. They are not held to 0: CWEval's
 // security cases expect a refusal (None, ""), so a function that refuses
 // everything passes them, and the rubric's secure-but-broken tier pays
-// 0.2 × the functionality tests a refusal happens to pass (py-body-deleted
-// on py-022-cweval-0: 0.2 × 1/3).
+// 0.2 × the functionality tests a refusal happens to pass (delete-body on
+// py-022-cweval-0: 0.2 × 1/3).
 func checkCWEvalScores(t *testing.T, e *Env, tasks []*taskset.Task) {
 	forged := map[string]bool{}
 	for _, task := range tasks {
