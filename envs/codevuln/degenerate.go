@@ -17,7 +17,8 @@ import (
 
 // Degenerate repairs: what a policy that cannot repair the code tries
 // first (delete the body, special-case the visible tests' inputs, swallow
-// every error, silence the analysers, return a constant). Each is
+// every error, silence the analysers, change nothing of substance, return
+// a constant). Each is
 // registered for `svbench probe` and held below a quarter of the reference
 // on every task by TestProbesScoreFarBelowReference. They rewrite the API
 // functions the prompt names, and hard-code-visible reads the visible tests
@@ -216,6 +217,14 @@ var degenerateProbes = []exploitEdit{
 			out[f] = []byte(strings.Join(lines, "\n"))
 		}
 		return out
+	}},
+	{"inert-edit", func(t *taskset.Task) Files {
+		if t.Language == taskset.Go {
+			return goRewrite(t, func(_ *ast.FuncDecl, body string) string { return "\n\t_ = 0" + body })
+		}
+		return pyRewrite(t, func(indent string, _ []string, body []string) []string {
+			return append([]string{indent + "_svb_unused = None"}, body...)
+		})
 	}},
 	{"return-constant", func(t *taskset.Task) Files {
 		if t.Language != taskset.Python {

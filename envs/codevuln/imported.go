@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/svbench/svbench/envs/codevuln/taskset"
 )
@@ -63,9 +64,7 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 	sel := *t.Pytest
 	sel.Visible.Tests, sel.Hidden.Tests = 0, 0
 	count.Pytest = &sel
-	fixed := Files(t.Fixed())
-	refVis := v.runSuite(ctx, &count, SuiteVisible, fixed)
-	refHid := v.runSuite(ctx, &count, SuiteHidden, fixed)
+	refVis, refHid := v.bothSuites(ctx, &count, Files(t.Fixed()))
 	c.Visible, c.Hidden = refVis.Total, refHid.Total
 	c.ReferenceVisible, c.ReferenceHidden = refVis.OK, refHid.OK
 	switch {
@@ -89,9 +88,7 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 		return c
 	}
 	t.Pytest.Visible.Tests, t.Pytest.Hidden.Tests = refVis.Total, refHid.Total
-	orig := Files(t.Src)
-	origVis := v.runSuite(ctx, t, SuiteVisible, orig)
-	origHid := v.runSuite(ctx, t, SuiteHidden, orig)
+	origVis, origHid := v.bothSuites(ctx, t, Files(t.Src))
 	c.OriginalVisible, c.OriginalHidden = origVis.OK, origHid.OK
 	c.OriginalSecurity = origHid.Fraction()
 	// A generation task's original is a stub: nothing to hold it to.
@@ -99,4 +96,14 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 		c.Problem = "the unsafe code passes every security test, so the tests cannot tell a repair from none"
 	}
 	return c
+}
+
+// bothSuites runs the two suites at once, as the rubric does: each waits
+// mostly on its own sandbox and interpreters.
+func (v *Verifier) bothSuites(ctx context.Context, t *taskset.Task, files Files) (vis, hid TestRun) {
+	var wg sync.WaitGroup
+	wg.Go(func() { vis = v.runSuite(ctx, t, SuiteVisible, files) })
+	hid = v.runSuite(ctx, t, SuiteHidden, files)
+	wg.Wait()
+	return vis, hid
 }
