@@ -35,85 +35,6 @@ func APICheck(t *taskset.Task, files Files) (missing []string) {
 
 var pyDefRe = regexp.MustCompile(`(?m)^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]*(\(|:)`)
 
-// pyParams splits a parameter list at top-level commas and keeps each
-// parameter's name with its * or ** marker: annotations and default values
-// do not change how callers call a function.
-func pyParams(list string) []string {
-	var out []string
-	depth := 0
-	var cur strings.Builder
-	var quote byte
-	flush := func() {
-		p := strings.TrimSpace(cur.String())
-		cur.Reset()
-		if p == "" {
-			return
-		}
-		if i := strings.IndexAny(p, ":="); i >= 0 {
-			p = strings.TrimSpace(p[:i])
-		}
-		out = append(out, p)
-	}
-	for i := 0; i < len(list); i++ {
-		c := list[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-				continue
-			}
-			if c == quote {
-				quote = 0
-			}
-			continue
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			flush()
-			continue
-		case c == '#':
-			for i < len(list) && list[i] != '\n' {
-				i++
-			}
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	flush()
-	return out
-}
-
-// balanced returns the text inside the parenthesis opening at s[0].
-func balanced(s string) (string, bool) {
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return s[1:i], true
-			}
-		}
-	}
-	return "", false
-}
-
 type pyDef struct {
 	indent int
 	kind   string
@@ -127,11 +48,11 @@ func pyDefs(src string) []pyDef {
 	for _, m := range pyDefRe.FindAllStringSubmatchIndex(src, -1) {
 		d := pyDef{indent: m[3] - m[2], kind: src[m[4]:m[5]], name: src[m[6]:m[7]], pos: m[0]}
 		if src[m[8]:m[9]] == "(" {
-			inner, ok := balanced(src[m[8]:])
+			inner, ok := taskset.PyBalanced(src[m[8]:])
 			if !ok {
 				continue
 			}
-			d.params = pyParams(inner)
+			d.params = taskset.PyParams(inner)
 		}
 		out = append(out, d)
 	}
@@ -147,11 +68,11 @@ func pyHasAPI(entry string, files Files) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	inner, ok := balanced(entry[open:])
+	inner, ok := taskset.PyBalanced(entry[open:])
 	if !ok {
 		return false
 	}
-	want := pyParams(inner)
+	want := taskset.PyParams(inner)
 	for fname, b := range files {
 		if !strings.HasSuffix(fname, ".py") {
 			continue
@@ -249,7 +170,7 @@ func parseAPIEntry(entry string) (goSig, error) {
 		if open < 0 {
 			return goSig{}, fmt.Errorf("api entry %q: %w", entry, err)
 		}
-		inner, _ := balanced(entry[open:])
+		inner, _ := taskset.PyBalanced(entry[open:])
 		s := goSig{name: strings.TrimSpace(strings.TrimPrefix(entry[:open], "func"))}
 		for _, p := range strings.Split(inner, ",") {
 			if strings.TrimSpace(p) != "" {

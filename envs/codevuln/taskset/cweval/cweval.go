@@ -321,64 +321,17 @@ func indentOf(s string) string {
 
 // signature renders "name(a, b, *args)" from a def header: parameter names
 // and star markers, without annotations or defaults (E3's API check compares
-// exactly those).
+// exactly those, with the same parser).
 func signature(name, header string) (string, error) {
 	open := strings.IndexByte(header, '(')
-	depth, close := 0, -1
-	for i := open; i < len(header) && close < 0; i++ {
-		switch header[i] {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-			if depth == 0 {
-				close = i
-			}
-		}
-	}
-	if open < 0 || close < 0 {
+	if open < 0 {
 		return "", fmt.Errorf("cannot read the parameters of %s", name)
 	}
-	var params []string
-	for _, p := range splitTop(header[open+1 : close]) {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if i := strings.IndexAny(p, ":="); i >= 0 {
-			p = strings.TrimSpace(p[:i])
-		}
-		params = append(params, p)
+	inner, ok := taskset.PyBalanced(header[open:])
+	if !ok {
+		return "", fmt.Errorf("cannot read the parameters of %s", name)
 	}
-	return name + "(" + strings.Join(params, ", ") + ")", nil
-}
-
-// splitTop splits at commas outside brackets and string literals.
-func splitTop(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '(' || c == '[' || c == '{':
-			depth++
-		case c == ')' || c == ']' || c == '}':
-			depth--
-		case c == ',' && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
+	return name + "(" + strings.Join(taskset.PyParams(inner), ", ") + ")", nil
 }
 
 // variant is one known-vulnerable copy of the function in the test module.
