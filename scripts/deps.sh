@@ -9,10 +9,17 @@
 #                          util-linux (prlimit) and procps
 #   scripts/deps.sh test   the above, plus chromium (the dashboard's browser
 #                          tests), git, make, python3-mypy (the Python client's
-#                          annotations are checked by its tests), python3-pytest
-#                          (E3's imported CWEval tasks are pytest suites), and the client and train sets
+#                          annotations are checked by its tests), python3-pytest,
+#                          gcc, g++ and nodejs (E3's imported CWEval tasks are
+#                          pytest suites running Python, C, C++, Go and
+#                          JavaScript code), and the client and train sets
 #                          below (the client install, the svtrain smoke test
 #                          and policy contract run in CI)
+#   scripts/deps.sh cweval what the tasks imported from a CWEval checkout need
+#                          beyond `test` (svbench data import e3): the C
+#                          libraries their programs link, the Python packages
+#                          their tests and references import, and Debian's
+#                          node-* modules their scripts require
 #   scripts/deps.sh client what `make client` (scripts/install-client.sh) needs
 #                          to install the Python client offline: python3-venv,
 #                          python3-setuptools and python3-wheel for
@@ -44,8 +51,19 @@ client_deps() {
     need+=(python3 python3-venv python3-setuptools python3-wheel)
   fi
 }
+pkg_deps() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
+  done
+}
 if [ "$what" = train ]; then
   train_deps
+elif [ "$what" = cweval ]; then
+  # node-jsdom and node-sqlite3 need Debian's own nodejs; with another
+  # Node.js installed, install them by hand or leave those tasks refused.
+  pkg_deps gcc g++ nodejs libssl-dev libsqlite3-dev libjwt-dev libarchive-dev libxml2-dev \
+    python3-pytest python3-pycryptodome python3-argon2 python3-jwt python3-lxml python3-yaml \
+    node-js-yaml node-lodash node-escape-html node-node-rsa
 elif [ "$what" = client ]; then
   client_deps
 else
@@ -68,6 +86,9 @@ else
     # E3's imported benchmarks (CWEval) are pytest suites, run by the
     # trusted runner; the importer's tests run them.
     { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1; } || need+=(python3-pytest)
+    [ -x /usr/bin/gcc ] || need+=(gcc)
+    [ -x /usr/bin/g++ ] || need+=(g++)
+    [ -x /usr/bin/node ] || need+=(nodejs)
     client_deps
     train_deps
   fi

@@ -88,7 +88,7 @@ func parseText(text string) Answer {
 	}
 	for _, f := range fences {
 		switch strings.ToLower(f[1]) {
-		case "python", "py", "python3", "go", "golang", "":
+		case "python", "py", "python3", "go", "golang", "c", "cpp", "c++", "cc", "cxx", "javascript", "js", "":
 			return Answer{Form: FormCode, Code: f[2]}
 		}
 	}

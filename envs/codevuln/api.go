@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"path"
 	"regexp"
 	"strings"
 
@@ -21,6 +22,8 @@ func APICheck(t *taskset.Task, files Files) (missing []string) {
 		switch t.Language {
 		case taskset.Go:
 			ok = goHasAPI(entry, files)
+		case taskset.C, taskset.Cpp, taskset.JavaScript:
+			ok = cHasAPI(entry, files)
 		default:
 			ok = pyHasAPI(entry, files)
 		}
@@ -221,6 +224,29 @@ func goHasAPI(entry string, files Files) bool {
 				continue
 			}
 			if !want.named && len(got.params) == len(want.params) || want.named && equalStrings(got.params, want.params) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// --- C and C++ ------------------------------------------------------------
+
+// cHasAPI reports whether a C, C++ or JavaScript file defines the entry's function with
+// the same parameter list (types and names, white space aside).
+func cHasAPI(entry string, files Files) bool {
+	open := strings.IndexByte(entry, '(')
+	if open < 0 || !strings.HasSuffix(entry, ")") {
+		return false
+	}
+	name, want := strings.TrimSpace(entry[:open]), taskset.CNorm(entry[open+1:len(entry)-1])
+	for fname, b := range files {
+		if ext := path.Ext(fname); ext != ".c" && ext != ".cpp" && ext != ".js" {
+			continue
+		}
+		for _, d := range taskset.CFuncs(b) {
+			if d.Name == name && taskset.CNorm(d.Params) == want {
 				return true
 			}
 		}

@@ -28,6 +28,11 @@ func cwevalEnv(t *testing.T) (*Env, string, []*taskset.Task) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import pytest").Run(); err != nil {
 		t.Skip("python3-pytest is not installed (scripts/deps.sh test installs it)")
 	}
+	for _, tool := range []string{"/usr/bin/gcc", "/usr/bin/g++", "/usr/bin/node"} {
+		if _, err := os.Stat(tool); err != nil {
+			t.Skipf("%s is not installed (scripts/deps.sh test installs gcc, g++ and nodejs)", tool)
+		}
+	}
 	shared := testEnv(t) // skips without a sandbox
 	e, err := New(context.Background(), env.Options{Params: map[string]string{ParamTestTimeout: "15"}})
 	if err != nil {
@@ -70,12 +75,13 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 	for _, x := range tasks {
 		ids = append(ids, x.ID)
 	}
-	want := []string{"py-022-cweval-0", "py-022-cweval-0-gen", "py-079-cweval-0-gen", "py-079-cweval-0-unsafe-0",
+	want := []string{"c-022-cweval-0", "c-022-cweval-0-gen", "cpp-117-cweval-0", "cpp-117-cweval-0-gen",
+		"go-079-cweval-0", "go-079-cweval-0-gen", "js-079-cweval-0", "js-079-cweval-0-gen", "py-022-cweval-0", "py-022-cweval-0-gen", "py-079-cweval-0-gen", "py-079-cweval-0-unsafe-0",
 		"py-079-cweval-0-unsafe-1", "py-117-cweval-0-gen"}
 	if !slices.Equal(ids, want) {
 		t.Fatalf("kept %v, want %v", ids, want)
 	}
-	counts := map[string][2]int{"py-022-cweval-0": {3, 2}, "py-079-cweval-0-unsafe-0": {2, 3}}
+	counts := map[string][2]int{"py-022-cweval-0": {3, 2}, "py-079-cweval-0-unsafe-0": {2, 3}, "c-022-cweval-0": {3, 2}, "cpp-117-cweval-0": {2, 2}, "go-079-cweval-0": {2, 2}, "js-079-cweval-0": {2, 2}}
 	for id, c := range counts {
 		for _, x := range tasks {
 			if x.ID == id && (x.Pytest.Visible.Tests != c[0] || x.Pytest.Hidden.Tests != c[1]) {
@@ -91,7 +97,8 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kept != 6 || len(rep.Checks) != 7 || len(rep.Skipped) != 1 {
+	if rep.Kept != 14 || len(rep.Checks) != 15 || len(rep.Skipped) != 1 || rep.ByLang[taskset.C] != 2 || rep.ByLang[taskset.Cpp] != 2 ||
+		rep.ByLang[taskset.Go] != 2 || rep.ByLang[taskset.JavaScript] != 2 {
 		t.Errorf("import.json: kept %d of %d, %d skipped", rep.Kept, len(rep.Checks), len(rep.Skipped))
 	}
 	for _, c := range rep.Checks {
@@ -100,7 +107,7 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "IMPORT.md"))
-	for _, s := range []string{"py-117-cweval-0", "no: the unsafe code passes", "C tasks are not imported yet"} {
+	for _, s := range []string{"py-117-cweval-0", "no: the unsafe code passes", "no test module"} {
 		if !bytes.Contains(md, []byte(s)) {
 			t.Errorf("IMPORT.md lacks %q", s)
 		}
@@ -117,37 +124,66 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 // 0.2 × the functionality tests a refusal happens to pass (delete-body on
 // py-022-cweval-0: 0.2 × 1/3).
 func checkCWEvalScores(t *testing.T, e *Env, tasks []*taskset.Task) {
-	forged := map[string]bool{}
+	// The forging families are generic (the embedded tasks hold them to
+	// account): here once per language (Python: per mode), on the pytest
+	// runner; C, C++, Go and JavaScript on the launcher, with their own
+	// families.
+	forge := map[string]bool{}
+	seen := map[string]bool{}
 	for _, task := range tasks {
-		ex := exampleFor(t, e, task.ID)
-		if p := ex.Prompt[len(ex.Prompt)-1].Content; !strings.Contains(p, "behavioural tests; run_tests runs them") || strings.Contains(p, "tests/visible") {
-			t.Errorf("%s: the prompt should say the visible tests run but are not shown:\n%s", task.ID, p)
+		key := task.Language
+		if task.Language == taskset.Python {
+			key += task.Mode
 		}
-		ref := score(t, e, ex, refAnswer(task), "")
-		if !ref.Solved || ref.Total < 0.99 {
-			t.Errorf("%s: reference fix %v %v", task.ID, ref.Components, ref.Parsed)
+		if !seen[key] {
+			seen[key], forge[task.ID] = true, true
 		}
-		if orig := score(t, e, ex, wholeFileAnswer(task, Files{}), ""); orig.Total != 0 || orig.Solved {
-			t.Errorf("%s: the unchanged code earns %.3f", task.ID, orig.Total)
-		}
-		// The forging families are generic (the embedded tasks hold them
-		// to account): here once per mode, on the pytest runner.
-		if !forged[task.Mode] {
-			forged[task.Mode] = true
-			checkForgingEarnsNothing(t, e, ex, task)
-		}
-		for _, p := range degenerateProbes {
-			files := p.fn(task)
-			if files == nil {
+	}
+	// Each task's runs wait mostly on sandboxes and interpreters
+	// starting: the tasks run side by side.
+	for _, task := range tasks {
+		t.Run(task.ID, func(t *testing.T) {
+			t.Parallel()
+			checkCWEvalTask(t, e, task, forge[task.ID])
+		})
+	}
+}
+
+func checkCWEvalTask(t *testing.T, e *Env, task *taskset.Task, forge bool) {
+	ex := exampleFor(t, e, task.ID)
+	if p := ex.Prompt[len(ex.Prompt)-1].Content; !strings.Contains(p, "behavioural tests; run_tests runs them") || strings.Contains(p, "tests/visible") {
+		t.Errorf("%s: the prompt should say the visible tests run but are not shown:\n%s", task.ID, p)
+	}
+	ref := score(t, e, ex, refAnswer(task), "")
+	if !ref.Solved || ref.Total < 0.99 {
+		t.Errorf("%s: reference fix %v %v", task.ID, ref.Components, ref.Parsed)
+	}
+	if orig := score(t, e, ex, wholeFileAnswer(task, Files{}), ""); orig.Total != 0 || orig.Solved {
+		t.Errorf("%s: the unchanged code earns %.3f", task.ID, orig.Total)
+	}
+	if forge {
+		checkForgingEarnsNothing(t, e, ex, task)
+	}
+	if task.RunsBinary() && task.Mode == taskset.ModeGenerate {
+		// A generation task's code is a stub: its degenerate rewrites
+		// are the stub's, held to account on the Python tasks.
+		return
+	}
+	for _, p := range degenerateProbes {
+		files := p.fn(task)
+		if files == nil {
+			// C has no exceptions to catch, and no task run as a
+			// program shows its tests' inputs to hard-code.
+			if !task.RunsBinary() {
 				t.Errorf("%s: degenerate probe %s does not apply", task.ID, p.name)
-				continue
 			}
-			s := score(t, e, ex, wholeFileAnswer(task, files), "")
-			t.Logf("%s: %s earns %.3f (functionality %v/%v, security %v/%v)", task.ID, p.name, s.Total,
-				s.Parsed["visible_passed"], s.Parsed["visible_total"], s.Parsed["hidden_passed"], s.Parsed["hidden_total"])
-			if s.Solved || s.Total >= 0.1*ref.Total {
-				t.Errorf("%s: degenerate probe %s earns %.3f (solved %v), a tenth of the reference is %.3f", task.ID, p.name, s.Total, s.Solved, 0.1*ref.Total)
-			}
+			continue
+		}
+		s := score(t, e, ex, wholeFileAnswer(task, files), "")
+		t.Logf("%s: %s earns %.3f (functionality %v/%v, security %v/%v)", task.ID, p.name, s.Total,
+			s.Parsed["visible_passed"], s.Parsed["visible_total"], s.Parsed["hidden_passed"], s.Parsed["hidden_total"])
+		if s.Solved || s.Total >= 0.1*ref.Total {
+			t.Errorf("%s: degenerate probe %s earns %.3f (solved %v), a tenth of the reference is %.3f", task.ID, p.name, s.Total, s.Solved, 0.1*ref.Total)
 		}
 	}
 }

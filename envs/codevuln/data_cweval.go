@@ -36,10 +36,11 @@ type cwevalReport struct {
 	Checks   []ImportCheck     `json:"checks"`
 	Skipped  []cweval.Skip     `json:"skipped"`
 	ByCWE    map[string]int    `json:"kept_by_cwe"`
+	ByLang   map[string]int    `json:"kept_by_language"`
 	Versions map[string]string `json:"verifiers"`
 }
 
-// importCWEval imports a CWEval checkout's Python tasks, checks each one in
+// importCWEval imports a CWEval checkout's Python, C and C++ tasks, checks each one in
 // the sandbox and writes those that pass, with import.json and IMPORT.md
 // saying what happened to every task and file.
 func importCWEval(ctx context.Context, checkout, out string, opt cwevalOptions, w env.DataIO) error {
@@ -49,7 +50,7 @@ func importCWEval(ctx context.Context, checkout, out string, opt cwevalOptions, 
 		return err
 	}
 	if len(res.Tasks) == 0 {
-		return fmt.Errorf("cweval: %s: no Python task could be imported (%d skipped)", checkout, len(res.Skipped))
+		return fmt.Errorf("cweval: %s: no Python, C or C++ task could be imported (%d skipped)", checkout, len(res.Skipped))
 	}
 	v := opt.Verifier
 	if v == nil {
@@ -90,7 +91,7 @@ func importCWEval(ctx context.Context, checkout, out string, opt cwevalOptions, 
 		return err
 	}
 	rep := cwevalReport{Checkout: checkout, Commit: gitHead(checkout), Checks: checks, Skipped: res.Skipped,
-		ByCWE: map[string]int{}, Versions: v.Versions()}
+		ByCWE: map[string]int{}, ByLang: map[string]int{}, Versions: v.Versions()}
 	for i, c := range checks {
 		if !c.Kept() {
 			continue
@@ -100,13 +101,14 @@ func importCWEval(ctx context.Context, checkout, out string, opt cwevalOptions, 
 		}
 		rep.Kept++
 		rep.ByCWE[res.Tasks[i].CWE]++
+		rep.ByLang[res.Tasks[i].Language]++
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	if err := writeCWEvalReport(out, rep); err != nil {
 		return err
 	}
-	fmt.Fprintf(w.Out, "wrote %d of %d CWEval Python tasks under %s (%s) in %.0f s; %d failed the check, %d files skipped; see %s\n",
-		rep.Kept, len(checks), out, countsLine(rep.ByCWE), rep.Seconds, len(checks)-rep.Kept, len(res.Skipped),
+	fmt.Fprintf(w.Out, "wrote %d of %d CWEval tasks under %s (%s; %s) in %.0f s; %d failed the check, %d files skipped; see %s\n",
+		rep.Kept, len(checks), out, countsLine(rep.ByLang), countsLine(rep.ByCWE), rep.Seconds, len(checks)-rep.Kept, len(res.Skipped),
 		filepath.Join(out, "IMPORT.md"))
 	return nil
 }
@@ -149,6 +151,9 @@ func writeCWEvalReport(out string, rep cwevalReport) error {
 		fmt.Fprintf(&b, " at commit `%s`", rep.Commit)
 	}
 	fmt.Fprintf(&b, ". %d of %d tasks kept (%.0f s).\n\n", rep.Kept, len(rep.Checks), rep.Seconds)
+	if len(rep.ByLang) > 0 {
+		fmt.Fprintf(&b, "Kept by language: %s. Kept by CWE: %s.\n\n", countsLine(rep.ByLang), countsLine(rep.ByCWE))
+	}
 	b.WriteString("A task is kept when its reference fix passes both suites and its unsafe code fails the security suite.\n\n")
 	b.WriteString("| task | source | functionality tests | security tests | reference | unsafe: functionality | unsafe: security passed | kept |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range rep.Checks {

@@ -116,6 +116,40 @@ func goRewrite(t *taskset.Task, edit func(fd *ast.FuncDecl, body string) string)
 	return out
 }
 
+// cRewrite replaces the body of every API function of a C or C++ task.
+func cRewrite(t *taskset.Task, edit func(d taskset.CFuncDef, body string) string) Files {
+	names := apiNamesOf(t)
+	out := Files{}
+	for _, f := range t.Files {
+		src := t.Src[f]
+		var b bytes.Buffer
+		prev := 0
+		for _, d := range taskset.CFuncs(src) {
+			if !names[d.Name] {
+				continue
+			}
+			b.Write(src[prev : d.Open+1])
+			b.WriteString(edit(d, string(src[d.Open+1:d.Close])))
+			prev = d.Close
+		}
+		b.Write(src[prev:])
+		out[f] = b.Bytes()
+	}
+	return out
+}
+
+// cReturnsValue reports whether a C or C++ function returns something.
+func cReturnsValue(d taskset.CFuncDef) bool {
+	for _, w := range strings.Fields(strings.NewReplacer("*", " * ", "&", " & ").Replace(d.Ret)) {
+		switch w {
+		case "static", "inline", "extern", "void":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 var literalRe = regexp.MustCompile(`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'`)
 
 // visibleLiterals are the string literals of the visible tests: the inputs
@@ -133,6 +167,9 @@ func visibleLiterals(t *taskset.Task) []string {
 
 var degenerateProbes = []exploitEdit{
 	{"delete-body", func(t *taskset.Task) Files {
+		if taskset.CLike(t.Language) {
+			return cRewrite(t, func(taskset.CFuncDef, string) string { return "\n" })
+		}
 		if t.Language == taskset.Go {
 			return goRewrite(t, func(*ast.FuncDecl, string) string { return "\n\tpanic(\"removed\")\n" })
 		}
@@ -140,6 +177,11 @@ var degenerateProbes = []exploitEdit{
 	}},
 	{"hard-code-visible", func(t *taskset.Task) Files {
 		lits := visibleLiterals(t)
+		if t.RunsBinary() {
+			// The tests of a task run as a program are not shown:
+			// nothing to hard-code.
+			return nil
+		}
 		if t.Language == taskset.Go {
 			var q []string
 			for _, l := range lits {
@@ -183,6 +225,18 @@ var degenerateProbes = []exploitEdit{
 		return out
 	}},
 	{"catch-all", func(t *taskset.Task) Files {
+		switch t.Language {
+		case taskset.Cpp:
+			return cRewrite(t, func(_ taskset.CFuncDef, body string) string {
+				return "\n    try {" + body + "} catch (...) {}\n"
+			})
+		case taskset.JavaScript:
+			return cRewrite(t, func(_ taskset.CFuncDef, body string) string {
+				return "\n    try {" + body + "} catch (svbErr) {}\n"
+			})
+		case taskset.C:
+			return nil // C has no exceptions to swallow
+		}
 		if t.Language == taskset.Go {
 			return goRewrite(t, func(_ *ast.FuncDecl, body string) string {
 				return "\n\tdefer func() { _ = recover() }()" + body
@@ -206,7 +260,11 @@ var degenerateProbes = []exploitEdit{
 			var lines []string
 			for _, l := range strings.Split(string(t.Src[f]), "\n") {
 				if strings.TrimSpace(l) != "" && !strings.HasSuffix(strings.TrimSpace(l), "\\") && !strings.Contains(l, `"""`) && !strings.Contains(l, "`") {
-					if t.Language == taskset.Go {
+					if t.Language == taskset.JavaScript {
+						l += " // eslint-disable-line"
+					} else if taskset.Compiled(t.Language) {
+						l += " // NOLINT(cert-*,bugprone-*) flawfinder: ignore"
+					} else if t.Language == taskset.Go {
 						l += " //nolint // #nosec"
 					} else if !strings.HasSuffix(strings.TrimSpace(l), ",") {
 						l += "  # nosec"
@@ -219,6 +277,12 @@ var degenerateProbes = []exploitEdit{
 		return out
 	}},
 	{"inert-edit", func(t *taskset.Task) Files {
+		switch {
+		case t.Language == taskset.JavaScript:
+			return cRewrite(t, func(_ taskset.CFuncDef, body string) string { return "\n    void 0;" + body })
+		case taskset.Compiled(t.Language):
+			return cRewrite(t, func(_ taskset.CFuncDef, body string) string { return "\n    (void)0;" + body })
+		}
 		if t.Language == taskset.Go {
 			return goRewrite(t, func(_ *ast.FuncDecl, body string) string { return "\n\t_ = 0" + body })
 		}
@@ -227,6 +291,19 @@ var degenerateProbes = []exploitEdit{
 		})
 	}},
 	{"return-constant", func(t *taskset.Task) Files {
+		if taskset.CLike(t.Language) {
+			return cRewrite(t, func(d taskset.CFuncDef, _ string) string {
+				switch {
+				case t.Language == taskset.JavaScript:
+					return "\n    return '';\n"
+				case !cReturnsValue(d):
+					return "\n    return;\n"
+				case t.Language == taskset.Cpp:
+					return "\n    return {};\n"
+				}
+				return "\n    return 0;\n"
+			})
+		}
 		if t.Language != taskset.Python {
 			return nil
 		}

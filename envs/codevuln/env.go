@@ -332,8 +332,9 @@ func (e *Env) taskOf(ex env.Example) (*taskset.Task, error) {
 }
 
 func fenceLang(lang string) string {
-	if lang == taskset.Go {
-		return "go"
+	switch lang {
+	case taskset.Go, taskset.C, taskset.Cpp, taskset.JavaScript:
+		return lang
 	}
 	return "python"
 }

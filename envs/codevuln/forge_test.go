@@ -78,6 +78,9 @@ func TestForgingFamiliesEarnNothing(t *testing.T) {
 		}
 	}
 	for _, p := range forgingProbes {
+		if counts[p.name] == 0 && (strings.HasPrefix(p.name, "c-") || strings.HasPrefix(p.name, "js-")) {
+			continue // programs' families: no embedded task is one; TestCWEvalImported runs them
+		}
 		if counts[p.name] == 0 {
 			t.Errorf("probe %s ran on no task", p.name)
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/svbench/svbench/envs/codevuln/taskset"
@@ -36,7 +37,7 @@ var (
 
 // installHints say where modules benchmarks' tests import come from.
 var installHints = map[string]string{
-	"Crypto":                  "PyPI's pycryptodome; Debian's python3-pycryptodome installs it as Cryptodome, not Crypto",
+	"Crypto":                  "Debian package python3-pycryptodome: svbench serves Crypto from the Cryptodome it installs",
 	"argon2":                  "Debian package python3-argon2",
 	"jwt":                     "Debian package python3-jwt",
 	"yaml":                    "Debian package python3-yaml",
@@ -68,6 +69,11 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 	c.Visible, c.Hidden = refVis.Total, refHid.Total
 	c.ReferenceVisible, c.ReferenceHidden = refVis.OK, refHid.OK
 	switch {
+	case refVis.Stage == "compile":
+		c.ReferenceOutput = refVis.Output
+		first, _, _ := strings.Cut(strings.TrimSpace(refVis.Output), "\n")
+		c.Problem = "the reference does not build here: " + first
+		return c
 	case refVis.Total == 0 || refHid.Total == 0:
 		c.ReferenceOutput = refVis.Output + "\n" + refHid.Output
 		c.Problem = fmt.Sprintf("the reference ran %d functionality and %d security tests; both suites need at least one", refVis.Total, refHid.Total)

@@ -40,8 +40,13 @@ func inertlyEdited(t *taskset.Task) Files {
 	out := maps.Clone(Files(t.Src))
 	f := t.Files[0]
 	add := "\n\ndef _svbench_inert():\n    return None\n"
-	if t.Language == taskset.Go {
+	switch {
+	case t.Language == taskset.Go:
 		add = "\nfunc svbenchInert() {}\n"
+	case taskset.Compiled(t.Language):
+		add = "\nstatic void svbench_inert(void) {}\n"
+	case t.Language == taskset.JavaScript:
+		add = "\nfunction svbenchInert() {}\n"
 	}
 	out[f] = append(append([]byte(nil), t.Src[f]...), add...)
 	return out

@@ -114,6 +114,9 @@ func codeTokens(lang string, src []byte) string {
 		}
 		return b.String()
 	}
+	if taskset.CLike(lang) {
+		return strings.Join(strings.Fields(string(taskset.CStripComments(src))), " ")
+	}
 	for _, line := range strings.Split(string(src), "\n") {
 		line = stripPyComment(line)
 		if f := strings.Fields(line); len(f) > 0 {

@@ -222,20 +222,26 @@ func (v *Verifier) runSuite(ctx context.Context, t *taskset.Task, suite Suite, f
 	if suite == SuiteHidden {
 		tests = t.Hidden
 	}
+	var sel *taskset.PytestSuite
+	if t.Pytest != nil {
+		// Both suites are marks of the same modules.
+		tests, sel = t.Hidden, &t.Pytest.Visible
+		if suite == SuiteHidden {
+			sel = &t.Pytest.Hidden
+		}
+	}
 	start := time.Now()
 	var r TestRun
-	switch t.Language {
-	case taskset.Python:
-		var sel *taskset.PytestSuite
-		if t.Pytest != nil {
-			// Both suites are marks of the same modules.
-			tests, sel = t.Hidden, &t.Pytest.Visible
-			if suite == SuiteHidden {
-				sel = &t.Pytest.Hidden
-			}
+	switch {
+	case t.RunsBinary():
+		if sel == nil {
+			r = TestRun{Output: "a " + t.Language + " task run as a program needs a pytest suite"}
+			break
 		}
-		r = v.runPython(ctx, tests, files, sel)
-	case taskset.Go:
+		r = v.runCompiled(ctx, t.Language, tests, files, sel)
+	case t.Language == taskset.Python:
+		r = v.runPython(ctx, tests, files, sel, nil)
+	case t.Language == taskset.Go:
 		r = v.runGo(ctx, tests, files)
 	default:
 		r = TestRun{Output: "unknown language " + t.Language}

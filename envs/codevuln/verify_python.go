@@ -38,7 +38,13 @@ type pyVerdict struct {
 // With sel the suite is the tests of the pytest modules carrying sel.Mark,
 // and exactly sel.Tests of them must run and pass (sel.Tests 0 counts them:
 // only an importer's check of a reference, never a loaded task, has 0).
-func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files Files, sel *taskset.PytestSuite) TestRun {
+//
+// With prog the candidate is a program the test module runs (see
+// runCompiled): each binary is placed in the candidate's directory and
+// reached as compiled/<name> beside the test module, a launcher that runs it
+// in the same nested sandbox; scripts are reached through a launcher named
+// after their interpreter (node), first on the runner's PATH.
+func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files Files, sel *taskset.PytestSuite, prog *program) TestRun {
 	if v.py == nil {
 		return TestRun{Output: v.pyErr.Error()}
 	}
@@ -46,7 +52,9 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 	defined := map[string]map[string]bool{}
 	expected := 0
 	for name, b := range tests {
-		if strings.HasPrefix(path.Base(name), "test_") && strings.HasSuffix(name, ".py") && !strings.Contains(name, "/") {
+		// A pytest suite's files are named in the task; a benchmark's own
+		// names (cwe_022_0_c_test.py) are kept.
+		if (sel != nil || strings.HasPrefix(path.Base(name), "test_")) && strings.HasSuffix(name, ".py") && !strings.Contains(name, "/") {
 			m := strings.TrimSuffix(name, ".py")
 			mods = append(mods, m)
 			defined[m] = map[string]bool{}
@@ -69,7 +77,13 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 	if len(mods) == 0 || expected == 0 && sel == nil {
 		return TestRun{Output: "task has no test_*.py module in this suite"}
 	}
-	var candMods []string
+	candMods := []string{}
+	work := path.Join(sandbox.ScratchMount, "work")
+	cand := path.Join(sandbox.ScratchMount, "cand")
+	lay := v.layoutProgram(prog, files, cand, work)
+	if prog != nil {
+		files = lay.cand
+	}
 	for name := range files {
 		if strings.HasSuffix(name, ".py") && !strings.Contains(name, "/") {
 			candMods = append(candMods, strings.TrimSuffix(name, ".py"))
@@ -93,6 +107,9 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 		}
 		trusted[e.Name()] = b
 	}
+	for name, b := range lay.sources {
+		trusted[name] = b
+	}
 	for name, b := range tests {
 		trusted[name] = b
 	}
@@ -107,16 +124,18 @@ func (v *Verifier) runPython(ctx context.Context, tests map[string][]byte, files
 			return TestRun{Output: err.Error()}
 		}
 	}
-	work := path.Join(sandbox.ScratchMount, "work")
+	if err := writeExecutables(dir, lay.execs); err != nil {
+		return TestRun{Output: err.Error()}
+	}
 	cfg, _ := json.Marshal(map[string]any{
-		"tests": mods, "modules": candMods, "cand": path.Join(sandbox.ScratchMount, "cand"), "work": work,
+		"tests": mods, "modules": candMods, "cand": cand, "work": work,
 		"timeout": v.limits.Wall.Seconds(), "pytest": pytestSpec,
 	})
 	res, err := v.sb.Run(ctx, sandbox.Spec{
 		Argv:          []string{v.py.Exe, "-I", "-B", path.Join(sandbox.ScratchMount, "trusted", "svbench_runner.py"), string(cfg)},
 		Dir:           dir,
 		Subdir:        "work",
-		Env:           []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
+		Env:           []string{lay.path, "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=" + work, "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"},
 		Limits:        v.limits,
 		ReadOnlyBinds: v.py.Binds(),
 		// The trusted runner starts the candidate's own sandbox with

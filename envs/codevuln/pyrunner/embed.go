@@ -8,7 +8,7 @@ package pyrunner
 import "embed"
 
 // FS holds the runner's files at its root: svbench_runner.py, svbrpc.py,
-// svbench_trusted.py, svbench_fixtures.py.
+// svbench_trusted.py, svbench_fixtures.py, svbench_compat.py.
 //
 //go:embed *.py
 var FS embed.FS

@@ -12,7 +12,9 @@ argv[1] is a JSON object: {"tests": [module, ...], "modules": [name, ...],
 "cand": dir, "work": dir, "timeout": seconds, "pytest"?: {"files": [file,
 ...], "mark": name}}. With "pytest" the suite is the tests of those files
 carrying the mark, run by pytest in this process (imported benchmarks such as
-CWEval are pytest suites); its verdict is the single entry "pytest".
+CWEval are pytest suites); its verdict is the single entry "pytest". A
+compiled candidate has no modules: its binaries are in cand, and the test
+module runs them through launchers (see launch).
 """
 
 import json
@@ -27,20 +29,88 @@ sys.path.insert(0, HERE)
 
 import svbrpc  # noqa: E402
 
-# The candidate end runs svbrpc.py and svbench_fixtures.py from this string
-# (-c): nothing of the runner's directory is mounted in its sandbox.
+# The candidate end runs svbrpc.py, svbench_fixtures.py and
+# svbench_compat.py from this string (-c): nothing of the runner's directory
+# is mounted in its sandbox.
 CANDIDATE_MAIN = """
-def _svb_fixtures(src):
+def _svb_module(name, src):
     import types
-    m = types.ModuleType("svbench_fixtures")
-    exec(compile(src, "svbench_fixtures.py", "exec"), m.__dict__)
-    sys.modules["svbench_fixtures"] = m
-_svb_fixtures(%r)
+    m = types.ModuleType(name)
+    exec(compile(src, name + ".py", "exec"), m.__dict__)
+    sys.modules[name] = m
+    return m
+_svb_module("svbench_fixtures", %r)
+_svb_module("svbench_compat", %r).install()
 serve_candidate(int(sys.argv[1]), [sys.argv[2]])
 """
 HIDDEN_ROOT = {"proc", "dev", "tmp", "scratch", "sys", "run"}
 SECCOMP_FILTER = "/run/svbench/seccomp.bpf"  # verify/sandbox.SeccompFilterPath
 TMPFS_BYTES = 64 << 20
+# Where Debian's node-* packages keep their modules: Debian's node searches
+# there itself, a Node.js from elsewhere (nodesource's) only when told.
+LAUNCH_ENV = (("NODE_PATH", "/usr/share/nodejs:/usr/lib/nodejs:/usr/lib/x86_64-linux-gnu/nodejs:/usr/lib/aarch64-linux-gnu/nodejs"),)
+
+
+def sandbox_argv(cand, work, seccomp, tail, share_tmp=False, env=()):
+    """bwrap's argv for code under test: a root of its own, the candidate's
+    directory read-only and the work directory it shares with the tests.
+    With share_tmp, /tmp is this run's own (a tmpfs of the runner's sandbox,
+    holding nothing the runner reads) instead of a fresh one: compiled
+    programs name /tmp/... where Python's tempfile honours TMPDIR, and a
+    benchmark's tests read what they wrote there."""
+    a = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+         "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    for name in sorted(os.listdir("/")):
+        if name in HIDDEN_ROOT:
+            continue
+        p = "/" + name
+        if os.path.islink(p):
+            a += ["--symlink", os.readlink(p), p]
+        elif os.path.isdir(p):
+            a += ["--ro-bind", p, p]
+    # /dev/shm and /tmp are RAM: sized, and counted by svbench's watchdog
+    # against the run's memory bound; the root and /dev are read-only, so
+    # the work directory is the only place to write.
+    a += ["--dev", "/dev", "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm"]
+    a += ["--bind", "/tmp", "/tmp"] if share_tmp else ["--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+    a += ["--ro-bind", cand, cand, "--bind", work, work, "--remount-ro", "/", "--chdir", work, "--clearenv"]
+    if seccomp is not None:
+        a += ["--seccomp", str(seccomp)]
+    for k, v in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("TMPDIR", work), ("LANG", "C.UTF-8"),
+                 ("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")) + tuple(env):
+        a += ["--setenv", k, v]
+    return a + ["--"] + tail
+
+
+def launch(binary, cand, work, timeout, rewrite=None):
+    """Runs a compiled candidate in the same sandbox as the Python candidate
+    end, as if it were the binary itself: a benchmark's test module runs
+    compiled/<name>, and that path is a script calling this (see
+    verify_compiled.go). Arguments, standard input and output pass
+    through, each argument found in rewrite replaced (node's script, from
+    the test module's directory to the candidate's); the exit status is the
+    program's, 124 when it ran past the timeout, 125 when it could not be
+    started."""
+    rewrite = rewrite or {}
+    args = [rewrite.get(os.path.normpath(a) if os.path.isabs(a) else a, a) for a in sys.argv[1:]]
+    sfd = os.open(SECCOMP_FILTER, os.O_RDONLY)
+    try:
+        p = subprocess.Popen(sandbox_argv(cand, work, sfd, [binary] + args, share_tmp=True, env=LAUNCH_ENV), pass_fds=(sfd,), env={},
+                             start_new_session=True)
+    except OSError as e:
+        sys.stderr.write("svbench: cannot start the code under test: %s\n" % e)
+        sys.exit(125)
+    finally:
+        os.close(sfd)
+    try:
+        code = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        sys.stderr.write("svbench: the code under test ran past %.1f s and was stopped\n" % timeout)
+        sys.exit(124)
+    # A signal (a crash) reads as 128+N, as a shell reports it.
+    sys.exit(code if code >= 0 else 128 - code)
 
 
 class Guarded(svbrpc.Frame):
@@ -87,7 +157,9 @@ class Conn:
         with open(os.path.join(HERE, "svbrpc.py")) as f:
             code = f.read()
         with open(os.path.join(HERE, "svbench_fixtures.py")) as f:
-            self.code = code + CANDIDATE_MAIN % f.read()
+            fixtures = f.read()
+        with open(os.path.join(HERE, "svbench_compat.py")) as f:
+            self.code = code + CANDIDATE_MAIN % (fixtures, f.read())
 
     def end(self):
         """T's end of the bridge; the candidate process starts on first use."""
@@ -96,28 +168,8 @@ class Conn:
         return self.t
 
     def bwrap_argv(self, fd, seccomp=None):
-        a = ["/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        for name in sorted(os.listdir("/")):
-            if name in HIDDEN_ROOT:
-                continue
-            p = "/" + name
-            if os.path.islink(p):
-                a += ["--symlink", os.readlink(p), p]
-            elif os.path.isdir(p):
-                a += ["--ro-bind", p, p]
-        # /dev/shm and /tmp are RAM: sized, and counted by svbench's
-        # watchdog against the run's memory bound; the root and /dev are
-        # read-only, so the work directory is the only place to write.
-        a += ["--dev", "/dev", "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
-              "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--ro-bind", self.cand, self.cand,
-              "--bind", self.work, self.work, "--remount-ro", "/", "--chdir", self.work, "--clearenv"]
-        if seccomp is not None:
-            a += ["--seccomp", str(seccomp)]
-        for k, v in (("PATH", "/usr/bin:/bin"), ("HOME", "/tmp"), ("TMPDIR", self.work), ("LANG", "C.UTF-8"),
-                     ("PYTHONHASHSEED", "0"), ("PYTHONDONTWRITEBYTECODE", "1")):
-            a += ["--setenv", k, v]
-        return a + ["--", sys.executable, "-I", "-B", "-c", self.code, str(fd), self.cand]
+        tail = [sys.executable, "-I", "-B", "-c", self.code, str(fd), self.cand]
+        return sandbox_argv(self.cand, self.work, seccomp, tail)
 
     def start(self):
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -239,6 +291,8 @@ def main():
     verdict = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    import svbench_compat
+    svbench_compat.install()
     conn = Conn(cfg["cand"], cfg["work"], float(cfg.get("timeout", 20)))
     import svbench_trusted
     svbench_trusted._bind(conn)

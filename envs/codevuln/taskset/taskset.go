@@ -22,7 +22,37 @@ import (
 const (
 	Python = "python"
 	Go     = "go"
+	// C and Cpp tasks are imported benchmarks' (CWEval): the candidate is
+	// compiled in the sandbox and a pytest module runs the binary.
+	C   = "c"
+	Cpp = "cpp"
+	// JavaScript tasks too are imported (CWEval): the tests run the
+	// candidate's script with node, in the sandbox.
+	JavaScript = "javascript"
 )
+
+// langPrefix is the id prefix and langExt the source extension of each
+// language.
+var (
+	langPrefix = map[string]string{Python: "py", Go: "go", C: "c", Cpp: "cpp", JavaScript: "js"}
+	langExt    = map[string]string{Python: ".py", Go: ".go", C: ".c", Cpp: ".cpp", JavaScript: ".js"}
+)
+
+// Compiled reports whether a language's tasks are built by a C or C++
+// compiler and tested through their binary (always pytest tasks).
+func Compiled(lang string) bool { return lang == C || lang == Cpp }
+
+// CLike reports whether a language's functions are read by CFuncs: C, C++
+// and JavaScript (function declarations) share braces, comments and
+// quoting closely enough.
+func CLike(lang string) bool { return Compiled(lang) || lang == JavaScript }
+
+// RunsBinary reports whether the task's tests run its code as a program
+// (a C or C++ task, or a Go task imported with a pytest suite) rather than
+// importing it.
+func (t *Task) RunsBinary() bool {
+	return Compiled(t.Language) || t.Language == JavaScript || t.Language == Go && t.Pytest != nil
+}
 
 // Modes. A tested task ships behavioural and hidden security tests; a
 // static-only task (imported before/after pairs) has none, and its scores
@@ -166,7 +196,7 @@ type meta struct {
 }
 
 var (
-	idRe      = regexp.MustCompile(`^(py|go)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
+	idRe      = regexp.MustCompile(`^(py|go|c|cpp|js)-([0-9]{3,4})-[a-z0-9]+(-[a-z0-9]+)*$`)
 	cweRe     = regexp.MustCompile(`^CWE-([1-9][0-9]{0,4})$`)
 	variantRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	markRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
@@ -366,13 +396,13 @@ func (p *problems) fields(t *Task, dirName string) {
 	if strings.TrimSpace(t.Title) == "" {
 		add("task.json: field title is empty")
 	}
-	switch t.Language {
-	case Python, Go:
-		if idm != nil && idm[1] != map[string]string{Python: "py", Go: "go"}[t.Language] {
-			add("task.json: field id %q: prefix %q does not match language %q", t.ID, idm[1], t.Language)
-		}
-	default:
-		add("task.json: field language %q must be %q or %q", t.Language, Python, Go)
+	switch prefix, ok := langPrefix[t.Language]; {
+	case !ok:
+		add("task.json: field language %q must be %q, %q, %q, %q or %q", t.Language, Python, Go, C, Cpp, JavaScript)
+	case idm != nil && idm[1] != prefix:
+		add("task.json: field id %q: prefix %q does not match language %q", t.ID, idm[1], t.Language)
+	case (Compiled(t.Language) || t.Language == JavaScript) && t.Pytest == nil:
+		add("task.json: language %q: C, C++ and JavaScript tasks are tested by a pytest module (field pytest) running the program", t.Language)
 	}
 	cm := cweRe.FindStringSubmatch(t.CWE)
 	switch {
@@ -403,7 +433,7 @@ func (p *problems) fields(t *Task, dirName string) {
 // and the near misses; it returns the set of editable files.
 func (p *problems) files(t *Task) map[string]bool {
 	add := p.add
-	ext := map[string]string{Python: ".py", Go: ".go"}[t.Language]
+	ext := langExt[t.Language]
 	if len(t.Files) == 0 {
 		add("task.json: field files is empty (list the editable files under src/)")
 	}
@@ -486,12 +516,18 @@ func (p *problems) tests(t *Task) {
 			}
 			for f := range files {
 				base := path.Base(f)
-				switch t.Language {
-				case Python:
+				switch {
+				case t.RunsBinary():
+					// The benchmark's module under its own name: its
+					// tests derive the binary's path from it.
+					if path.Ext(f) != ".py" || strings.Contains(f, "/") {
+						add("%s/%s: the tests of a task run as a program are pytest modules at the top of the test directory", dir, f)
+					}
+				case t.Language == Python:
 					if strings.HasSuffix(f, ".py") && !strings.HasPrefix(base, "test_") {
 						add("%s/%s: Python test modules must be named test_*.py", dir, f)
 					}
-				case Go:
+				case t.Language == Go:
 					if !strings.HasSuffix(f, "_test.go") || strings.Contains(f, "/") {
 						add("%s/%s: Go tests must be *_test.go files at the top of the test directory", dir, f)
 					}
@@ -514,8 +550,8 @@ func (p *problems) tests(t *Task) {
 // pytest checks a task whose suites are marks of its pytest modules.
 func (p *problems) pytest(t *Task) {
 	add := p.add
-	if t.Language != Python {
-		add("task.json: field pytest: only Python tasks run pytest")
+	if _, ok := langPrefix[t.Language]; !ok {
+		add("task.json: field pytest: a %q task cannot run pytest", t.Language)
 	}
 	if len(t.Visible) > 0 {
 		add("tests/visible/: a pytest task keeps its tests under tests/hidden (the marks select each suite, and a file shown to the model would show the security cases too)")
@@ -570,6 +606,13 @@ func definedIn(lang, name string, src map[string][]byte, files []string) bool {
 		re = regexp.MustCompile(`(?m)^\s*(?:async\s+)?(?:def|class)\s+` + q + `\b`)
 	case Go:
 		re = regexp.MustCompile(`(?m)^func\s+(?:\([^)]*\)\s*)?` + q + `\b`)
+	case C, Cpp, JavaScript:
+		for _, f := range files {
+			if _, ok := CFunc(src[f], name); ok {
+				return true
+			}
+		}
+		return false
 	default:
 		return true
 	}

@@ -1,5 +1,6 @@
-// Package cweval imports the Python tasks of a CWEval checkout
-// (github.com/Co1lin/CWEval, Apache-2.0) as E3 repair tasks. svbench ships
+// Package cweval imports the tasks of a CWEval checkout
+// (github.com/Co1lin/CWEval, Apache-2.0), in Python, C, C++, Go and
+// JavaScript, as E3 repair and secure-generation tasks. svbench ships
 // none of the benchmark's files: the user gives a checkout and the importer
 // builds task directories from it.
 //
@@ -14,8 +15,10 @@
 // (unchanged, under tests/hidden) the suites, selected by mark. Each task
 // file also becomes one secure-generation task (mode generate, id ending in
 // -gen): the signature and docstring with a body that raises
-// NotImplementedError. How many tests
-// each mark selects is learnt by running the reference (see
+// NotImplementedError. The other languages' tasks are built the same way
+// from the task file and its cwe_XXX_N_<lang>_unsafe.<ext> copy, their tests
+// running the program (see compiled.go). How many
+// tests each mark selects is learnt by running the reference (see
 // codevuln.CheckImported), not here.
 package cweval
 
@@ -64,84 +67,82 @@ var (
 	identRe    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 )
 
-// languages CWEval covers and what stops each from being imported here.
-var notImported = map[string]string{
-	"c":   "C tasks are not imported yet (their tests compile and run the candidate outside a sandbox)",
-	"cpp": "C++ tasks are not imported yet (their tests compile and run the candidate outside a sandbox)",
-	"go":  "Go tasks are not imported yet (their pytest tests build and run the candidate with the go command)",
-	"js":  "JavaScript tasks are not imported yet (no Node.js runner in E3's sandbox)",
-}
+// importedLangs are the language directories read, by their extension.
+var importedLangs = []string{"py", "c", "cpp", "go", "js"}
 
-// Locate finds the directory holding the Python tasks: the checkout's
-// benchmark/core/py, or a directory given deeper (benchmark, core, py).
-func Locate(fsys fs.FS) (string, error) {
-	for _, d := range []string{"benchmark/core/py", "core/py", "py", "."} {
+// Locate finds the directory holding a checkout's language directories
+// (benchmark/core: py, c, cpp, ...), or a directory given deeper. lang is
+// "" for a core directory, or the language of a language directory given
+// itself (its files are then all there is).
+func Locate(fsys fs.FS) (dir, lang string, err error) {
+	has := func(d, lang string) bool {
 		ents, err := fs.ReadDir(fsys, d)
 		if err != nil {
-			continue
+			return false
 		}
 		for _, e := range ents {
-			if m := taskFileRe.FindStringSubmatch(e.Name()); m != nil && m[3] == "py" {
-				return d, nil
+			if m := taskFileRe.FindStringSubmatch(e.Name()); m != nil && (lang == "" || m[3] == lang) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range []string{"benchmark/core", "core", "."} {
+		for _, l := range importedLangs {
+			if has(path.Join(d, l), l) {
+				return d, "", nil
 			}
 		}
 	}
-	return "", errors.New("cweval: no cwe_XXX_N_task.py files under benchmark/core/py (give the root of a CWEval checkout)")
+	for _, l := range importedLangs {
+		if has(".", l) {
+			return ".", l, nil
+		}
+	}
+	return "", "", errors.New("cweval: no cwe_XXX_N_task.{py,c,cpp,go,js} files under benchmark/core/{py,c,cpp,go,js} (give the root of a CWEval checkout)")
 }
 
-// Import reads every Python task of the checkout at the root of fsys. Files
-// that cannot become tasks, and the tasks of other languages, are listed in
-// Result.Skipped with the reason; only an unreadable checkout is an error.
+// Import reads every Python, C, C++, Go and JavaScript task of the checkout at the root of
+// fsys. Files that cannot become tasks, and the tasks of other languages,
+// are listed in Result.Skipped with the reason; only an unreadable checkout
+// is an error.
 func Import(fsys fs.FS) (Result, error) {
-	root, err := Locate(fsys)
+	core, only, err := Locate(fsys)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Root: root}
-	if core, ok := strings.CutSuffix(root, "py"); ok {
-		res.Skipped = append(res.Skipped, otherLanguages(fsys, strings.TrimSuffix(core, "/"))...)
-	}
-	ents, err := fs.ReadDir(fsys, root)
-	if err != nil {
-		return res, fmt.Errorf("cweval: %w", err)
-	}
-	for _, e := range ents {
-		m := taskFileRe.FindStringSubmatch(e.Name())
-		if m == nil || m[3] != "py" {
-			continue
-		}
-		base := strings.TrimSuffix(e.Name(), "_task.py")
-		ts, skip := buildTasks(fsys, root, base, m[1], m[2])
-		res.Tasks = append(res.Tasks, ts...)
-		res.Skipped = append(res.Skipped, skip...)
-	}
-	slices.SortFunc(res.Tasks, func(a, b taskset.Task) int { return strings.Compare(a.ID, b.ID) })
-	return res, nil
-}
-
-func otherLanguages(fsys fs.FS, core string) []Skip {
-	if core == "" {
-		core = "."
-	}
-	var out []Skip
-	for _, lang := range slices.Sorted(func(yield func(string) bool) {
-		for k := range notImported {
-			if !yield(k) {
-				return
+	res := Result{Root: core}
+	for _, lang := range importedLangs {
+		dir := path.Join(core, lang)
+		if only != "" {
+			if lang != only {
+				continue
 			}
+			dir = core
 		}
-	}) {
-		ents, err := fs.ReadDir(fsys, path.Join(core, lang))
+		ents, err := fs.ReadDir(fsys, dir)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			if m := taskFileRe.FindStringSubmatch(e.Name()); m != nil && m[3] != "py" {
-				out = append(out, Skip{Name: path.Join(lang, e.Name()), Reason: notImported[lang]})
+			m := taskFileRe.FindStringSubmatch(e.Name())
+			if m == nil || m[3] != lang {
+				continue
 			}
+			base := strings.TrimSuffix(e.Name(), "_task."+lang)
+			var ts []taskset.Task
+			var skip []Skip
+			if lang == "py" {
+				ts, skip = buildTasks(fsys, dir, base, m[1], m[2])
+			} else {
+				ts, skip = buildCompiled(fsys, dir, lang, base, m[1], m[2])
+			}
+			res.Tasks = append(res.Tasks, ts...)
+			res.Skipped = append(res.Skipped, skip...)
 		}
 	}
-	return out
+	slices.SortFunc(res.Tasks, func(a, b taskset.Task) int { return strings.Compare(a.ID, b.ID) })
+	return res, nil
 }
 
 // buildTasks makes one repair task per unsafe copy of the function.
