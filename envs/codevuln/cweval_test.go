@@ -97,13 +97,18 @@ func checkCWEvalImport(t *testing.T, out string, tasks []*taskset.Task) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kept != 14 || len(rep.Checks) != 15 || len(rep.Skipped) != 1 || rep.ByLang[taskset.C] != 2 || rep.ByLang[taskset.Cpp] != 2 ||
+	if rep.Kept != 14 || len(rep.Checks) != 17 || len(rep.Skipped) != 1 || rep.ByLang[taskset.C] != 2 || rep.ByLang[taskset.Cpp] != 2 ||
 		rep.ByLang[taskset.Go] != 2 || rep.ByLang[taskset.JavaScript] != 2 {
 		t.Errorf("import.json: kept %d of %d, %d skipped", rep.Kept, len(rep.Checks), len(rep.Skipped))
 	}
 	for _, c := range rep.Checks {
 		if c.ID == "py-117-cweval-0" && (c.Kept() || !c.OriginalHidden || !strings.Contains(c.Problem, "unsafe code passes every security test")) {
 			t.Errorf("the weak task must be refused with its reason: %+v", c)
+		}
+		// A suite that never runs the function: both tasks refused.
+		if c.ID == "py-020-cweval-0" && (c.Kept() || !strings.Contains(c.Problem, "unsafe code passes every security test")) ||
+			c.ID == "py-020-cweval-0-gen" && (c.Kept() || !c.OriginalVisible || !strings.Contains(c.Problem, "the unwritten function passes every functionality test")) {
+			t.Errorf("a suite that does not run the function must be refused with its reason: %+v", c)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "IMPORT.md"))

@@ -97,9 +97,17 @@ func (v *Verifier) CheckImported(ctx context.Context, t *taskset.Task) ImportChe
 	origVis, origHid := v.bothSuites(ctx, t, Files(t.Src))
 	c.OriginalVisible, c.OriginalHidden = origVis.OK, origHid.OK
 	c.OriginalSecurity = origHid.Fraction()
-	// A generation task's original is a stub: nothing to hold it to.
-	if origHid.OK && t.Mode != taskset.ModeGenerate {
+	switch {
+	case t.Mode != taskset.ModeGenerate && origHid.OK:
 		c.Problem = "the unsafe code passes every security test, so the tests cannot tell a repair from none"
+	case t.Mode == taskset.ModeGenerate && origVis.OK:
+		// A stub that stops the program (or raises) passing every
+		// functionality test means those tests never run the function
+		// (CWEval's JavaScript cwe_078_0 tests its own Python copy): func
+		// and func-sec would pay for writing nothing. A stub passing
+		// security cases alone is CWEval's own semantics (a refusal is
+		// secure), which func-sec already guards.
+		c.Problem = "the unwritten function passes every functionality test, so the tests do not run it"
 	}
 	return c
 }

@@ -25,7 +25,7 @@ func TestImportBuildsOneRepairTaskPerUnsafeCopyAndOneGenerationTask(t *testing.T
 	for _, task := range res.Tasks {
 		ids = append(ids, task.ID)
 	}
-	want := []string{"c-022-cweval-0", "c-022-cweval-0-gen", "cpp-117-cweval-0", "cpp-117-cweval-0-gen", "go-079-cweval-0", "go-079-cweval-0-gen", "js-079-cweval-0", "js-079-cweval-0-gen", "py-022-cweval-0", "py-022-cweval-0-gen", "py-079-cweval-0-gen", "py-079-cweval-0-unsafe-0",
+	want := []string{"c-022-cweval-0", "c-022-cweval-0-gen", "cpp-117-cweval-0", "cpp-117-cweval-0-gen", "go-079-cweval-0", "go-079-cweval-0-gen", "js-079-cweval-0", "js-079-cweval-0-gen", "py-020-cweval-0", "py-020-cweval-0-gen", "py-022-cweval-0", "py-022-cweval-0-gen", "py-079-cweval-0-gen", "py-079-cweval-0-unsafe-0",
 		"py-079-cweval-0-unsafe-1", "py-117-cweval-0", "py-117-cweval-0-gen"}
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Fatalf("tasks %v, want %v", ids, want)
@@ -34,7 +34,7 @@ func TestImportBuildsOneRepairTaskPerUnsafeCopyAndOneGenerationTask(t *testing.T
 		t.Errorf("skipped %+v, want the C task without tests, with its reason", res.Skipped)
 	}
 
-	note := res.Tasks[8]
+	note := res.Tasks[10]
 	src := string(note.Src["cwe_022_0_task.py"])
 	fix := string(note.Fix["cwe_022_0_task.py"])
 	for _, c := range []struct {
@@ -60,7 +60,7 @@ func TestImportBuildsOneRepairTaskPerUnsafeCopyAndOneGenerationTask(t *testing.T
 	// A keyword-only marker and a default survive as names; the unsafe
 	// copies, written at the test module's top level, get the test
 	// module's imports they use and nothing else.
-	gen := res.Tasks[9]
+	gen := res.Tasks[11]
 	gsrc0 := string(gen.Src["cwe_022_0_task.py"])
 	if gen.Mode != taskset.ModeGenerate || !strings.HasSuffix(gsrc0, "    '''\n    raise NotImplementedError\n") ||
 		!strings.Contains(gsrc0, "Return the text of the note") || strings.Contains(gen.Description, "CWE") {
@@ -70,7 +70,7 @@ func TestImportBuildsOneRepairTaskPerUnsafeCopyAndOneGenerationTask(t *testing.T
 		t.Errorf("generation task: the reference is the task file, source %q", gen.Source)
 	}
 
-	greet := res.Tasks[11]
+	greet := res.Tasks[13]
 	if greet.API[0] != "render_greeting(name, *, tag)" {
 		t.Errorf("api %q", greet.API[0])
 	}
