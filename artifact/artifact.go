@@ -169,6 +169,10 @@ type Metadata struct {
 	PassAtK       map[string]float64 `json:"pass_at_k,omitempty"`
 	// Launch is how the run was started, so --resume needs nothing else.
 	Launch Launch `json:"launch"`
+	// Limits are the episode limits every rollout was held to (the
+	// environment's, or --max-turns), as numbers; nil for runs recorded
+	// before they were (EpisodeLimits reads those).
+	Limits *env.Limits `json:"limits,omitempty"`
 	// SolvedWhen is the environment's definition of a solved rollout, the
 	// one pass@k counts.
 	SolvedWhen string `json:"solved_when,omitempty"`

@@ -3,10 +3,12 @@ package artifact
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/svbench/svbench/env"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/svbench/svbench/env"
 
 	"github.com/svbench/svbench/base/atomicfile"
 )
@@ -98,6 +100,31 @@ func (m *Metadata) Conditions() map[string]string {
 		return r
 	}
 	return m.Params
+}
+
+// EpisodeLimits are the turn limit and tool budget the run's episodes were
+// held to, nil where the run does not say. A run records them as numbers
+// (Metadata.Limits); for one recorded before, they are read the only way
+// it kept them: --max-turns from its launch, else its max_turns and
+// tool_budget parameters (the environment's own defaults were not
+// recorded, so an environment without such a parameter leaves them nil:
+// unknown, which compare and the leaderboard do not hold against a run).
+func (m *Metadata) EpisodeLimits() (maxTurns, toolBudget *int) {
+	if m.Limits != nil {
+		return new(m.Limits.MaxTurns), new(m.Limits.ToolBudget)
+	}
+	cond := m.Conditions()
+	number := func(k string) *int {
+		if n, err := strconv.Atoi(cond[k]); err == nil {
+			return &n
+		}
+		return nil
+	}
+	maxTurns = number("max_turns")
+	if m.Launch.MaxTurns > 0 {
+		maxTurns = new(m.Launch.MaxTurns)
+	}
+	return maxTurns, number("tool_budget")
 }
 
 // ChangedParams are the conditions that differ from this build's defaults

@@ -26,6 +26,38 @@ type ToolCall struct {
 	Arguments string `json:"arguments"`
 }
 
+// UnmarshalJSON reads a tool call in svbench's flat form {"id", "name",
+// "arguments"} or in OpenAI's, which trainers send: {"id", "type":
+// "function", "function": {"name", "arguments"}}, the arguments JSON text
+// or an object. Every route (a session's step, /v1/score's completion, a
+// results file) reads a call's name the same way, so none counts a call
+// it cannot name.
+func (c *ToolCall) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Args     json.RawMessage `json:"arguments"`
+		Function *struct {
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	name, args := w.Name, w.Args
+	if w.Function != nil {
+		name, args = w.Function.Name, w.Function.Args
+	}
+	text := strings.TrimSpace(string(args))
+	var str string
+	if json.Unmarshal(args, &str) == nil {
+		text = str
+	}
+	*c = ToolCall{ID: w.ID, Name: name, Arguments: text}
+	return nil
+}
+
 // Message is one chat turn. Tool results carry the ToolCallID they answer.
 type Message struct {
 	Role    Role   `json:"role"`
@@ -45,6 +77,9 @@ type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
+	// OwnBudget marks a tool whose calls the environment bounds itself
+	// (E2's check_policy) rather than spending the episode's tool budget.
+	OwnBudget bool `json:"-"`
 }
 
 // OpenAIFunction renders the tool as an OpenAI `tools[]` entry.

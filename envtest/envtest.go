@@ -94,6 +94,7 @@ func Run(t *testing.T, id string, opts Options) {
 	t.Run("registration", func(t *testing.T) { checkRegistration(t, spec, e) })
 	t.Run("splits", func(t *testing.T) { checkSplits(t, spec, e) })
 	t.Run("solvable", func(t *testing.T) { checkSolvable(ctx, t, e, opts) })
+	t.Run("limits", func(t *testing.T) { checkLimits(ctx, t, e, info, rows[0]) })
 	rubrics := describeRubrics(t, e)
 
 	var played []artifact.Result
@@ -526,3 +527,34 @@ func checkServer(ctx context.Context, t *testing.T, id string, params map[string
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// checkLimits: the framework holds episodes to the limits Info declares
+// (env.Limit), counting the tools Info lists; a tool an episode offers
+// that Info does not list would escape the budget, and tools offered with
+// a budget of 0 would all be refused.
+func checkLimits(ctx context.Context, t *testing.T, e env.Environment, info env.Info, ex env.Example) {
+	if info.MaxTurns < 1 || info.ToolBudget < 0 {
+		t.Errorf("Info declares max_turns %d and tool_budget %d; want at least 1 turn and a budget of 0 or more", info.MaxTurns, info.ToolBudget)
+	}
+	ep, err := e.Start(ctx, ex)
+	if err != nil {
+		t.Fatalf("start %s: %v", ex.ID, err)
+	}
+	defer ep.Close()
+	listed := map[string]bool{}
+	for _, tool := range info.Tools {
+		listed[tool.Name] = true
+	}
+	budgeted := 0
+	for _, tool := range ep.Tools() {
+		if !listed[tool.Name] {
+			t.Errorf("the episode offers tool %q, which Info.Tools does not list: the framework would not count its calls against tool_budget", tool.Name)
+		}
+		if !tool.OwnBudget {
+			budgeted++
+		}
+	}
+	if budgeted > 0 && info.ToolBudget == 0 {
+		t.Errorf("the episode offers %d tools but Info declares tool_budget 0: every call would be refused", budgeted)
+	}
+}

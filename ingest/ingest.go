@@ -528,27 +528,10 @@ func toolCall(it json.RawMessage) (env.ToolCall, error) {
 	if s, ok := stringValue(it); ok {
 		it = json.RawMessage(s)
 	}
-	var c struct {
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Function  *struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	}
+	// env.ToolCall reads both forms, as every other route does.
+	var c env.ToolCall
 	if err := json.Unmarshal(it, &c); err != nil {
 		return env.ToolCall{}, fmt.Errorf("want an object (or one as JSON text): %w", err)
 	}
-	if c.Function != nil {
-		c.Name, c.Arguments = c.Function.Name, c.Function.Arguments
-	}
-	args := string(c.Arguments)
-	if s, ok := stringValue(c.Arguments); ok {
-		args = s
-	}
-	if args == "null" {
-		args = ""
-	}
-	return env.ToolCall{ID: c.ID, Name: c.Name, Arguments: args}, nil
+	return c, nil
 }

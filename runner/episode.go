@@ -65,13 +65,12 @@ func RunEpisode(ctx context.Context, client llm.Client, e env.Environment, ex en
 			}
 		}
 	}()
-	maxTurns := cfg.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = e.Info().MaxTurns
-	}
-	if maxTurns <= 0 {
-		maxTurns = 1
-	}
+	// The framework, not each environment, holds the episode to its
+	// limits; the loop's bound is the same limit, so no model call is made
+	// for a turn the episode would refuse.
+	limits := env.LimitsOf(e.Info(), cfg.MaxTurns)
+	maxTurns := limits.MaxTurns
+	ep = env.Limit(ep, limits)
 	conv := append([]env.Message(nil), ep.Prompt()...)
 	tools := ep.Tools()
 	for ro.Turns < maxTurns {

@@ -78,11 +78,8 @@ func fillUsage(meta *artifact.Metadata, cfg Config) {
 
 // writeManifest keeps run_manifest.json beside the metadata it derives from.
 func writeManifest(dir string, meta *artifact.Metadata, cfg Config, info env.Info) error {
-	turns := cfg.MaxTurns
-	if turns <= 0 {
-		turns = info.MaxTurns
-	}
-	return artifact.WriteJSONAtomic(filepath.Join(dir, artifact.ManifestFile), artifact.ManifestFor(meta, turns, info.ToolBudget))
+	l := env.LimitsOf(info, cfg.MaxTurns)
+	return artifact.WriteJSONAtomic(filepath.Join(dir, artifact.ManifestFile), artifact.ManifestFor(meta, l.MaxTurns, l.ToolBudget))
 }
 
 // resolvedConfig is the configuration in force for the run; nil when the
@@ -134,6 +131,7 @@ func newMetadata(cfg Config, info env.Info, rubric string) *artifact.Metadata {
 		SolvedWhen:     info.SolvedWhen,
 		CoreMetrics:    info.CoreMetrics,
 		Launch:         cfg.Launch,
+		Limits:         new(env.LimitsOf(info, cfg.MaxTurns)),
 		GitCommit:      version.GitCommit(),
 		SvbenchVersion: version.Version,
 		GoVersion:      version.Go(),

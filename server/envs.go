@@ -18,9 +18,12 @@ import (
 // envState is one served environment with its dataset, loaded once and
 // read-only afterwards, so handlers share it without locks.
 type envState struct {
-	id          string
-	env         env.Environment
-	info        env.Info
+	id   string
+	env  env.Environment
+	info env.Info
+	// limits are the episode limits a completion scored by /v1/score must
+	// keep (env.Limits.Check).
+	limits      env.Limits
 	rubrics     []env.RubricInfo
 	tools       []map[string]any
 	datasetPath string
@@ -47,7 +50,7 @@ func newEnvState(id string, e env.Environment) *envState {
 	for _, t := range info.Tools {
 		tools = append(tools, t.OpenAIFunction())
 	}
-	return &envState{id: id, env: e, info: info, tools: tools, rubrics: describeRubrics(e, info)}
+	return &envState{id: id, env: e, info: info, limits: env.LimitsOf(info, 0), tools: tools, rubrics: describeRubrics(e, info)}
 }
 
 // describeRubrics describes each rubric the environment lists, as the

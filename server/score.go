@@ -287,6 +287,9 @@ func (s *Server) scoreItem(ctx context.Context, st *envState, it *ScoreItem) Sco
 	if aerr := s.checkCompletion(it.Completion.Messages); aerr != nil {
 		return fail(aerr)
 	}
+	if err := st.limits.Check(it.Completion.Messages); err != nil {
+		return fail(apiErrorf(CodeInvalidItem, "%s: %v", st.id, err))
+	}
 	ex, aerr := s.resolveExample(st, it.ExampleID, it.Example, it.Answer)
 	if aerr != nil {
 		return fail(aerr)

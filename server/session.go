@@ -89,17 +89,7 @@ type wireMessage struct {
 	Content          *string        `json:"content"`
 	ReasoningContent string         `json:"reasoning_content"`
 	Reasoning        string         `json:"reasoning"`
-	ToolCalls        []wireToolCall `json:"tool_calls"`
-}
-
-type wireToolCall struct {
-	ID       string          `json:"id"`
-	Name     string          `json:"name"`
-	Args     json.RawMessage `json:"arguments"`
-	Function *struct {
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"arguments"`
-	} `json:"function"`
+	ToolCalls        []env.ToolCall `json:"tool_calls"`
 }
 
 func (m wireMessage) message() (env.Message, *APIError) {
@@ -114,23 +104,13 @@ func (m wireMessage) message() (env.Message, *APIError) {
 		return out, apiErrorf(CodeInvalidItem, "message carries %d tool calls; at most %d per turn", len(m.ToolCalls), MaxSessionToolCalls)
 	}
 	for i, tc := range m.ToolCalls {
-		name, args := tc.Name, tc.Args
-		if tc.Function != nil {
-			name, args = tc.Function.Name, tc.Function.Args
-		}
-		if name == "" {
+		if tc.Name == "" {
 			return out, apiErrorf(CodeInvalidItem, "tool call %d: field \"function.name\" missing", i)
 		}
-		text := strings.TrimSpace(string(args))
-		var s string
-		if json.Unmarshal(args, &s) == nil {
-			text = s // OpenAI's form: the arguments as JSON text
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
 		}
-		id := tc.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i)
-		}
-		out.ToolCalls = append(out.ToolCalls, env.ToolCall{ID: id, Name: name, Arguments: text})
+		out.ToolCalls = append(out.ToolCalls, tc)
 	}
 	return out, nil
 }
@@ -225,6 +205,9 @@ func (s *Server) openSession(ctx context.Context, req SessionCreate, owner strin
 		}
 		return nil, http.StatusUnprocessableEntity, apiErrorf(CodeScoreFailed, "start episode %s: %v", ex.ID, err)
 	}
+	// The session's turn limit and the environment's tool budget hold
+	// whatever the environment does (env.Limit).
+	ep = env.Limit(ep, env.LimitsOf(info, maxTurns))
 	sess.mu.Lock()
 	closed := sess.closed
 	if !closed {
@@ -368,9 +351,6 @@ func (s *Server) stepLocked(ctx context.Context, sess *session, msg env.Message)
 		res.Observations = append(res.Observations, step.Messages...)
 		sess.transcript = append(sess.transcript, step.Messages...)
 		res.Done, res.Reason = step.Done, step.Reason
-	}
-	if !res.Done && sess.turns >= sess.maxTurns {
-		res.Done, res.Reason = true, "max_turns"
 	}
 	if res.Done {
 		sess.done = true

@@ -36,7 +36,7 @@ var lookupTool = env.Tool{Name: "lookup", Description: "Look the question up.", 
 
 func (toyEnv) Info() env.Info {
 	return env.Info{ID: "toy", Aliases: []string{"t1", "toy-env"}, Version: "0.1.0", Rubrics: []string{"default", "strict"},
-		DefaultRubric: "default", SystemPrompt: "Answer {\"answer\": \"yes\"|\"no\"}.", MaxTurns: 3,
+		DefaultRubric: "default", SystemPrompt: "Answer {\"answer\": \"yes\"|\"no\"}.", MaxTurns: 3, ToolBudget: 4,
 		OutputSchema: json.RawMessage(`{"type":"object"}`), Tools: []env.Tool{lookupTool}}
 }
 

@@ -256,3 +256,36 @@ func TestMismatchesReadResolvedConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetReadsRecordedLimits: the turn limit and tool budget are read
+// from the numbers a run records (what its episodes were held to,
+// --max-turns included), and a run recorded before it kept them is
+// compared on what it did say: an unknown limit is not a mismatch, so an
+// old E1 run and a new one stay comparable.
+func TestBudgetReadsRecordedLimits(t *testing.T) {
+	run := func(l *env.Limits, launchTurns int) *artifact.Metadata {
+		return &artifact.Metadata{Environment: "e1", Rubric: "default", DatasetRev: "r1", Rollouts: 1, Limits: l,
+			Launch: artifact.Launch{MaxTurns: launchTurns}}
+	}
+	for _, tc := range []struct {
+		name     string
+		a, b     *artifact.Metadata
+		mismatch []string
+	}{
+		{"both recorded, same", run(&env.Limits{MaxTurns: 1}, 0), run(&env.Limits{MaxTurns: 1}, 0), nil},
+		{"both recorded, turns differ", run(&env.Limits{MaxTurns: 10, ToolBudget: 6}, 0), run(&env.Limits{MaxTurns: 3, ToolBudget: 6}, 3), []string{"max turns"}},
+		{"both recorded, budget differs", run(&env.Limits{MaxTurns: 10, ToolBudget: 6}, 0), run(&env.Limits{MaxTurns: 10, ToolBudget: 2}, 0), []string{"tool budget"}},
+		{"old run without limits against a new one", run(nil, 0), run(&env.Limits{MaxTurns: 1}, 0), nil},
+		{"old run's --max-turns against a new run's limit", run(nil, 3), run(&env.Limits{MaxTurns: 4}, 4), []string{"max turns"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, m := range Mismatches(tc.a, tc.b) {
+				got = append(got, m.Field)
+			}
+			if !slices.Equal(got, tc.mismatch) {
+				t.Fatalf("mismatches %q, want %q", got, tc.mismatch)
+			}
+		})
+	}
+}

@@ -217,6 +217,7 @@ func Budget(m *artifact.Metadata) []BudgetField {
 		return strconv.FormatFloat(*p, 'g', -1, 64)
 	}
 	maxTok := "(server default)"
+	turns, budget := m.EpisodeLimits()
 	if s.MaxTokens > 0 {
 		maxTok = strconv.Itoa(s.MaxTokens)
 	}
@@ -227,8 +228,8 @@ func Budget(m *artifact.Metadata) []BudgetField {
 		{"temperature", num(s.Temperature)},
 		{"top_p", num(s.TopP)},
 		{"extra request body", extraBody(s.Extra)},
-		{"max turns", maxTurns(m)},
-		{"tool budget", m.Conditions()["tool_budget"]},
+		{"max turns", optInt(turns)},
+		{"tool budget", optInt(budget)},
 		{"system prompt sha256", cmpOr(m.Launch.SystemPromptSHA256, "(environment default)")},
 	}
 }
@@ -261,14 +262,13 @@ func itoa(n int) string {
 	return strconv.Itoa(n)
 }
 
-func maxTurns(m *artifact.Metadata) string {
-	if v := m.Conditions()["max_turns"]; v != "" {
-		return v
+// optInt is a recorded number as text, "" (unknown, never a mismatch)
+// where the run did not record it.
+func optInt(p *int) string {
+	if p == nil {
+		return ""
 	}
-	if m.Launch.MaxTurns > 0 {
-		return strconv.Itoa(m.Launch.MaxTurns)
-	}
-	return "(environment default)"
+	return strconv.Itoa(*p)
 }
 
 // eachTrainerRow reads a trainer's rows under artifact.EachRow's policy;

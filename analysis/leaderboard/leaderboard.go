@@ -298,16 +298,17 @@ func rank(entries []Entry) []Entry {
 		for _, i := range members {
 			e := &entries[i]
 			e.Alone = len(members) == 1
-			e.BudgetMatched = budgetKey(e.meta) == ref
-			if !e.BudgetMatched {
+			// A budget setting one run did not record (a run from before
+			// episode limits were recorded) is unknown, not a mismatch, as in
+			// compare: matched means no setting both record differs.
+			e.BudgetMatched = true
+			if budgetKey(e.meta) != ref {
 				for _, m := range compare.Mismatches(refMeta, e.meta) {
 					if m.Field != "rubric" && !strings.HasPrefix(m.Field, "param ") && m.Field != "environment" {
 						e.Mismatches = append(e.Mismatches, fmt.Sprintf("%s %s (others: %s)", m.Field, m.B, m.A))
 					}
 				}
-				if len(e.Mismatches) == 0 {
-					e.Mismatches = []string{"budget differs from the other models'"}
-				}
+				e.BudgetMatched = len(e.Mismatches) == 0
 			}
 			e.Grade, e.Why = grade(e)
 		}

@@ -101,12 +101,8 @@ func Load(dir string) (*Run, error) {
 		}
 	}
 	if r.Manifest == nil {
-		turns, _ := strconv.Atoi(meta.Conditions()["max_turns"])
-		if turns == 0 {
-			turns = meta.Launch.MaxTurns
-		}
-		budget, _ := strconv.Atoi(meta.Conditions()["tool_budget"])
-		r.Manifest = artifact.ManifestFor(meta, turns, budget)
+		turns, budget := meta.EpisodeLimits()
+		r.Manifest = artifact.ManifestFor(meta, deref(turns), deref(budget))
 	}
 	return r, nil
 }
@@ -253,4 +249,12 @@ func example(e env.Environment, res *artifact.Result) (env.Example, error) {
 		ex.ID = res.ExampleID
 	}
 	return ex, nil
+}
+
+// deref is a limit the run may not have recorded; 0 (unknown) when it did not.
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

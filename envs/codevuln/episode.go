@@ -41,11 +41,9 @@ type episode struct {
 	t      *taskset.Task
 	prompt []env.Message
 	budget int
-	max    int
 
 	mu     sync.Mutex
 	turns  int
-	calls  int
 	closed bool
 }
 
@@ -58,7 +56,7 @@ func (e *Env) Start(_ context.Context, ex env.Example) (env.Episode, error) {
 	if e.vErr != nil {
 		return nil, e.vErr
 	}
-	return &episode{e: e, t: t, prompt: ex.Prompt, budget: e.budget, max: e.maxTurns}, nil
+	return &episode{e: e, t: t, prompt: ex.Prompt, budget: e.budget}, nil
 }
 
 func (ep *episode) Prompt() []env.Message { return ep.prompt }
@@ -92,9 +90,6 @@ func (ep *episode) Step(ctx context.Context, msg env.Message) (env.StepResult, e
 	if len(msg.ToolCalls) == 0 {
 		return env.StepResult{Done: true, Reason: "answered"}, nil
 	}
-	if turn >= ep.max {
-		return env.StepResult{Done: true, Reason: "max_turns"}, nil
-	}
 	var res env.StepResult
 	for _, tc := range msg.ToolCalls {
 		content, rec := ep.call(ctx, tc)
@@ -123,13 +118,11 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 	default:
 		return fail(fmt.Sprintf("unknown tool %q; available: %s, %s, %s", textclip.Bytes(tc.Name, 64, textclip.Ellipsis), FnRunTests, FnStatic, FnReadFile))
 	}
-	ep.mu.Lock()
-	if ep.calls >= ep.budget {
-		ep.mu.Unlock()
-		return fail(fmt.Sprintf("tool budget exhausted (%d calls): answer now with your patch", ep.budget))
+	// The framework counts calls against the budget (env.Limit); an
+	// episode that offers no tools runs none.
+	if ep.budget == 0 {
+		return fail("this episode offers no tools (tool_budget=0): answer now with your patch")
 	}
-	ep.calls++
-	ep.mu.Unlock()
 	if len(tc.Arguments) > maxToolArgs {
 		return fail(fmt.Sprintf("arguments are %d bytes; the limit is %d", len(tc.Arguments), maxToolArgs))
 	}

@@ -21,11 +21,14 @@ func TestEpisodeTools(t *testing.T) {
 		t.Skip("task py-089-user-lookup not in the corpus")
 	}
 	ex := exampleFor(t, e, task.ID)
-	epi, err := e.Start(context.Background(), ex)
+	raw, err := e.Start(context.Background(), ex)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer epi.Close()
+	defer raw.Close()
+	// As the runner and the server's sessions drive it: the framework
+	// holds the budget and the turn limit.
+	epi := env.Limit(raw, env.LimitsOf(e.Info(), 0))
 	if len(epi.Tools()) != 3 || !strings.Contains(epi.Prompt()[1].Content, "Task "+task.ID) {
 		t.Fatalf("tools %v / prompt %q", epi.Tools(), epi.Prompt()[1].Content)
 	}
@@ -88,11 +91,12 @@ func TestEpisodeTools(t *testing.T) {
 func TestEpisodeMaxTurnsAndUnknownTool(t *testing.T) {
 	e := testEnv(t)
 	task := e.Tasks()[0]
-	epi, err := e.Start(context.Background(), exampleFor(t, e, task.ID))
+	raw, err := e.Start(context.Background(), exampleFor(t, e, task.ID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer epi.Close()
+	defer raw.Close()
+	epi := env.Limit(raw, env.LimitsOf(e.Info(), 0))
 	r, _ := epi.Step(context.Background(), toolCall("rm_rf", "{}"))
 	if !strings.Contains(r.Messages[0].Content, "unknown tool") {
 		t.Errorf("unknown tool: %s", r.Messages[0].Content)
@@ -106,7 +110,7 @@ func TestEpisodeMaxTurnsAndUnknownTool(t *testing.T) {
 	if err := epi.Close(); err != nil {
 		t.Error(err)
 	}
-	if r, _ := epi.Step(context.Background(), toolCall(FnRunTests, "{}")); !r.Done {
+	if r, _ := raw.Step(context.Background(), toolCall(FnRunTests, "{}")); !r.Done {
 		t.Errorf("step after Close ran: %+v", r)
 	}
 }

@@ -148,7 +148,7 @@ func TestToolsForeverHitsBudgetAndMaxTurns(t *testing.T) {
 	}
 	shared, ds := testEnv(t)
 	// Reuse the shared verifiers instead of compiling trivy's checks again.
-	e.once.Do(func() { e.v = shared.v })
+	shareVerifiers(t, e, shared)
 	ex := ds.Examples[0]
 	ro, err := runner.RunEpisode(context.Background(), llm.Builtin{Policy: loopPolicy{ex.Payload.(*fixture).Path}}, e, ex, runner.EpisodeConfig{})
 	if err != nil {

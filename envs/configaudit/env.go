@@ -284,7 +284,7 @@ func (e *Env) Start(ctx context.Context, ex env.Example) (env.Episode, error) {
 			}
 		}
 	}
-	return &episode{e: e, fx: fx, prompt: prompt, budget: e.budget, maxTurn: e.maxTurns}, nil
+	return &episode{e: e, fx: fx, prompt: prompt, budget: e.budget}, nil
 }
 
 var _ env.ScoreCoster = (*Env)(nil)

@@ -91,3 +91,15 @@ func TestInfoWhileTheFirstEpisodeStarts(t *testing.T) {
 		t.Error("Info after the first episode names no verifier versions")
 	}
 }
+
+// shareVerifiers hands e the shared environment's scanners, built if no
+// test has built them yet (trivy's checks take a second to compile), so a
+// test run alone sees the same scanners as the whole package.
+func shareVerifiers(t testing.TB, e, shared *Env) {
+	t.Helper()
+	v, err := shared.verifiers(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.once.Do(func() { e.v = v; e.built.Store(v) })
+}

@@ -62,14 +62,11 @@ type ToolFinding struct {
 }
 
 type episode struct {
-	e       *Env
-	fx      *fixture
-	prompt  []env.Message
-	budget  int
-	maxTurn int
-	turns   int
-	calls   int
-	checks  int // check_policy calls (their own budget)
+	e      *Env
+	fx     *fixture
+	prompt []env.Message
+	budget int
+	checks int // check_policy calls (their own budget)
 }
 
 func (ep *episode) Prompt() []env.Message { return ep.prompt }
@@ -100,13 +97,8 @@ func (e *Env) policyTools() []env.Tool {
 // Step runs the assistant's tool calls; a message without tool calls is the
 // final answer.
 func (ep *episode) Step(ctx context.Context, msg env.Message) (env.StepResult, error) {
-	ep.turns++
 	if len(msg.ToolCalls) == 0 {
 		return env.StepResult{Done: true, Reason: "answered"}, nil
-	}
-	if ep.turns >= ep.maxTurn {
-		// No turn is left to read the results in.
-		return env.StepResult{Done: true, Reason: "max_turns"}, nil
 	}
 	var res env.StepResult
 	for _, tc := range msg.ToolCalls {
@@ -142,10 +134,11 @@ func (ep *episode) call(ctx context.Context, tc env.ToolCall) (string, env.ToolC
 		}
 		return fail(fmt.Sprintf("unknown tool %q; available: %s", clip.Bytes(tc.Name, 64, clip.Ellipsis), strings.Join(names, ", ")))
 	}
-	if ep.calls >= ep.budget {
-		return fail(fmt.Sprintf("tool budget exhausted (%d calls); no more tool calls will run: answer now with the JSON object", ep.budget))
+	// The framework counts calls against the budget (env.Limit); an
+	// episode that offers no tools runs none.
+	if ep.budget == 0 {
+		return fail("this episode offers no tools (tool_budget=0): answer now with the JSON object")
 	}
-	ep.calls++
 	p, err := toolPath(tc.Arguments)
 	if err != nil {
 		return fail(err.Error())

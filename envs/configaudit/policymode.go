@@ -314,7 +314,7 @@ func checkPolicyTool(detail string) env.Tool {
 	if detail == CheckDetailClauses {
 		d += " and pass/fail for every clause"
 	}
-	return env.Tool{Name: FnCheckPolicy, Description: d + ". Limited calls per task.", Parameters: checkPolicyParams}
+	return env.Tool{Name: FnCheckPolicy, Description: d + ". Limited calls per task.", Parameters: checkPolicyParams, OwnBudget: true}
 }
 
 // checkPolicy runs one check_policy call. It reveals no clause internals:

@@ -88,6 +88,16 @@ type evalFlags struct {
 	// --reasoning-effort (see applyModelHabits).
 	modelArgs       []string
 	reasoningEffort string
+	// entry, set when an eval set starts a run, holds the entry's
+	// configuration and sampling as the set decoded them: the run takes
+	// these values, not flags written back as text and parsed again.
+	entry *entryRun
+}
+
+// entryRun is what an eval set's entry decides for one run.
+type entryRun struct {
+	conf     env.Configured
+	sampling llm.Sampling
 }
 
 func newEvalCmd() *cobra.Command {
@@ -220,8 +230,10 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	f.model.wrap = func(c llm.Client, baseURL, role string) llm.Client {
 		return rec.Wrap(respCache.Wrap(c, baseURL), role)
 	}
-	conf, err := configureEnv(f.envName, params)
-	if err != nil {
+	var conf env.Configured
+	if f.entry != nil {
+		conf = f.entry.conf
+	} else if conf, err = configureEnv(f.envName, params); err != nil {
 		return err
 	}
 	envModels, err := f.model.envModels(conf, f.judgeModel, f.concurrency)
@@ -341,7 +353,9 @@ func evalInputs(cmd *cobra.Command, f *evalFlags) (sampling llm.Sampling, shard 
 		if f.models == "" {
 			return sampling, shard, nil, nil, usagef("--model is required (try --model builtin:heuristic with --env e1)")
 		}
-		if sampling, err = f.model.sampling(cmd); err != nil {
+		if f.entry != nil {
+			sampling = f.entry.sampling
+		} else if sampling, err = f.model.sampling(cmd); err != nil {
 			return sampling, shard, nil, nil, err
 		}
 	}
@@ -358,12 +372,15 @@ func evalInputs(cmd *cobra.Command, f *evalFlags) (sampling llm.Sampling, shard 
 	if err != nil {
 		return sampling, shard, nil, nil, usageError(err)
 	}
-	params, err = f.params.parse()
-	if err != nil {
-		return sampling, shard, nil, nil, err
-	}
-	if params, err = f.envFlags.apply(f.envName, params); err != nil {
-		return sampling, shard, nil, nil, err
+	if f.entry != nil {
+		params = f.entry.conf.Given
+	} else {
+		if params, err = f.params.parse(); err != nil {
+			return sampling, shard, nil, nil, err
+		}
+		if params, err = f.envFlags.apply(f.envName, params); err != nil {
+			return sampling, shard, nil, nil, err
+		}
 	}
 	models = splitList(f.models)
 	if f.runID != "" && f.resume == "" {

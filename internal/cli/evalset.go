@@ -18,6 +18,7 @@ import (
 
 	"github.com/svbench/svbench/artifact"
 	"github.com/svbench/svbench/env"
+	"github.com/svbench/svbench/llm"
 	"github.com/svbench/svbench/runner"
 )
 
@@ -55,6 +56,22 @@ type evalSetEntry struct {
 	MaxTokens   int
 	Seed        *int64
 	Concurrency int
+	// Config is Params decoded by the environment's registry, once, when
+	// the file is read: the typed configuration every run of the entry
+	// takes.
+	Config env.Configured
+}
+
+// sampling is what the entry sends the model: its own settings, with the
+// set's -S/--sampling-args (extra) merged in as eval merges them.
+func (e evalSetEntry) sampling(extra string) (llm.Sampling, error) {
+	s := llm.Sampling{Temperature: e.Temperature, TopP: e.TopP, MaxTokens: e.MaxTokens, Seed: e.Seed}
+	if extra != "" {
+		if err := json.Unmarshal([]byte(extra), &s.Extra); err != nil {
+			return s, usagef("-S/--sampling-args: not a JSON object: %v", err)
+		}
+	}
+	return s, nil
 }
 
 // evalSetKeys are the accepted keys of an [[eval]] entry with their
@@ -197,7 +214,11 @@ func parseEvalSetEntry(m map[string]any) (evalSetEntry, error) {
 	}
 	// Decoded here, by the registry, so a misspelt parameter or a value out
 	// of range in any entry stops the set before its first run.
-	if _, err := env.Default.Configure(e.Env, e.Params); err != nil {
+	var err error
+	if e.Config, err = env.Default.Configure(e.Env, e.Params); err != nil {
+		return e, err
+	}
+	if err := checkSampling(llm.Sampling{Temperature: e.Temperature, TopP: e.TopP, MaxTokens: e.MaxTokens}); err != nil {
 		return e, err
 	}
 	if len(e.Models) == 0 {
@@ -258,13 +279,6 @@ func runEvalSet(cmd *cobra.Command, f *evalFlags) error {
 	}
 	name := strings.TrimSuffix(filepath.Base(f.config), filepath.Ext(f.config))
 	setID := sanitizeRunID(name)
-	passthrough := changedFlags(cmd.Flags(), func(n string) bool {
-		switch n {
-		case "config", "out", "env", "model", "num-examples", "rollouts", "rubric", "dataset", "param", "env-args", "temperature", "top-p", "max-tokens", "sampling-seed", "run-id", "resume":
-			return false
-		}
-		return true
-	})
 	resumePass := changedFlags(cmd.Flags(), func(n string) bool { return slices.Contains(resumableFlags, n) })
 	stderr := cmd.ErrOrStderr()
 	var statuses []evalSetStatus
@@ -296,7 +310,7 @@ func runEvalSet(cmd *cobra.Command, f *evalFlags) error {
 					}
 				}
 			}
-			var args []string
+			var runErr error
 			switch {
 			case meta != nil && meta.Status == artifact.StatusCompleted:
 				st.Dir, st.Status = dir, "skipped: completed earlier"
@@ -307,15 +321,21 @@ func runEvalSet(cmd *cobra.Command, f *evalFlags) error {
 				}
 				continue
 			case meta != nil:
+				// Everything comes from the run's own metadata, as for
+				// `svbench eval --resume DIR`.
 				fmt.Fprintf(stderr, "eval set %s [%d] %s on %s: resuming %s\n", name, i+1, model, id, dir)
-				args = append([]string{"eval", "--resume", dir}, resumePass...)
+				root := newRootCmd(cmd.OutOrStdout(), stderr)
+				root.SetArgs(append([]string{"eval", "--resume", dir}, resumePass...))
+				runErr = root.ExecuteContext(cmd.Context())
 			default:
 				fmt.Fprintf(stderr, "eval set %s [%d] %s on %s\n", name, i+1, model, id)
-				args = append(entryArgs(e, id, model, st.RunID, out), passthrough...)
+				var rf *evalFlags
+				if rf, err = entryFlags(cmd, f, e, id, model, st.RunID, out); err == nil {
+					runErr = runEval(cmd, rf)
+				} else {
+					runErr = err
+				}
 			}
-			root := newRootCmd(cmd.OutOrStdout(), stderr)
-			root.SetArgs(args)
-			runErr := root.ExecuteContext(cmd.Context())
 			st.Dir, _ = findSetRunDir(out, id, model, st.RunID)
 			st.Status = "completed"
 			if runErr != nil {
@@ -343,6 +363,40 @@ func runEvalSet(cmd *cobra.Command, f *evalFlags) error {
 	return nil
 }
 
+// entryFlags are the flags of one new run of entry e: the set's own
+// (where the model is served, caches, the split, …, as on its command
+// line), with what the entry decides in their place, its configuration
+// and sampling handed over as decoded values. The environments' shorthand
+// flags on the set's command line (--policy-pack, …) apply to the entry's
+// parameters as eval applies them; a concurrency on the command line wins
+// over the entry's, as before.
+func entryFlags(cmd *cobra.Command, f *evalFlags, e evalSetEntry, id, model, runID, out string) (*evalFlags, error) {
+	rf := *f
+	rf.config, rf.resume = "", ""
+	rf.envName, rf.models, rf.runID, rf.out = id, model, runID, out
+	rf.n, rf.rollouts, rf.rubric, rf.datasetPath = e.N, max(e.R, 1), e.Rubric, e.Dataset
+	if e.Concurrency > 0 && !cmd.Flags().Changed("concurrency") {
+		rf.concurrency = e.Concurrency
+	}
+	conf := e.Config
+	if params, err := f.envFlags.apply(id, e.Params); err != nil {
+		return nil, err
+	} else if !maps.Equal(params, e.Params) {
+		if conf, err = configureEnv(id, params); err != nil {
+			return nil, err
+		}
+	}
+	sampling, err := e.sampling(f.model.extra)
+	if err != nil {
+		return nil, err
+	}
+	rf.entry = &entryRun{conf: conf, sampling: sampling}
+	return &rf, nil
+}
+
+// entryArgs is entry e as eval's flags: the text its run id's hash is
+// taken over (entryHash) and what evalSetDiffs compares with an earlier
+// run as --resume would.
 func entryArgs(e evalSetEntry, id, model, runID, out string) []string {
 	args := []string{"eval", "--env", id, "-m", model, "--run-id", runID, "--out", out}
 	if e.N > 0 {

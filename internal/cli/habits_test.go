@@ -315,3 +315,57 @@ func TestInspectModelHabits(t *testing.T) {
 		t.Errorf("conflicting reasoning effort: exit %d: %s", code, stderr)
 	}
 }
+
+// TestEvalSetEntryReachesTheRunAsValues: an entry's sampling and
+// parameters reach the run as the set decoded them (the request carries
+// the entry's numbers, the set's -S is merged in, the recorded
+// configuration keeps judge_weight a number), and an entry's sampling no
+// server accepts stops the set before its first run.
+func TestEvalSetEntryReachesTheRunAsValues(t *testing.T) {
+	srv := llmtest.New(llmtest.Options{KeepLog: true, Respond: func(llmtest.ChatRequest) llmtest.Reply {
+		return llmtest.Reply{Content: `{"label": "Benign", "confidence": 0.7}`}
+	}})
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "set.toml")
+	out := filepath.Join(dir, "out")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte("[[eval]]\nenv = \"e1\"\nmodel = \"m\"\nn = 2\n"+body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("temperature = 0.3\ntop_p = 0.9\nmax_tokens = 64\nseed = 7\nparams = { judge_weight = 0.5 }")
+	code, _, stderr := runCLI(t, "eval", "--config", cfg, "--out", out, "--base-url", srv.BaseURL(), "-S", `{"enable_thinking": false}`, "--progress", "none", "--no-report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	bodies := srv.Bodies()
+	if len(bodies) != 2 {
+		t.Fatalf("%d requests, want 2", len(bodies))
+	}
+	for _, b := range bodies {
+		if b["temperature"] != 0.3 || b["top_p"] != 0.9 || b["seed"] != float64(7) || b["enable_thinking"] != false {
+			t.Fatalf("request %v: want the entry's temperature, top_p and seed and the set's -S", b)
+		}
+	}
+	dirs := runDirs(t, out)
+	if len(dirs) != 1 {
+		t.Fatalf("runs %v", dirs)
+	}
+	meta, err := artifact.ReadMetadata(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(meta.Config["judge_weight"]) != "0.5" || meta.Params["judge_weight"] != "0.5" {
+		t.Fatalf("recorded config %s, params %v: want judge_weight 0.5", meta.Config["judge_weight"], meta.Params)
+	}
+	write("temperature = 3")
+	if code, _, stderr := runCLI(t, "eval", "--config", cfg, "--out", filepath.Join(dir, "other"), "--base-url", srv.BaseURL(), "--progress", "none"); code != ExitUsage || !strings.Contains(stderr, "entry 1") || !strings.Contains(stderr, "temperature 3") {
+		t.Fatalf("temperature 3: exit %d: %s", code, stderr)
+	}
+	if len(srv.Bodies()) != 2 {
+		t.Fatal("the refused set called the model")
+	}
+}

@@ -81,33 +81,39 @@ func (f *modelFlags) sampling(cmd *cobra.Command) (llm.Sampling, error) {
 	var s llm.Sampling
 	fs := cmd.Flags()
 	if fs.Changed("temperature") {
-		t := f.temperature
-		if t < 0 || t > 2 || math.IsNaN(t) {
-			return s, usagef("-T/--temperature %v: OpenAI-compatible servers accept 0 to 2", t)
-		}
-		s.Temperature = &t
+		s.Temperature = new(f.temperature)
 	}
 	if fs.Changed("top-p") {
-		p := f.topP
-		if p <= 0 || p > 1 || math.IsNaN(p) {
-			return s, usagef("--top-p %v: want a value in (0, 1]", p)
-		}
-		s.TopP = &p
-	}
-	if f.maxTokens < 0 {
-		return s, usagef("-t/--max-tokens %d: want a positive limit, or 0 for the server's default", f.maxTokens)
+		s.TopP = new(f.topP)
 	}
 	if fs.Changed("sampling-seed") {
-		v := f.seed
-		s.Seed = &v
+		s.Seed = new(f.seed)
 	}
 	s.MaxTokens = f.maxTokens
+	if err := checkSampling(s); err != nil {
+		return s, err
+	}
 	if f.extra != "" {
 		if err := json.Unmarshal([]byte(f.extra), &s.Extra); err != nil {
 			return s, usagef("-S/--sampling-args: not a JSON object: %v", err)
 		}
 	}
 	return s, nil
+}
+
+// checkSampling refuses settings no OpenAI-compatible server accepts,
+// whether they came from flags or an eval set's entry.
+func checkSampling(s llm.Sampling) error {
+	if t := s.Temperature; t != nil && (*t < 0 || *t > 2 || math.IsNaN(*t)) {
+		return usagef("-T/--temperature %v: OpenAI-compatible servers accept 0 to 2", *t)
+	}
+	if p := s.TopP; p != nil && (*p <= 0 || *p > 1 || math.IsNaN(*p)) {
+		return usagef("--top-p %v: want a value in (0, 1]", *p)
+	}
+	if s.MaxTokens < 0 {
+		return usagef("-t/--max-tokens %d: want a positive limit, or 0 for the server's default", s.MaxTokens)
+	}
+	return nil
 }
 
 // resolvedModel is a ready client plus what metadata should say about it.

@@ -288,6 +288,17 @@ func TestRunRecordsResolvedConfiguration(t *testing.T) {
 	if string(meta.Config["judge_weight"]) != "0.5" || string(meta.Config["reward_source"]) != `"executable"` {
 		t.Fatalf("recorded config %s / %s, want 0.5 and \"executable\"", meta.Config["judge_weight"], meta.Config["reward_source"])
 	}
+	// The episode limits the run held, as numbers of their own.
+	raw, err := os.ReadFile(filepath.Join(dir, artifact.MetadataFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"limits": {
+    "max_turns": 1,
+    "tool_budget": 0
+  }`) {
+		t.Fatalf("metadata.json does not record E1's limits as numbers:\n%s", raw)
+	}
 	tearResults(t, dir, 2)
 	code, _, stderr = runCLI(t, "eval", "--resume", dir, "--param", "judge_weight=0.50", "--param", "reward_source=executable", "--progress", "none")
 	if code != 0 {
