@@ -77,10 +77,7 @@ func ManifestFor(m *Metadata, maxTurns, toolBudget int) *Manifest {
 	if len(sampling) == 0 {
 		sampling = json.RawMessage("{}")
 	}
-	source := m.Conditions()["reward_source"]
-	if source == "" {
-		source = "executable"
-	}
+	source := m.RewardSource()
 	commit := m.GitCommit
 	if commit == "" {
 		commit = "unknown"

@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -100,6 +101,21 @@ func (m *Metadata) Conditions() map[string]string {
 		return r
 	}
 	return m.Params
+}
+
+// RewardSource is where the run's reward came from: its configuration
+// decoded into the environment's own says (env.RewardSourced), and an
+// environment without a judge is "executable". Only for an environment
+// this build cannot configure is the recorded value read by its name.
+func (m *Metadata) RewardSource() string {
+	cond := m.Conditions()
+	if c, err := env.Default.Configure(m.Environment, cond); err == nil {
+		if rs, ok := c.Config.(env.RewardSourced); ok {
+			return rs.SourceOfReward()
+		}
+		return "executable"
+	}
+	return cmp.Or(cond["reward_source"], "executable")
 }
 
 // EpisodeLimits are the turn limit and tool budget the run's episodes were

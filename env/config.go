@@ -30,6 +30,13 @@ import (
 // for rules across fields) and hands the result to the constructor in
 // Options.Config. Nothing else parses a parameter.
 
+// RewardSourced is a configuration that says where its reward comes from
+// ("executable", "llm_judge", "hybrid"). judgeutil.Settings, which every
+// environment offering the judge embeds, implements it, so generic code
+// (the manifest, the leaderboard) reads a run's reward source from its
+// decoded configuration rather than by a parameter's name.
+type RewardSourced interface{ SourceOfReward() string }
+
 // Validator is implemented by a configuration with rules across fields
 // (a setting that applies only in one mode). Validate runs after every
 // field has been decoded and range-checked.

@@ -170,10 +170,7 @@ func entryOf(r report.ScoreRow) (Entry, error) {
 	}
 	e := Entry{Env: r.Env, Model: r.Model, Dataset: r.Dataset, DatasetRev: r.DatasetRev, Scored: r.N, Status: r.Status, Runs: 1,
 		Dir: r.Dir, RunID: cmp.Or(meta.RunID, filepath.Base(r.Dir)), MainMetric: r.MainMetric, Metrics: r.Metrics, CI: r.CI, Undefined: r.Undefined, meta: meta, order: r.Order,
-		RewardSrc: "executable", Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples, Split: meta.SplitRead()}
-	if s := meta.Conditions()["reward_source"]; s != "" {
-		e.RewardSrc = s
-	}
+		RewardSrc: meta.RewardSource(), Rollouts: max(meta.Rollouts, 1), Examples: meta.NumExamples, Split: meta.SplitRead()}
 	if e.Examples == 0 {
 		e.Examples = r.N / e.Rollouts
 	}

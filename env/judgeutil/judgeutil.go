@@ -40,6 +40,10 @@ type Settings struct {
 	JudgeWeight  float64 `param:"judge_weight" min:"0" max:"10" doc:"weight of the judge component under reward_source=hybrid (the reference's E1 hybrid config uses 0.1)"`
 }
 
+// SourceOfReward makes every configuration embedding Settings an
+// env.RewardSourced.
+func (s Settings) SourceOfReward() string { return s.RewardSource }
+
 // DefaultSettings are the executable rubric, the judge weighing 1 under
 // hybrid.
 func DefaultSettings() Settings { return Settings{RewardSource: SourceExecutable, JudgeWeight: 1} }
