@@ -16,7 +16,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/svbench/svbench/env"
 )
@@ -153,51 +152,95 @@ func IsReasoningModel(model string) bool {
 	return false
 }
 
-// Params builds the request body: exported so tests and dry runs can see
-// exactly what would be sent.
-func Params(req Request) openai.ChatCompletionNewParams {
-	p := openai.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
+// RequestBody is the chat completion request svbench sends for req,
+// exactly as sent: exported so tests and dry runs can see it. It is
+// encoded here, in one pass over svbench's own types, rather than by
+// openai-go's reflective encoder (a twentieth of the harness's CPU at
+// 1,000 rows/s), which still carries it with its retries and errors.
+func RequestBody(req Request) ([]byte, error) {
+	body := chatBody{Model: req.Model, Messages: make([]chatMessage, 0, len(req.Messages))}
 	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, messageParam(m))
+		body.Messages = append(body.Messages, messageBody(m))
 	}
 	for _, t := range req.Tools {
-		var schema map[string]any
-		if len(t.Parameters) > 0 {
-			_ = json.Unmarshal(t.Parameters, &schema)
+		f := chatFunction{Name: t.Name, Description: t.Description}
+		if p := bytes.TrimSpace(t.Parameters); len(p) > 0 && p[0] == '{' && json.Valid(p) {
+			f.Parameters = json.RawMessage(p)
 		}
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(schema),
-		}))
+		body.Tools = append(body.Tools, chatTool{Type: "function", Function: f})
 	}
 	s := req.Sampling
 	reasoning := IsReasoningModel(req.Model)
 	if s.MaxTokens > 0 {
 		if reasoning {
-			p.MaxCompletionTokens = openai.Int(int64(s.MaxTokens))
+			body.MaxCompletionTokens = s.MaxTokens
 		} else {
-			p.MaxTokens = openai.Int(int64(s.MaxTokens))
+			body.MaxTokens = s.MaxTokens
 		}
 	}
 	if !reasoning {
-		if s.Temperature != nil {
-			p.Temperature = openai.Float(*s.Temperature)
+		body.Temperature, body.TopP = s.Temperature, s.TopP
+	}
+	body.Seed = s.Seed
+	b, err := json.Marshal(body)
+	if err != nil || len(s.Extra) == 0 {
+		return b, err
+	}
+	// The extra fields go in verbatim, over svbench's own of the same name.
+	merged := map[string]json.RawMessage{}
+	if err := json.Unmarshal(b, &merged); err != nil {
+		return nil, err
+	}
+	for k, v := range s.Extra {
+		if merged[k], err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("sampling extra field %q: %w", k, err)
 		}
-		if s.TopP != nil {
-			p.TopP = openai.Float(*s.TopP)
-		}
 	}
-	if s.Seed != nil {
-		p.Seed = openai.Int(*s.Seed)
-	}
-	if len(s.Extra) > 0 {
-		p.SetExtraFields(s.Extra)
-	}
-	return p
+	return json.Marshal(merged)
 }
 
-// messageParam renders one turn of the conversation sent back to the model.
+type chatBody struct {
+	Model               string        `json:"model"`
+	Messages            []chatMessage `json:"messages"`
+	Tools               []chatTool    `json:"tools,omitempty"`
+	MaxTokens           int           `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int           `json:"max_completion_tokens,omitempty"`
+	// A temperature of 0 is sent as 0: only an unset one is left out.
+	Temperature *float64 `json:"temperature,omitempty"`
+	TopP        *float64 `json:"top_p,omitempty"`
+	Seed        *int64   `json:"seed,omitempty"`
+}
+
+type chatMessage struct {
+	Role       env.Role       `json:"role"`
+	Content    *string        `json:"content,omitempty"`
+	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string           `json:"id"`
+	Type     string           `json:"type"`
+	Function chatCallFunction `json:"function"`
+}
+
+type chatCallFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type chatTool struct {
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// messageBody renders one turn of the conversation sent back to the model.
 //
 // An assistant turn's Reasoning is never sent back. DeepSeek's API rejects
 // requests whose messages carry reasoning_content (400), strict OpenAI-style
@@ -206,28 +249,22 @@ func Params(req Request) openai.ChatCompletionNewParams {
 // turns' thinking from the prompt anyway: sending it would only spend
 // context (up to MaxReasoningBytes per turn) and bandwidth. Reasoning stays
 // in the rollout for rubrics and reports.
-func messageParam(m env.Message) openai.ChatCompletionMessageParamUnion {
+func messageBody(m env.Message) chatMessage {
 	switch m.Role {
-	case env.RoleSystem:
-		return openai.SystemMessage(m.Content)
-	case env.RoleTool:
-		return openai.ToolMessage(m.Content, m.ToolCallID)
+	case env.RoleSystem, env.RoleTool:
+		return chatMessage{Role: m.Role, Content: &m.Content, ToolCallID: m.ToolCallID}
 	case env.RoleAssistant:
-		a := openai.ChatCompletionAssistantMessageParam{}
+		a := chatMessage{Role: env.RoleAssistant}
+		// An assistant turn that only calls tools has no content.
 		if m.Content != "" || len(m.ToolCalls) == 0 {
-			a.Content.OfString = openai.String(m.Content)
+			a.Content = &m.Content
 		}
 		for _, tc := range m.ToolCalls {
-			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-					ID:       tc.ID,
-					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
-				},
-			})
+			a.ToolCalls = append(a.ToolCalls, chatToolCall{ID: tc.ID, Type: "function", Function: chatCallFunction{Name: tc.Name, Arguments: tc.Arguments}})
 		}
-		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+		return a
 	default:
-		return openai.UserMessage(m.Content)
+		return chatMessage{Role: env.RoleUser, Content: &m.Content}
 	}
 }
 
@@ -250,8 +287,15 @@ func (c *OpenAI) Chat(ctx context.Context, req Request) (Response, error) {
 	// openai-go copies the body into raw instead of decoding it: roundTrip
 	// has decoded it already, and openai-go's own errors for bodies that are
 	// not JSON say nothing a person could act on.
+	body, err := RequestBody(req)
+	if err != nil {
+		return Response{}, fmt.Errorf("encode the request: %w", err)
+	}
 	var raw []byte
-	_, err := c.client.Chat.Completions.New(rctx, Params(req),
+	// openai-go sends body in place of its own encoding of the (empty)
+	// parameters, with its authentication, retries and errors.
+	_, err = c.client.Chat.Completions.New(rctx, openai.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body),
 		option.WithMiddleware(cl.roundTrip), option.WithResponseBodyInto(&raw))
 	if err != nil && ctx.Err() != nil {
 		return Response{}, ctx.Err()
@@ -416,47 +460,99 @@ func parseCompletion(u string, res *http.Response, body []byte) (Response, error
 	case trimmed[0] != '{':
 		return fail(false, "the answer is not JSON: "+sanitize(body, maxExcerptBytes), baseURLHint)
 	}
-	var cc openai.ChatCompletion
-	if !json.Valid(trimmed) || cc.UnmarshalJSON(trimmed) != nil {
+	// encoding/json checks the whole body before decoding any of it, so a
+	// truncated answer fails here rather than decoding in part.
+	var cc completionBody
+	if json.Unmarshal(trimmed, &cc) != nil {
 		return fail(true, "truncated or malformed JSON: "+sanitize(body, maxExcerptBytes),
 			"the server or a proxy cut the answer short: check their logs")
 	}
 	if len(cc.Choices) == 0 {
 		msg := "the answer has no choices"
-		if f, ok := cc.JSON.ExtraFields["error"]; ok {
-			if m := jsonText(json.RawMessage(f.Raw())); m != "" {
-				msg += "; server error: " + sanitize([]byte(m), maxMessageBytes)
-			}
+		if m := jsonText(cc.Error); m != "" {
+			msg += "; server error: " + sanitize([]byte(m), maxMessageBytes)
 		}
 		return fail(true, msg, "the server may be overloaded: check its logs")
 	}
-	ch := cc.Choices[0]
-	msg := env.Message{Role: env.RoleAssistant, Content: ch.Message.Content, Reasoning: reasoningText(ch.Message)}
-	if msg.Content == "" && ch.Message.Refusal != "" {
-		msg.Content = ch.Message.Refusal
+	ch := cc.Choices[0].Message
+	msg := env.Message{Role: env.RoleAssistant, Content: lenientString(ch.Content), Reasoning: reasoningText(ch.ReasoningContent, ch.Reasoning)}
+	if msg.Content == "" {
+		msg.Content = lenientString(ch.Refusal)
 	}
 	// A server without a reasoning parser leaves the thinking in content:
 	// the same rule as every scoring path (env.CommitAnswers) keeps only
 	// the committed answer there.
 	msg = env.CommitAnswers([]env.Message{msg})[0]
 	msg.Reasoning = boundReasoning(msg.Reasoning)
-	for i, tc := range ch.Message.ToolCalls {
-		if i == MaxToolCalls {
-			break
-		}
-		msg.ToolCalls = append(msg.ToolCalls, env.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	var calls []env.ToolCall
+	if json.Unmarshal(ch.ToolCalls, &calls) == nil {
+		msg.ToolCalls = calls[:min(len(calls), MaxToolCalls):min(len(calls), MaxToolCalls)]
 	}
+	var usage completionUsage
+	_ = json.Unmarshal(cc.Usage, &usage)
 	return Response{
 		Message:      msg,
-		FinishReason: string(ch.FinishReason),
-		Model:        cc.Model,
+		FinishReason: lenientString(cc.Choices[0].FinishReason),
+		Model:        lenientString(cc.Model),
 		Usage: env.Usage{
-			PromptTokens:     cc.Usage.PromptTokens,
-			CompletionTokens: cc.Usage.CompletionTokens,
-			TotalTokens:      cc.Usage.TotalTokens,
-			ReasoningTokens:  cc.Usage.CompletionTokensDetails.ReasoningTokens,
+			PromptTokens:     int64(usage.PromptTokens),
+			CompletionTokens: int64(usage.CompletionTokens),
+			TotalTokens:      int64(usage.TotalTokens),
+			ReasoningTokens:  int64(usage.CompletionTokensDetails.ReasoningTokens),
 		},
 	}, nil
+}
+
+// completionBody is what svbench reads of a chat completion. A field a
+// server may send in another type than OpenAI's (content null or a list
+// of parts, reasoning null, arguments as an object, token counts as
+// floats) is kept raw and read leniently: a value of another type reads
+// as empty, never as a malformed answer.
+type completionBody struct {
+	Model   json.RawMessage `json:"model"`
+	Choices []struct {
+		FinishReason json.RawMessage `json:"finish_reason"`
+		Message      struct {
+			Content          json.RawMessage `json:"content"`
+			Refusal          json.RawMessage `json:"refusal"`
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+			ToolCalls        json.RawMessage `json:"tool_calls"`
+		} `json:"message"`
+	} `json:"choices"`
+	Usage json.RawMessage `json:"usage"`
+	// Error is what some servers send in place of choices.
+	Error json.RawMessage `json:"error"`
+}
+
+type completionUsage struct {
+	PromptTokens            lenientCount `json:"prompt_tokens"`
+	CompletionTokens        lenientCount `json:"completion_tokens"`
+	TotalTokens             lenientCount `json:"total_tokens"`
+	CompletionTokensDetails struct {
+		ReasoningTokens lenientCount `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// lenientCount is a token count: a JSON number (an integer, or a float a
+// server wrote as one), anything else 0.
+type lenientCount int64
+
+func (c *lenientCount) UnmarshalJSON(b []byte) error {
+	var f float64
+	if json.Unmarshal(b, &f) == nil && f >= 0 && f < 1<<62 {
+		*c = lenientCount(f)
+	}
+	return nil
+}
+
+// lenientString is a JSON string's value; any other JSON value is "".
+func lenientString(raw json.RawMessage) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
 }
 
 type timeoutError struct{ after time.Duration }

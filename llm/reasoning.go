@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/svbench/svbench/base/clip"
 )
 
@@ -15,23 +14,15 @@ import (
 // followed by a marker "\n[… truncated N bytes]".
 const MaxReasoningBytes = 256 << 10
 
-// reasoningFields are the message fields servers put a reasoning parser's
-// output in, in order of preference: reasoning_content (vLLM and SGLang
-// reasoning parsers, DeepSeek, Qwen3) and reasoning (OpenRouter, newer
-// Ollama and vLLM, which send both with the same text).
-var reasoningFields = [...]string{"reasoning_content", "reasoning"}
-
-// reasoningText is the message's reasoning, bounded. openai-go does not
-// know these fields; it keeps them as raw JSON in JSON.ExtraFields. Values
-// that are not JSON strings (null, objects) are ignored.
-func reasoningText(m openai.ChatCompletionMessage) string {
-	for _, name := range reasoningFields {
-		f, ok := m.JSON.ExtraFields[name]
-		if !ok {
-			continue
-		}
-		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+// reasoningText is the message's reasoning, bounded: the first of the
+// fields servers put a reasoning parser's output in, given in order of
+// preference (reasoning_content: vLLM and SGLang reasoning parsers,
+// DeepSeek, Qwen3; reasoning: OpenRouter, newer Ollama and vLLM, which
+// send both with the same text), that is a non-empty JSON string; other
+// values (null, objects) are ignored.
+func reasoningText(fields ...json.RawMessage) string {
+	for _, raw := range fields {
+		if s := lenientString(raw); s != "" {
 			return boundReasoning(s)
 		}
 	}
