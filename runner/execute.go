@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +41,10 @@ type run struct {
 	writeErr        error
 	// written counts the rows this session wrote (Config.Written's line).
 	written int
+	// rowBufs hold rows being encoded: one buffer per worker in flight,
+	// so a row and its newline are encoded in place (json.Marshal's exact
+	// copy, then the newline appended, copied every row twice).
+	rowBufs sync.Pool
 }
 
 // maxShownErrors bounds how many distinct model errors a run prints.
@@ -215,13 +220,19 @@ func redactRow(ctx context.Context, e env.Environment, ex env.Example, ro *env.R
 // record writes res and returns its ordinal among this session's rows and
 // its JSON, or 0 when it could not be written.
 func (r *run) record(res artifact.Result, modelFailed bool, cancel context.CancelCauseFunc) (int, []byte) {
-	b, err := json.Marshal(res)
+	buf, _ := r.rowBufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	defer func() { buf.Reset(); r.rowBufs.Put(buf) }()
+	// Encode writes what json.Marshal writes, and the newline.
+	err := json.NewEncoder(buf).Encode(res)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
 		// One write per row: a killed process loses at most the row being
 		// written, and the reader ignores an unterminated tail.
-		_, err = r.out.Write(append(b, '\n'))
+		_, err = r.out.Write(buf.Bytes())
 	}
 	if err != nil && r.writeErr == nil {
 		r.writeErr = fmt.Errorf("write results: %w", err)
@@ -256,7 +267,12 @@ func (r *run) record(res artifact.Result, modelFailed bool, cancel context.Cance
 	} else {
 		r.consecutive = 0
 	}
-	return line, b
+	var row []byte
+	if r.cfg.Written != nil {
+		// Written keeps its row: a copy, without the newline.
+		row = bytes.Clone(buf.Bytes()[:buf.Len()-1])
+	}
+	return line, row
 }
 
 // checkpoint refreshes metadata.json so a watcher (or a crash) sees progress.

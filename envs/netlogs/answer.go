@@ -16,6 +16,15 @@ func parseAnswer(raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", fmt.Errorf("is missing (want \"Malicious\" or \"Benign\", or 1/0)")
 	}
+	if raw[0] == '"' {
+		// The common form, read without a Decoder's buffer (every row's
+		// gold answer, at load and in the report).
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", fmt.Errorf("is not valid JSON: %v", err)
+		}
+		return answerString(s)
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
