@@ -6,7 +6,7 @@ MODELS  ?= builtin:heuristic
 N       ?= 0
 ENV_ARGS ?=
 
-.PHONY: build install client deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1 train-e2
+.PHONY: build install client deps deps-demo test demo bench lint fuzz eval-e1 eval-e2 eval-e4 clean train-demo train-e1 train-e2 gpu-bundle
 
 COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -100,6 +100,16 @@ train-e2: build
 	@scripts/deps.sh train
 	/usr/bin/python3 train/run.py e2 --svbench $(BIN) --out train/out/e2 $(E2_RECIPE) $(TRAIN_ARGS)
 	/usr/bin/python3 train/run.py e2-results train/out/e2 --results train/RESULTS-e2.md --dev-log train/results-e2/dev_log.jsonl
+
+# The svbench binary train/gpu.sh runs on a lent GPU machine, which has no Go:
+# symbols stripped and xz-compressed into .gpu/svbench.xz (about 44 MB), so it
+# travels with the tree inside the device tool's 64 MiB (`carry: [".gpu"]`).
+# The whole GPU check, E1 and E2: train/README.md, "On a GPU".
+gpu-bundle:
+	@mkdir -p .gpu
+	$(GO) build -ldflags "-s -w -X github.com/svbench/svbench/base/version.Commit=$(COMMIT)" -o .gpu/svbench ./cmd/svbench
+	xz -T0 -6 -f .gpu/svbench
+	@ls -l .gpu/svbench.xz
 
 # Benchmarks, then the soak tests (TestSoak* in SOAK_PKGS), which `make test`
 # skips: they run only when SVBENCH_SOAK names a duration. SOAK is how long

@@ -245,12 +245,34 @@ func TestTrainSmoke(t *testing.T) {
 	if _, err := os.Stat(results); err != nil {
 		t.Errorf("RESULTS.md not written: %v", err)
 	}
-	// A rerun over the same directory resumes (nothing left to train) and
-	// the wall time counts both invocations, not the last one alone.
-	again := exec.CommandContext(ctx, cmd.Args[0], cmd.Args[1:]...)
+	// A rerun over the same directory resumes (seed 1 has nothing left to
+	// train) and the wall time counts both invocations, not the last one
+	// alone. It adds seed 2 with --jobs 2: the seeds run in worker
+	// processes (the GPU script's path), seed 1's files untouched.
+	before, err := os.ReadFile(filepath.Join(run, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{}, cmd.Args[1:]...)
+	for i, a := range args {
+		if a == "--seeds" {
+			args[i+1] = "1,2"
+		}
+	}
+	again := exec.CommandContext(ctx, cmd.Args[0], append(args, "--jobs", "2")...)
 	again.Env = cmd.Env
 	if py, err := again.CombinedOutput(); err != nil {
 		t.Fatalf("svtrain rerun failed: %v\n%s", err, py)
+	} else if !bytes.Contains(py, []byte("2 seeds in 2 worker processes")) {
+		t.Errorf("the rerun did not run its seeds in worker processes:\n%s", py)
+	}
+	if after, err := os.ReadFile(filepath.Join(run, "results.jsonl")); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("seed 1's finished run changed on the rerun (err %v)", err)
+	}
+	for _, arm := range []string{"grpo-s2", "rm-s2"} {
+		if _, err := os.Stat(filepath.Join(out, "runs", arm, "svtrain_summary.json")); err != nil {
+			t.Errorf("seed 2 in a worker process: %v", err)
+		}
 	}
 	var mx struct {
 		Invocations int `json:"invocations"`

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 
 import torch
 
@@ -31,7 +32,7 @@ except ImportError:
     sys.path.insert(0, os.path.join(REPO, "clients", "python"))
     from svbench import Client
 
-from svtrain import e2train, loop, results  # noqa: E402
+from svtrain import e2train, gpu, loop, procs, results  # noqa: E402
 from svtrain.arms import ARMS, DEFAULT_ARMS, from_format  # noqa: E402
 from svtrain.model import ENCODERS  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
@@ -311,7 +312,7 @@ def make_policy(a, tok: Tokenizer | None, seed: int):
         torch.manual_seed(seed)  # LoRA's initialisation
         return HFPolicy(a.hf_model, lora_r=a.lora_r, device=a.device)
     layers = {"n_layers": a.layers} if a.layers else {}
-    return TinyPolicy.new(tok, a.size, seed, pool=a.pool, encoder=a.encoder, condition=a.condition, **layers)
+    return TinyPolicy.new(tok, a.size, seed, device=a.device, pool=a.pool, encoder=a.encoder, condition=a.condition, **layers)
 
 
 def policy_samples(policy, examples: list[dict], max_new: int, seed: int, per_prompt: int = 4,
@@ -337,12 +338,13 @@ def policy_samples(policy, examples: list[dict], max_new: int, seed: int, per_pr
 def load_policy(a, path: str):
     if a.hf_model:
         return HFPolicy.load(a.hf_model, path, device=a.device)
-    return TinyPolicy.load(path)
+    return TinyPolicy.load(path, device=a.device)
 
 
 def device_name(a) -> str:
-    """Where the policy ran, for RESULTS.md: the tiny model always on CPU."""
-    dev = (a.device or ("cuda" if torch.cuda.is_available() else "cpu")) if a.hf_model else "cpu"
+    """Where the policy ran, for RESULTS.md: a Hugging Face model on the GPU
+    when there is one, the tiny model on the CPU unless --device says."""
+    dev = (a.device or ("cuda" if torch.cuda.is_available() else "cpu")) if a.hf_model else (a.device or "cpu")
     if dev.startswith("cuda") and torch.cuda.is_available():
         return torch.cuda.get_device_name(torch.device(dev))
     return "CPU"
@@ -364,9 +366,20 @@ def hf_scratch(a, out: str, train: list[dict], sft_rows: list[dict]) -> str:
     return path
 
 
+def configure_torch(threads: int, device: str | None) -> None:
+    """Thread count, and on a GPU the deterministic kernels where torch has
+    them (warn_only: an op without one still runs, and says so). cuBLAS
+    needs its workspace fixed before the first CUDA call for that."""
+    torch.set_num_threads(threads)
+    if device and device.startswith("cuda"):
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cudnn.benchmark = False
+
+
 def cmd_matrix(a) -> None:
     t_all = time.time()
-    torch.set_num_threads(a.threads)
+    configure_torch(a.threads, a.device)
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
     timing: dict = {}
@@ -410,85 +423,17 @@ def cmd_matrix(a) -> None:
             with open(os.path.join(out, "baseline_test_eval.jsonl"), "w") as f:
                 for r in bt:
                     f.write(json.dumps(r) + "\n")
-        for seed in a.seeds:
-            sd = os.path.join(out, "seed%d" % seed)
-            os.makedirs(sd, exist_ok=True)
-            def warm_start(name: str, rows: list[dict], what: str) -> str:
-                """The seed's warm start on rows, trained once: its checkpoint
-                (sd/NAME.pt, or a directory for a Hugging Face model) and
-                NAME_history.json; timed as NAME_seedS."""
-                path = os.path.join(sd, name + ("" if a.hf_model else ".pt"))
-                t = time.time()
-                # A checkpoint already there (a resumed run, or one copied from
-                # an earlier run of the same command: the warm start is
-                # deterministic on CPU) is named as reused in the wall time, so
-                # the total does not pass for what training it costs.
-                key = "%s_seed%d" % (name, seed) + (" (checkpoint reused)" if os.path.exists(path) else "")
-                if not os.path.exists(path):
-                    policy = make_policy(a, tok, seed)
-                    pairs = loop.sft_pairs(policy, rows, a.keep_rationale)
-                    info["model"] = policy.describe()
-                    log("svtrain: seed %d: %s of %s on %d answers, %d steps" % (seed, what, policy.describe(), len(pairs), a.sft_steps))
-                    hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
-                    policy.save(path)
-                    with open(os.path.join(sd, name + "_history.json"), "w") as f:
-                        json.dump(hist, f)
-                timing[key] = time.time() - t
-                return path
-
-            # The format arm starts from its own warm start; a run of it
-            # alone does not train the teacher's.
-            ck = warm_start("sft", sft_rows, "warm start") if any(not from_format(x) for x in a.arms) else None
-            ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if any(map(from_format, a.arms)) else None
-            rm = None
-            if any(ARMS[x][0] == "learned_rm" for x in a.arms):
-                t = time.time()
-                rmp = os.path.join(sd, "rm.pt")
-                if os.path.exists(rmp):
-                    rm = LearnedRM.load(rmp)
-                else:
-                    rng = random.Random(seed)
-                    subset = rng.sample(train, min(len(train), a.rm_prompts))
-                    # the baseline's own answers join the labelled set
-                    golds = {e.get("example_id"): e.get("answer") for e in train}
-                    extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]],
-                              r["provenance"]["example_id"])
-                             for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
-                    # What the policies it will judge write: samples of every
-                    # warm start this run trains from.
-                    for start in (ck, ck_format):
-                        if start:
-                            extra += policy_samples(load_policy(a, start), subset, a.max_new, seed)
-                    rm, fit = train_rm(subset, executable, seed, extra, log=log)
-                    rm.save(rmp, fit)
-                    with open(os.path.join(sd, "rm_fit.json"), "w") as f:
-                        json.dump(fit, f, indent=2)
-                timing["rm_seed%d" % seed] = time.time() - t
-            for arm in a.arms:
-                rd = os.path.join(out, "runs", "%s-s%d" % (arm, seed))
-                if os.path.exists(os.path.join(rd, "svtrain_summary.json")):
-                    log("svtrain: %s exists; skipped" % rd)
-                    continue
-                t = time.time()
-                start = ck_format if from_format(arm) else ck
-                policy = load_policy(a, start)
-                reward, adv = ARMS[arm]
-                cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
-                                      max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
-                                      ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, scale=a.scale_rewards, kl=a.kl, seed=seed, env="e1",
-                                      checkpoint_every=a.checkpoint_every)
-                if ARMS[arm][0] == "teacher":
-                    done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
-                                        test, executable, rd, dataset, env_info=env_info, log=log)
-                else:
-                    ref = load_policy(a, start) if a.kl > 0 else None
-                    done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
-                                     stop_after=a.stop_after_steps, ref=ref)
-                timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
-                if done is None:
-                    log("svtrain: stopped with a checkpoint in %s; the same command resumes (exit %d)" % (rd, EXIT_STOPPED))
-                    return EXIT_STOPPED
-        info["score_calls"] = executable.calls
+        shared = SeedContext(out=out, server_url=server.url, tok=tok, sft_rows=sft_rows, train=train, test=test,
+                             dataset=dataset, env_info=env_info)
+        for seed, got in run_seeds(a, shared):
+            timing.update(got["timing"])
+            if got.get("model"):
+                info["model"] = got["model"]
+            info["score_calls_seeds"] = info.get("score_calls_seeds", 0) + got["score_calls"]
+            if got.get("stopped"):
+                log("svtrain: stopped with a checkpoint in %s; the same command resumes (exit %d)" % (got["stopped"], EXIT_STOPPED))
+                return EXIT_STOPPED
+        info["score_calls"] = executable.calls + info.pop("score_calls_seeds", 0)
     finally:
         server.close()
     if a.svbench and os.path.exists(a.svbench) and not a.no_report:
@@ -520,6 +465,138 @@ def cmd_matrix(a) -> None:
     if a.results:
         results.write(out, a.results, dev_log=a.dev_log)
     log("svtrain: done in %.0fs; %s" % (timing["total"], out))
+
+
+@dataclass
+class SeedContext:
+    """What every seed of a matrix shares, made once by the parent: the
+    server it scores against, the tokenizer, the warm start's rows and the
+    splits. A worker process (--jobs) receives it pickled."""
+    out: str
+    server_url: str
+    tok: Tokenizer | None
+    sft_rows: list[dict]
+    train: list[dict]
+    test: list[dict]
+    dataset: dict
+    env_info: dict
+
+
+def run_seeds(a, shared: SeedContext):
+    """Each seed's warm starts, reward model and arms: in this process one
+    seed after another, or with --jobs N in N worker processes at once (a
+    machine with cores or a GPU to spare: the seeds share nothing but the
+    server, and each seeds every random stream it draws, so a seed's numbers
+    do not depend on which process ran it). Yields (seed, result) in the
+    order of --seeds."""
+    if a.jobs <= 1 or len(a.seeds) <= 1:
+        for seed in a.seeds:
+            got = matrix_seed(a, seed, shared)
+            yield seed, got
+            if got.get("stopped"):
+                return
+        return
+    log("svtrain: %d seeds in %d worker processes" % (len(a.seeds), min(a.jobs, len(a.seeds))))
+    yield from zip(a.seeds, procs.in_workers(_matrix_seed_worker, [(a, seed, shared) for seed in a.seeds], a.jobs))
+
+
+def _matrix_seed_worker(a, seed: int, shared: SeedContext) -> dict:
+    exit_on_signals()
+    configure_torch(a.threads, a.device)
+    return matrix_seed(a, seed, shared)
+
+
+def matrix_seed(a, seed: int, shared: SeedContext) -> dict:
+    """One seed of the matrix: its warm start(s), its reward model when an
+    arm needs one, then every arm not already finished. Returns the seed's
+    timings, the policy's description, the scoring calls it made and, when
+    --stop-after-steps stopped an arm, that arm's run directory."""
+    out, tok, sft_rows, train, test = shared.out, shared.tok, shared.sft_rows, shared.train, shared.test
+    dataset, env_info = shared.dataset, shared.env_info
+    executable = Executable(Client(shared.server_url, timeout=120), "e1", a.rubric)
+    timing: dict = {}
+    info: dict = {}
+    result = {"timing": timing, "score_calls": 0}
+    sd = os.path.join(out, "seed%d" % seed)
+    os.makedirs(sd, exist_ok=True)
+    def warm_start(name: str, rows: list[dict], what: str) -> str:
+        """The seed's warm start on rows, trained once: its checkpoint
+        (sd/NAME.pt, or a directory for a Hugging Face model) and
+        NAME_history.json; timed as NAME_seedS."""
+        path = os.path.join(sd, name + ("" if a.hf_model else ".pt"))
+        t = time.time()
+        # A checkpoint already there (a resumed run, or one copied from
+        # an earlier run of the same command: the warm start is
+        # deterministic on CPU) is named as reused in the wall time, so
+        # the total does not pass for what training it costs.
+        key = "%s_seed%d" % (name, seed) + (" (checkpoint reused)" if os.path.exists(path) else "")
+        if not os.path.exists(path):
+            policy = make_policy(a, tok, seed)
+            pairs = loop.sft_pairs(policy, rows, a.keep_rationale)
+            info["model"] = policy.describe()
+            log("svtrain: seed %d: %s of %s on %d answers, %d steps" % (seed, what, policy.describe(), len(pairs), a.sft_steps))
+            hist = loop.sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log)
+            policy.save(path)
+            with open(os.path.join(sd, name + "_history.json"), "w") as f:
+                json.dump(hist, f)
+        timing[key] = time.time() - t
+        return path
+
+    # The format arm starts from its own warm start; a run of it
+    # alone does not train the teacher's.
+    ck = warm_start("sft", sft_rows, "warm start") if any(not from_format(x) for x in a.arms) else None
+    ck_format = warm_start("sft_format", shuffled_labels(sft_rows, seed), "format-only warm start (labels shuffled)") if any(map(from_format, a.arms)) else None
+    rm = None
+    if any(ARMS[x][0] == "learned_rm" for x in a.arms):
+        t = time.time()
+        rmp = os.path.join(sd, "rm.pt")
+        if os.path.exists(rmp):
+            rm = LearnedRM.load(rmp)
+        else:
+            rng = random.Random(seed)
+            subset = rng.sample(train, min(len(train), a.rm_prompts))
+            # the baseline's own answers join the labelled set
+            golds = {e.get("example_id"): e.get("answer") for e in train}
+            extra = [(last_user_text(r["messages"][:-1]), r["messages"][-1]["content"], golds[r["provenance"]["example_id"]],
+                      r["provenance"]["example_id"])
+                     for r in sft_rows if (r.get("provenance") or {}).get("example_id") in golds]
+            # What the policies it will judge write: samples of every
+            # warm start this run trains from.
+            for start in (ck, ck_format):
+                if start:
+                    extra += policy_samples(load_policy(a, start), subset, a.max_new, seed)
+            rm, fit = train_rm(subset, executable, seed, extra, log=log)
+            rm.save(rmp, fit)
+            with open(os.path.join(sd, "rm_fit.json"), "w") as f:
+                json.dump(fit, f, indent=2)
+        timing["rm_seed%d" % seed] = time.time() - t
+    for arm in a.arms:
+        rd = os.path.join(out, "runs", "%s-s%d" % (arm, seed))
+        if os.path.exists(os.path.join(rd, "svtrain_summary.json")):
+            log("svtrain: %s exists; skipped" % rd)
+            continue
+        t = time.time()
+        start = ck_format if from_format(arm) else ck
+        policy = load_policy(a, start)
+        reward, adv = ARMS[arm]
+        cfg = loop.GRPOConfig(arm=arm, reward=reward, adv=adv, steps=a.steps, prompts=a.prompts, group=a.group,
+                              max_new=a.max_new, temperature=a.temperature, lr=a.lr, clip=a.clip,
+                              ppo_epochs=a.ppo_epochs, micro_prompts=a.micro_prompts, oversample=a.oversample, scale=a.scale_rewards, kl=a.kl, seed=seed, env="e1",
+                              checkpoint_every=a.checkpoint_every)
+        if ARMS[arm][0] == "teacher":
+            done = loop.distill(policy, cfg, loop.sft_pairs(policy, sft_rows, a.keep_rationale), a.sft_batch, a.sft_lr,
+                                test, executable, rd, dataset, env_info=env_info, log=log)
+        else:
+            ref = load_policy(a, start) if a.kl > 0 else None
+            done = loop.grpo(policy, cfg, train, test, executable, rd, dataset, rm=rm, env_info=env_info, log=log,
+                             stop_after=a.stop_after_steps, ref=ref)
+        timing["arm_%s_seed%d" % (arm, seed)] = time.time() - t
+        if done is None:
+            result["stopped"] = rd
+            break
+    result["score_calls"] = executable.calls
+    result["model"] = info.get("model")
+    return result
 
 
 def svbench_reports(a, out: str) -> None:
@@ -630,7 +707,10 @@ def main(argv=None) -> None:
                    "scratch[:test|small|medium]: a Llama-architecture model and BPE tokenizer built from nothing on the train split")
     m.add_argument("--hf-vocab", type=int, default=4096, help="BPE vocabulary of --hf-model scratch")
     m.add_argument("--lora-r", type=int, default=None, help="LoRA rank with --hf-model (default 16, 0 for scratch models; 0: every weight; LoRA needs peft)")
-    m.add_argument("--device", default=None)
+    m.add_argument("--device", default=None,
+                   help="torch device of the policy (cuda, cuda:1, cpu); default: the tiny model on the CPU, a Hugging Face model on the GPU when there is one")
+    m.add_argument("--jobs", type=_whole_at_least_one("a number of worker processes"), default=1,
+                   help="run the seeds in this many worker processes at once (each with --threads torch threads); 1: one after another")
     m.add_argument("--no-report", action="store_true", help="skip svbench report and study")
     m.add_argument("--results", help="write RESULTS.md here")
     m.add_argument("--dev-log", help="with --test-split dev, append this run's configuration and its arms' scores to this JSONL "
@@ -640,8 +720,9 @@ def main(argv=None) -> None:
     r.add_argument("--results", required=True)
     r.add_argument("--dev-log", help="the JSONL of configurations tried on dev (matrix --dev-log) to list")
     e2train.add_parsers(sub)
+    gpu.add_parsers(sub)
     a = ap.parse_args(argv)
-    if a.cmd in ("e2", "e2-results"):
+    if a.cmd in ("e2", "e2-results", "gpu-results"):
         a.func(a)
     elif a.cmd == "matrix":
         a.argv = list(argv if argv is not None else sys.argv[1:])

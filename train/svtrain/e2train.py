@@ -18,7 +18,7 @@ import time
 import torch
 
 from svbench.client import Client
-from svtrain import e2
+from svtrain import e2, procs
 from svtrain.loop import SCALES, advantages, fetch_examples, sft
 from svtrain.model import LMConfig, TinyLM, completion_logprobs, sample
 from svtrain.stats import paired_diff, t_interval
@@ -29,26 +29,28 @@ ANSWER_MAX = 64
 
 
 class E2Policy:
-    def __init__(self, vocab: e2.Vocab, model: TinyLM):
+    def __init__(self, vocab: e2.Vocab, model: TinyLM, device: str | None = None):
         self.vocab = vocab
-        self.model = model
+        # initialised on the CPU, so a seed starts from the same weights anywhere
+        self.model = model.to(device) if device else model
         self.pad, self.eos = vocab[e2.PAD], vocab[e2.EOS]
 
     @classmethod
-    def new(cls, vocab: e2.Vocab, seed: int, d_model: int, layers: int) -> "E2Policy":
+    def new(cls, vocab: e2.Vocab, seed: int, d_model: int, layers: int, device: str | None = None) -> "E2Policy":
         torch.manual_seed(seed)
         return cls(vocab, TinyLM(LMConfig(vocab=len(vocab), d_model=d_model, n_layers=layers, n_heads=4,
-                                           d_ff=4 * d_model, max_len=MAX_CTX)))
+                                           d_ff=4 * d_model, max_len=MAX_CTX)), device)
 
     @classmethod
-    def load(cls, path: str) -> "E2Policy":
-        ck = torch.load(path)
+    def load(cls, path: str, device: str | None = None) -> "E2Policy":
+        ck = torch.load(path, map_location="cpu")
         model = TinyLM(LMConfig(**ck["config"]))
         model.load_state_dict(ck["state"])
-        return cls(e2.Vocab(ck["vocab"]["itos"]), model)
+        return cls(e2.Vocab(ck["vocab"]["itos"]), model, device)
 
     def save(self, path: str) -> None:
-        torch.save({"vocab": self.vocab.to_dict(), "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
+        state = {k: v.cpu() for k, v in self.model.state_dict().items()}
+        torch.save({"vocab": self.vocab.to_dict(), "config": self.model.c.to_dict(), "state": state}, path)
 
     def describe(self) -> str:
         c = self.model.c
@@ -88,7 +90,7 @@ def eval_rows(client, split: str, limit: int) -> list[dict]:
     return rows[:limit] if limit else rows
 
 
-def teacher_episodes(svbench: str, server_url: str, split: str, out: str) -> dict[str, dict]:
+def teacher_episodes(svbench: str, server_url: str, split: str, out: str, concurrency: int = 2) -> dict[str, dict]:
     """builtin:tool-autofix's episodes on a split, by example id, run by
     `svbench eval` against the served split's rows."""
     import subprocess
@@ -99,10 +101,10 @@ def teacher_episodes(svbench: str, server_url: str, split: str, out: str) -> dic
             if "results.jsonl" in fs and "summary.json" in fs:
                 res = os.path.join(dp, "results.jsonl")
     if res is None:
-        cmd = [svbench, "eval", "e2", "-m", "builtin:tool-autofix", "--split", split, "-c", "2", "--out", root]
+        cmd = [svbench, "eval", "e2", "-m", "builtin:tool-autofix", "--split", split, "-c", str(concurrency), "--out", root]
         print("+ " + " ".join(cmd), flush=True)
         subprocess.run(cmd, check=True, capture_output=True)
-        return teacher_episodes(svbench, server_url, split, out)
+        return teacher_episodes(svbench, server_url, split, out, concurrency)
     rows = {}
     with open(res) as f:
         for line in f:
@@ -158,7 +160,7 @@ def _padded(rows: list[list[float]], like: torch.Tensor) -> torch.Tensor:
     out = torch.zeros(like.shape, dtype=like.dtype)
     for i, r in enumerate(rows):
         out[i, : len(r)] = torch.tensor(r, dtype=like.dtype)
-    return out
+    return out.to(like.device)
 
 
 def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", kl: float = 0.0, ref=None,
@@ -169,8 +171,9 @@ def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", k
     and, when kl > 0, the k3 penalty (per token, token-mean) to the
     reference policy ref (the warm start). Log-probabilities are taken at
     the sampling temperature, as the sampler drew the tokens."""
+    dev = next(iter(policy.parameters())).device
     rewards = torch.tensor([r["reward"] for r in recs]).view(-1, group)
-    adv = advantages("grpo", rewards, None, None, scale).view(-1, 1)
+    adv = advantages("grpo", rewards, None, None, scale).view(-1, 1).to(dev)
     ctx1, turn1 = [r["ctx1"] for r in recs[::group]], [r["turn1"] for r in recs]
     ctx2, ans = [r["ctx2"] for r in recs], [r["answer_ids"] for r in recs]
     if kl > 0 and ref is None:
@@ -191,14 +194,14 @@ def grpo_step(policy, opt, recs: list[dict], group: int, scale: str = "group", k
             old = tuple(_padded([r[k] for r in recs], lp) if all(k in r for r in recs) else lp.detach()
                         for k, lp in (("old1", lp1), ("old2", lp2)))
         tokens = m1.sum() + m2.sum()
-        loss = torch.zeros(())
-        clipped = torch.zeros(())
+        loss = torch.zeros((), device=dev)
+        clipped = torch.zeros((), device=dev)
         for lp, m, o in ((lp1, m1, old[0]), (lp2, m2, old[1])):
             ratio = torch.exp(lp - o)
             surr = torch.minimum(ratio * adv, ratio.clamp(1 - clip, 1 + clip) * adv)
             loss = loss - (surr * m).sum() / tokens
             clipped = clipped + ((((ratio - 1).abs() > clip) & m.bool()).sum() / tokens).detach()
-        k3 = torch.zeros(())
+        k3 = torch.zeros((), device=dev)
         if refs is not None:
             k3 = sum(((torch.exp(r - lp) - (r - lp) - 1) * m).sum() for r, lp, m in ((refs[0], lp1, m1), (refs[1], lp2, m2))) / tokens
             loss = loss + kl * k3
@@ -217,11 +220,11 @@ def run_seed(a, seed: int, server_url: str) -> None:
     out = os.path.join(a.out, "seed%d" % seed)
     os.makedirs(out, exist_ok=True)
     client = Client(server_url)
-    sessions = e2.Sessions(client, workers=8)
+    sessions = e2.Sessions(client, workers=a.session_workers)
     train = k8s(fetch_examples(client, "e2", "train")[0])
     train = train[: a.train_limit] if a.train_limit else train
     evals = {sp: eval_rows(client, sp, a.eval_limit) for sp in a.eval_splits}
-    teacher = teacher_episodes(a.svbench, server_url, "train", a.out)
+    teacher = teacher_episodes(a.svbench, server_url, "train", a.out, a.teacher_concurrency)
     timing = {}
     t0 = time.time()
     answers = {}
@@ -233,7 +236,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
     read = [e2.prompt_pieces(x) + e2.obs_pieces(r["completion"]) for x, r, _ in answers.values()]
     written = [e2.answer_pieces(ans) for _, _, ans in answers.values()]
     vocab = e2.Vocab.fit(read, written)
-    policy = E2Policy.new(vocab, seed, a.d_model, a.layers)
+    policy = E2Policy.new(vocab, seed, a.d_model, a.layers, a.device)
     pairs = []
     for x, r, ans in answers.values():
         c1 = policy.ctx1(x)
@@ -244,7 +247,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
     print("svtrain e2: seed %d, %d train rows (k8s), %d SFT pairs, %s" % (seed, len(train), len(pairs), policy.describe()), flush=True)
     sft_path = os.path.join(out, "sft.pt")
     if os.path.exists(sft_path):
-        policy = E2Policy.load(sft_path)
+        policy = E2Policy.load(sft_path, a.device)
         timing["sft"] = "checkpoint reused"
     else:
         hist = sft(policy, pairs, a.sft_steps, a.sft_batch, a.sft_lr, seed, log=lambda m: print(m, flush=True))
@@ -261,7 +264,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
     opt = torch.optim.AdamW(policy.parameters(), lr=a.lr, weight_decay=0.0)
     ref = None
     if a.kl > 0:
-        ref = E2Policy.load(sft_path)
+        ref = E2Policy.load(sft_path, a.device)
         ref.eval()
     t1 = time.time()
     with open(os.path.join(out, "history.jsonl"), "w") as f:
@@ -294,7 +297,7 @@ def write_teacher(a, server_url: str) -> None:
     prints (written first, so a run stopped after some seeds has it)."""
     client = Client(server_url)
     for sp in a.eval_splits:
-        rows = teacher_episodes(a.svbench, server_url, sp, a.out)
+        rows = teacher_episodes(a.svbench, server_url, sp, a.out, a.teacher_concurrency)
         with open(os.path.join(a.out, "teacher_%s.jsonl" % sp), "w") as f:
             for x in eval_rows(client, sp, a.eval_limit):
                 r = rows.get(x["example_id"])
@@ -307,15 +310,29 @@ def write_teacher(a, server_url: str) -> None:
                                     "solved": bool(r.get("solved"))}) + "\n")
 
 
+def _seed_worker(a, seed: int, server_url: str) -> None:
+    from svtrain.cli import configure_torch, exit_on_signals
+    exit_on_signals()
+    configure_torch(a.threads, a.device)
+    run_seed(a, seed, server_url)
+
+
 def cmd_e2(a) -> None:
-    from svtrain.cli import Server
+    from svtrain.cli import Server, configure_torch
     os.makedirs(a.out, exist_ok=True)
-    torch.set_num_threads(a.threads)
+    configure_torch(a.threads, a.device)
     srv = Server(a.svbench, a.server, None, a.out, envs="e2")
     try:
         write_teacher(a, srv.url)
-        for seed in a.seeds:
-            run_seed(a, seed, srv.url)
+        if a.jobs <= 1 or len(a.seeds) <= 1:
+            for seed in a.seeds:
+                run_seed(a, seed, srv.url)
+            return
+        # The warm start's episodes once, before the seeds read them.
+        teacher_episodes(a.svbench, srv.url, "train", a.out, a.teacher_concurrency)
+        print("svtrain e2: %d seeds in %d worker processes" % (len(a.seeds), min(a.jobs, len(a.seeds))), flush=True)
+        for _ in procs.in_workers(_seed_worker, [(a, seed, srv.url) for seed in a.seeds], a.jobs):
+            pass
     finally:
         srv.close()
 
@@ -472,6 +489,13 @@ def add_parsers(sub) -> None:
     p.add_argument("--scale-rewards", choices=SCALES, default="group",
                    help="what a group's centred rewards are divided by: the group's std, the step's, or nothing")
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default=None, help="torch device of the policy (cuda, cpu); default: the CPU")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="run the seeds in this many worker processes at once (each with --threads torch threads)")
+    p.add_argument("--session-workers", type=int, default=8,
+                   help="episodes stepped at once over /v1/sessions (the server runs their scanners side by side)")
+    p.add_argument("--teacher-concurrency", type=int, default=2,
+                   help="svbench eval -c of builtin:tool-autofix's episodes (the warm start's and the comparison's)")
     p.set_defaults(func=cmd_e2)
     r = sub.add_parser("e2-results", help="write RESULTS-e2.md from an e2 run's files")
     r.add_argument("root")

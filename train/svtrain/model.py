@@ -170,6 +170,11 @@ class TinyLM(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
+    @property
+    def device(self) -> torch.device:
+        """Where the weights are: the inputs the model builds go there too."""
+        return self.tok.weight.device
+
     def forward(self, ids, pos, key_mask, past: Cache | None = None):
         """ids, pos: [B, T]; key_mask: [B, Tpast + T] (True = real token).
 
@@ -185,10 +190,11 @@ class TinyLM(nn.Module):
             bag = (e * m).sum(1) / m.sum(1).clamp(min=1.0)
             x = torch.cat([x[:, :-1], x[:, -1:] + self.pool(bag).unsqueeze(1)], dim=1)
         # query i (absolute index Tk - T + i) sees keys j <= that index.
-        qi = torch.arange(Tk - T, Tk).view(T, 1)
-        kj = torch.arange(Tk).view(1, Tk)
+        dev = ids.device
+        qi = torch.arange(Tk - T, Tk, device=dev).view(T, 1)
+        kj = torch.arange(Tk, device=dev).view(1, Tk)
         allowed = (kj <= qi).view(1, 1, T, Tk) & key_mask.view(B, 1, 1, Tk)
-        bias = torch.zeros(allowed.shape).masked_fill(~allowed, NEG)
+        bias = torch.zeros(allowed.shape, device=dev).masked_fill(~allowed, NEG)
         cache: Cache = []
         for i, blk in enumerate(self.blocks):
             x, kv = blk(x, bias, None if past is None else past[i])
@@ -202,22 +208,23 @@ class TinyLM(nn.Module):
         mask [P, Tp], each prompt's length in positions [P] and the bag's
         hidden layer every answer position's logits read ([P, d_ff] with
         LMConfig.condition, else None)."""
+        dev = self.device
         if self.c.encoder == "bag":
-            flat = torch.tensor([i for p in prompts for i in p[:-1]], dtype=torch.long)
-            offsets = torch.tensor([0] + [len(p) - 1 for p in prompts[:-1]], dtype=torch.long).cumsum(0)
+            flat = torch.tensor([i for p in prompts for i in p[:-1]], dtype=torch.long).to(dev)
+            offsets = torch.tensor([0] + [len(p) - 1 for p in prompts[:-1]], dtype=torch.long).cumsum(0).to(dev)
             hidden = self.bag_mlp[:-1](self.bag(flat, offsets))
             summary = self.bag_mlp[-1](hidden)
-            marker = torch.tensor([p[-1] for p in prompts], dtype=torch.long).view(-1, 1)
+            marker = torch.tensor([p[-1] for p in prompts], dtype=torch.long).view(-1, 1).to(dev)
             x = self.tok(marker) + self.pos.weight[0] + summary.unsqueeze(1)
-            bias = torch.zeros((len(prompts), 1, 1, 1))
+            bias = torch.zeros((len(prompts), 1, 1, 1), device=dev)
             cache: Cache = []
             for blk in self.blocks:
                 x, kv = blk(x, bias, None)
                 cache.append(kv)
-            mask = torch.ones((len(prompts), 1), dtype=torch.bool)
+            mask = torch.ones((len(prompts), 1), dtype=torch.bool, device=dev)
             cond = hidden if self.c.condition else None
             return (self.ln(x) @ self.tok.weight.T)[:, -1], cache, mask, mask.sum(1), cond
-        ids, pos, mask = left_pad(prompts, pad)
+        ids, pos, mask = left_pad(prompts, pad, dev)
         logits, cache = self(ids, pos, mask)
         return logits[:, -1], cache, mask, mask.sum(1), None
 
@@ -228,30 +235,38 @@ class TinyLM(nn.Module):
         prefix_mask [P, Tp]; past: these rows' own cache so far; cond: the
         prompts' bag hidden layers [P, d_ff] (LMConfig.condition)."""
         N, T = ids.shape
+        dev = ids.device
         t = 0 if past is None else past[0][0].shape[2]
         x = self.tok(ids) + self.pos(pos.clamp(0, self.c.max_len - 1))
         P, Tp = prefix_mask.shape
-        prefix_bias = torch.zeros((P, 1, 1, Tp)).masked_fill(~prefix_mask.view(P, 1, 1, Tp), NEG)
-        qi = torch.arange(t, t + T).view(T, 1)
-        kj = torch.arange(t + T).view(1, t + T)
-        self_bias = torch.zeros((T, t + T)).masked_fill(kj > qi, NEG)
+        prefix_bias = torch.zeros((P, 1, 1, Tp), device=dev).masked_fill(~prefix_mask.view(P, 1, 1, Tp), NEG)
+        qi = torch.arange(t, t + T, device=dev).view(T, 1)
+        kj = torch.arange(t + T, device=dev).view(1, t + T)
+        self_bias = torch.zeros((T, t + T), device=dev).masked_fill(kj > qi, NEG)
         cache: Cache = []
         for i, blk in enumerate(self.blocks):
             x, kv = blk.forward_grouped(x, prefix[i], prefix_bias, group, self_bias, None if past is None else past[i])
             cache.append(kv)
         logits = self.ln(x) @ self.tok.weight.T
         if cond is not None:
-            logits = logits + self.cond_head(cond).repeat_interleave(group, 0).unsqueeze(1)
+            logits = logits + repeat_rows(self.cond_head(cond), group).unsqueeze(1)
         return logits, cache
+
+
+def repeat_rows(t: torch.Tensor, n: int) -> torch.Tensor:
+    """Each row of t n times in a row (one prompt → its n completions). The
+    output size is given, so a GPU does not wait to learn it."""
+    return t.repeat_interleave(n, 0, output_size=t.shape[0] * n)
 
 
 def expand_cache(cache: Cache, n: int) -> Cache:
     """Repeat every row of a cache n times (one prompt → n completions)."""
-    return [(k.repeat_interleave(n, 0), v.repeat_interleave(n, 0)) for k, v in cache]
+    return [(repeat_rows(k, n), repeat_rows(v, n)) for k, v in cache]
 
 
-def left_pad(seqs: list[list[int]], pad: int):
-    """Left-pad token lists: ids, positions and mask, each [B, T]."""
+def left_pad(seqs: list[list[int]], pad: int, device: torch.device | str | None = None):
+    """Left-pad token lists: ids, positions and mask, each [B, T], on device
+    (built on the CPU and moved once: row by row on a GPU is a copy a row)."""
     T = max(len(s) for s in seqs)
     ids = torch.full((len(seqs), T), pad, dtype=torch.long)
     mask = torch.zeros((len(seqs), T), dtype=torch.bool)
@@ -260,17 +275,21 @@ def left_pad(seqs: list[list[int]], pad: int):
             ids[i, T - len(s):] = torch.tensor(s)
             mask[i, T - len(s):] = True
     pos = (mask.long().cumsum(1) - 1).clamp(min=0)
+    if device is not None:
+        ids, pos, mask = ids.to(device), pos.to(device), mask.to(device)
     return ids, pos, mask
 
 
-def right_pad(seqs: list[list[int]], pad: int):
-    """Right-pad token lists: ids and mask, each [B, T]."""
+def right_pad(seqs: list[list[int]], pad: int, device: torch.device | str | None = None):
+    """Right-pad token lists: ids and mask, each [B, T], on device."""
     T = max(1, max(len(s) for s in seqs))
     ids = torch.full((len(seqs), T), pad, dtype=torch.long)
     mask = torch.zeros((len(seqs), T), dtype=torch.bool)
     for i, s in enumerate(seqs):
         ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
         mask[i, : len(s)] = True
+    if device is not None:
+        ids, mask = ids.to(device), mask.to(device)
     return ids, mask
 
 
@@ -282,12 +301,12 @@ def completion_logprobs(model: TinyLM, prompts: list[list[int]], completions: li
     shared by its group. Returns (logp [P*group, L], mask [P*group, L]).
     """
     last_p, prefix, p_mask, plen, cond = model.prompt_pass(prompts, pad)
-    first = last_p.unsqueeze(1).repeat_interleave(group, 0)  # predicts token 0
-    c_ids, c_mask = right_pad(completions, pad)
+    first = repeat_rows(last_p.unsqueeze(1), group)  # predicts token 0
+    c_ids, c_mask = right_pad(completions, pad, model.device)
     L = c_ids.shape[1]
     if L > 1:
-        plen = plen.repeat_interleave(group, 0)
-        pos = plen.view(-1, 1) + torch.arange(L - 1).view(1, -1)
+        plen = repeat_rows(plen, group)
+        pos = plen.view(-1, 1) + torch.arange(L - 1, device=model.device).view(1, -1)
         logits_c, _ = model.forward_grouped(c_ids[:, :-1], pos, prefix, p_mask, group, cond=cond)
         logits = torch.cat([first, logits_c], dim=1)
     else:
@@ -306,10 +325,10 @@ def sample(model: TinyLM, prompts: list[list[int]], group: int, max_new: int, eo
     with eos unless it ran out of max_new tokens.
     """
     last_p, prefix, p_mask, plen, cond = model.prompt_pass(prompts, pad)
-    pos = plen.repeat_interleave(group, 0)
-    last = last_p.repeat_interleave(group, 0)
+    pos = repeat_rows(plen, group)
+    last = repeat_rows(last_p, group)
     N = last.shape[0]
-    done = torch.zeros(N, dtype=torch.bool)
+    done = torch.zeros(N, dtype=torch.bool, device=last.device)
     toks: list[list[int]] = [[] for _ in range(N)]
     lps: list[list[float]] = [[] for _ in range(N)]
     past = None
@@ -318,7 +337,13 @@ def sample(model: TinyLM, prompts: list[list[int]], group: int, max_new: int, eo
         if greedy:
             nxt = logp.argmax(-1)
         else:
-            nxt = torch.multinomial(logp.exp(), 1, generator=generator).squeeze(1)
+            probs = logp.exp()
+            if generator is not None and generator.device != probs.device:
+                # The run's random stream is a CPU generator (checkpointed
+                # and resumed as one); a GPU policy draws from it on the CPU.
+                nxt = torch.multinomial(probs.cpu(), 1, generator=generator).squeeze(1).to(probs.device)
+            else:
+                nxt = torch.multinomial(probs, 1, generator=generator).squeeze(1)
         chosen = logp.gather(1, nxt.view(-1, 1)).squeeze(1)
         live = (~done).tolist()
         nl, cl = nxt.tolist(), chosen.tolist()

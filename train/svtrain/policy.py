@@ -1,7 +1,7 @@
 """Policy backends: the one GRPO loop drives either.
 
 ``TinyPolicy``: the from-scratch TinyLM with the environment-fitted tokenizer
-(CPU). ``HFPolicy``: any Hugging Face causal LM (``--hf-model NAME``), with
+(CPU by default, any torch device with ``device``). ``HFPolicy``: any Hugging Face causal LM (``--hf-model NAME``), with
 LoRA adapters through peft when it is installed; transformers is imported only
 when that backend is chosen.
 
@@ -42,27 +42,31 @@ class TinyPolicy:
 
     kind = "tiny"
 
-    def __init__(self, tok: Tokenizer, model: TinyLM):
+    def __init__(self, tok: Tokenizer, model: TinyLM, device: str | None = None):
         self.tok = tok
-        self.model = model
+        # Initialised on the CPU whatever the device, so a seed gives the
+        # same starting weights on a GPU as on a laptop.
+        self.model = model.to(device) if device else model
 
     @classmethod
-    def new(cls, tok: Tokenizer, size: str = "small", seed: int = 0, **overrides) -> "TinyPolicy":
+    def new(cls, tok: Tokenizer, size: str = "small", seed: int = 0, device: str | None = None, **overrides) -> "TinyPolicy":
         torch.manual_seed(seed)
         dims = {**SIZES[size], **overrides}
-        return cls(tok, TinyLM(LMConfig(vocab=len(tok), **dims)))
+        return cls(tok, TinyLM(LMConfig(vocab=len(tok), **dims)), device)
 
     @classmethod
-    def load(cls, path: str) -> "TinyPolicy":
-        ck = torch.load(path)
+    def load(cls, path: str, device: str | None = None) -> "TinyPolicy":
+        ck = torch.load(path, map_location="cpu")
         tok = Tokenizer(ck["vocab"], ck.get("constant_lines"), ck.get("prompt_mode", "text"))
         model = TinyLM(LMConfig(**ck["config"]))
         model.load_state_dict(ck["state"])
-        return cls(tok, model)
+        return cls(tok, model, device)
 
     def save(self, path: str) -> None:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-        torch.save({"vocab": self.tok.vocab, "constant_lines": sorted(self.tok.constant_lines), "prompt_mode": self.tok.prompt_mode, "config": self.model.c.to_dict(), "state": self.model.state_dict()}, path)
+        # Weights saved from the CPU: a checkpoint written on a GPU loads anywhere.
+        state = {k: v.cpu() for k, v in self.model.state_dict().items()}
+        torch.save({"vocab": self.tok.vocab, "constant_lines": sorted(self.tok.constant_lines), "prompt_mode": self.tok.prompt_mode, "config": self.model.c.to_dict(), "state": state}, path)
 
     def describe(self) -> str:
         c = self.model.c

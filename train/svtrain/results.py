@@ -301,8 +301,10 @@ def write(out: str, path: str, dev_log: str | None = None) -> None:
     w("| arms | %s |" % "; ".join("`%s`: %s" % (a, ARM_TEXT.get(a, a)) for a in arms))
     if t:
         inv = info.get("invocations", 1)
-        w("| wall time | %s total%s on %s, %s CPU thread(s): %s |" % (_dur(t.get("total")), " over %d invocations (resumed)" % inv if inv > 1 else "", where, info.get("threads", "?"),
-                                                           ", ".join("%s %s" % (k, _dur(v)) for k, v in t.items() if k != "total")))
+        jobs = int((info.get("args") or {}).get("jobs") or 1)
+        par = ", %d seeds at once (each stage's time is its own process's)" % min(jobs, len(seeds)) if jobs > 1 and len(seeds) > 1 else ""
+        w("| wall time | %s total%s on %s, %s CPU thread(s)%s: %s |" % (_dur(t.get("total")), " over %d invocations (resumed)" % inv if inv > 1 else "", where, info.get("threads", "?"),
+                                                             par, ", ".join("%s %s" % (k, _dur(v)) for k, v in t.items() if k != "total")))
     # GRPO steps only: a distillation arm takes none.
     step_t = [t for t in (r["summary"].get("mean_step_seconds") or {} for r in runs.values()) if "step" in t]
     if step_t:
