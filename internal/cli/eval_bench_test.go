@@ -43,6 +43,8 @@ func BenchmarkEvalCommand(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Setenv("OPENAI_API_KEY", "k")
+	// The heap target the svbench binary runs with (main calls TuneGC).
+	defer TuneGC()()
 	eval := func(n int) (whole, run float64) {
 		out := b.TempDir()
 		var stdout, stderr bytes.Buffer
