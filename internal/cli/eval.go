@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/svbench/svbench/artifact"
+	"github.com/svbench/svbench/base/procs"
 	"github.com/svbench/svbench/dataset"
 	"github.com/svbench/svbench/env"
 	_ "github.com/svbench/svbench/internal/envs" // registers every environment
@@ -317,7 +318,12 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 			}
 			fmt.Fprintln(stderr)
 		}
+		// While the run waits on the model, more processors than cores let
+		// answers that arrive together be read without queueing behind
+		// each other; when it computes, the cores' worth (base/procs).
+		stopAdapting := procs.Adapt(ctx)
 		out, runErr := runner.Run(ctx, cfg)
+		stopAdapting()
 		if out == nil {
 			return runErr
 		}
