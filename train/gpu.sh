@@ -17,8 +17,9 @@
 #   3. E1 (Makefile's E1_RECIPE, the CPU proof's, without the learned-RM arm,
 #      whose labelling is CPU work the GPU does not speed) and E2 (E2_RECIPE)
 #      side by side, the three seeds of each in worker processes sharing the
-#      GPU; whatever has not finished at the deadline is stopped, and what
-#      finished comes back (RESULTS says which seeds);
+#      GPU; E2's seeds stop GRPO early enough to evaluate before the
+#      deadline (--deadline: RESULTS says after how many steps), and an E1
+#      arm not finished by then is stopped and named absent;
 #   4. the run files (no checkpoints, no per-rollout rows) packed into
 #      $OUT/gpu-runs.tar.xz with the logs.
 #
@@ -89,7 +90,8 @@ timeout "$RUN_S" "$PY" train/run.py matrix --svbench "$SVB" --out "$W/e1" $E1_RE
 E1_PID=$!
 # shellcheck disable=SC2086
 timeout "$RUN_S" "$PY" train/run.py e2 --svbench "$SVB" --out "$W/e2" $E2_RECIPE --device "$DEVICE" \
-	--jobs 3 --threads 1 --session-workers 16 --teacher-concurrency 8 ${E2_EXTRA:-} > "$OUT/e2.log" 2>&1 &
+	--jobs 3 --threads 1 --session-workers 16 --teacher-concurrency 8 --deadline "$(( $(date +%s) + RUN_S - 15 ))" \
+	${E2_EXTRA:-} > "$OUT/e2.log" 2>&1 &
 E2_PID=$!
 wait $E1_PID; E1_RC=$?
 wait $E2_PID; E2_RC=$?

@@ -381,4 +381,30 @@ func TestTrainE2Smoke(t *testing.T) {
 		t.Errorf("RESULTS-e2.md lacks the dev table or the teacher:\n%s", b)
 	}
 	t.Logf("%d sessions, %d steps (%d with tool calls)", created.Load(), steps.Load(), toolSteps.Load())
+
+	// --deadline (train/gpu.sh's bound): a seed whose deadline has passed
+	// takes no GRPO step, still evaluates, and says so; so does RESULTS.
+	late := exec.CommandContext(ctx, trainPython, append(append([]string{}, cmd.Args[1:]...), "--seeds", "2", "--deadline", "1")...)
+	late.Env = cmd.Env
+	if py, err := late.CombinedOutput(); err != nil {
+		t.Fatalf("svtrain e2 --deadline: %v\n%s", err, py)
+	}
+	var rj struct {
+		Done    int  `json:"grpo_steps_done"`
+		Stopped bool `json:"stopped_by_deadline"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "seed2", "run.json")); err != nil || json.Unmarshal(b, &rj) != nil || rj.Done != 0 || !rj.Stopped {
+		t.Errorf("run.json after a passed deadline: %+v (err %v), want 0 steps, stopped", rj, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "seed2", "eval_after_dev.jsonl")); err != nil {
+		t.Errorf("no evaluation after a deadline stop: %v", err)
+	}
+	rc2 := exec.CommandContext(ctx, trainPython, "-B", run, "e2-results", out, "--results", results)
+	rc2.Env = cmd.Env
+	if py, err := rc2.CombinedOutput(); err != nil {
+		t.Fatalf("e2-results: %v\n%s", err, py)
+	}
+	if b, _ := os.ReadFile(results); !bytes.Contains(b, []byte("GRPO was stopped by `--deadline` after 0 of the 2 steps")) {
+		t.Errorf("RESULTS-e2.md does not say seed 2 was stopped by its deadline:\n%s", b)
+	}
 }

@@ -256,9 +256,14 @@ def run_seed(a, seed: int, server_url: str) -> None:
             for h in hist:
                 f.write(json.dumps(h) + "\n")
         timing["sft_s"] = round(time.time() - t0, 1)
+    t_eval = time.time()
     for sp, rows in evals.items():
         before = evaluate(policy, sessions, rows, os.path.join(out, "eval_before_%s.jsonl" % sp))
         print("svtrain e2: warm start on %s: %s" % (sp, json.dumps(before)), flush=True)
+    # --deadline: the evaluation after GRPO costs what the one before did;
+    # no step starts that would leave less than that (and a margin).
+    reserve = 1.3 * (time.time() - t_eval) + 5.0
+    stopped_at, spent = None, 0.0
     rng = random.Random(seed)
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(policy.parameters(), lr=a.lr, weight_decay=0.0)
@@ -269,6 +274,10 @@ def run_seed(a, seed: int, server_url: str) -> None:
     t1 = time.time()
     with open(os.path.join(out, "history.jsonl"), "w") as f:
         for step in range(a.steps):
+            if a.deadline and time.time() + reserve + (spent / step if step else 0.0) > a.deadline:
+                stopped_at = step
+                print("svtrain e2: seed %d: the deadline stops GRPO after %d of %d steps" % (seed, step, a.steps), flush=True)
+                break
             batch = rng.sample(train, a.prompts)
             policy.eval()
             ts = time.time()
@@ -278,6 +287,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
             rec = {"step": step, **summary(recs), **info, "play_s": round(tp, 2), "update_s": round(time.time() - ts - tp, 2)}
             f.write(json.dumps(rec) + "\n")
             f.flush()
+            spent += time.time() - ts
             if step % 10 == 0 or step == a.steps - 1:
                 print("svtrain e2: step %d/%d reward %.3f f1 %.3f fix %.3f calls %.2f const %.2f (%.0fs)" % (
                     step + 1, a.steps, rec["reward"], rec["f1"], rec["fix"], rec["tool_calls"], rec["constant_groups"], time.time() - t1), flush=True)
@@ -289,6 +299,7 @@ def run_seed(a, seed: int, server_url: str) -> None:
     with open(os.path.join(out, "run.json"), "w") as f:
         json.dump({"seed": seed, "policy": policy.describe(), "argv": sys.argv, "eval_splits": a.eval_splits,
                    "train_rows": len(train), "sft_pairs": len(pairs), "timing": timing,
+                   "grpo_steps_done": a.steps if stopped_at is None else stopped_at, "stopped_by_deadline": stopped_at is not None,
                    "config": {k: v for k, v in vars(a).items() if k not in ("func",)}}, f, indent=1)
 
 
@@ -433,6 +444,9 @@ def cmd_results(a) -> None:
             L.append("| %d–%d | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |" % (c[0]["step"] + 1, c[-1]["step"] + 1, _m(c, "reward"), _m(c, "f1"), _m(c, "fix"), _m(c, "patch_applied"), _m(c, "tool_calls"), _m(c, "constant_groups")))
         L.append("")
         tm = runs[s]["timing"]
+        if runs[s].get("stopped_by_deadline"):
+            L.append("GRPO was stopped by `--deadline` after %d of the %d steps asked for; the evaluation after it is of that policy.\n" % (
+                runs[s]["grpo_steps_done"], runs[s]["config"]["steps"]))
         L.append("Time: SFT %s, GRPO %s s (%.2f s a step: playing the episodes %.2f, the update %.2f).\n" % (
             tm.get("sft_s", tm.get("sft")), tm.get("grpo_s"), tm.get("grpo_s", 0) / max(1, len(h)), _m(h, "play_s"), _m(h, "update_s")))
     records = dev_records(a.dev_log, a.dev)
@@ -494,6 +508,9 @@ def add_parsers(sub) -> None:
                    help="run the seeds in this many worker processes at once (each with --threads torch threads)")
     p.add_argument("--session-workers", type=int, default=8,
                    help="episodes stepped at once over /v1/sessions (the server runs their scanners side by side)")
+    p.add_argument("--deadline", type=float, default=0, metavar="EPOCH",
+                   help="wall-clock time (seconds since the epoch) by which each seed must be done: GRPO stops early enough "
+                        "for the evaluation after it, and the run records how many steps it took (0: none)")
     p.add_argument("--teacher-concurrency", type=int, default=2,
                    help="svbench eval -c of builtin:tool-autofix's episodes (the warm start's and the comparison's)")
     p.set_defaults(func=cmd_e2)
