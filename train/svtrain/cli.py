@@ -11,7 +11,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from svtrain import e2train, gpu, loop, procs, results  # noqa: E402
 from svtrain.arms import ARMS, DEFAULT_ARMS, from_format  # noqa: E402
 from svtrain.model import ENCODERS  # noqa: E402
 from svtrain.policy import SIZES, HFPolicy, TinyPolicy, last_user_text  # noqa: E402
+from svtrain.procs import configure_torch, exit_on_signals  # noqa: E402
 from svtrain.rewards import Executable, LearnedRM, train_rm  # noqa: E402
 from svtrain.tokenizer import PROMPT_MODES, Tokenizer  # noqa: E402
 
@@ -366,17 +366,6 @@ def hf_scratch(a, out: str, train: list[dict], sft_rows: list[dict]) -> str:
     return path
 
 
-def configure_torch(threads: int, device: str | None) -> None:
-    """Thread count, and on a GPU the deterministic kernels where torch has
-    them (warn_only: an op without one still runs, and says so). cuBLAS
-    needs its workspace fixed before the first CUDA call for that."""
-    torch.set_num_threads(threads)
-    if device and device.startswith("cuda"):
-        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-        torch.use_deterministic_algorithms(True, warn_only=True)
-        torch.backends.cudnn.benchmark = False
-
-
 def cmd_matrix(a) -> None:
     t_all = time.time()
     configure_torch(a.threads, a.device)
@@ -497,13 +486,7 @@ def run_seeds(a, shared: SeedContext):
                 return
         return
     log("svtrain: %d seeds in %d worker processes" % (len(a.seeds), min(a.jobs, len(a.seeds))))
-    yield from zip(a.seeds, procs.in_workers(_matrix_seed_worker, [(a, seed, shared) for seed in a.seeds], a.jobs))
-
-
-def _matrix_seed_worker(a, seed: int, shared: SeedContext) -> dict:
-    exit_on_signals()
-    configure_torch(a.threads, a.device)
-    return matrix_seed(a, seed, shared)
+    yield from zip(a.seeds, procs.in_workers(matrix_seed, [(a, seed, shared) for seed in a.seeds], a.jobs, a.threads, a.device))
 
 
 def matrix_seed(a, seed: int, shared: SeedContext) -> dict:
@@ -631,17 +614,6 @@ def svbench_reports(a, out: str) -> None:
             p = run(cmd)
             with open(os.path.join(sdir, "stdout.txt"), "w") as f:
                 f.write(p.stdout)
-
-
-def exit_on_signals() -> None:
-    """SIGTERM and SIGHUP (a job scheduler's stop, a closed terminal) end the
-    run as an exception does: Python's default action kills the process at
-    once, skipping the finally blocks that stop the `svbench serve` child,
-    which was left running (a checkpointed run resumes either way)."""
-    def stop(signum, _frame):
-        raise SystemExit(128 + signum)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, stop)
 
 
 def main(argv=None) -> None:

@@ -321,17 +321,10 @@ def write_teacher(a, server_url: str) -> None:
                                     "solved": bool(r.get("solved"))}) + "\n")
 
 
-def _seed_worker(a, seed: int, server_url: str) -> None:
-    from svtrain.cli import configure_torch, exit_on_signals
-    exit_on_signals()
-    configure_torch(a.threads, a.device)
-    run_seed(a, seed, server_url)
-
-
 def cmd_e2(a) -> None:
-    from svtrain.cli import Server, configure_torch
+    from svtrain.cli import Server
     os.makedirs(a.out, exist_ok=True)
-    configure_torch(a.threads, a.device)
+    procs.configure_torch(a.threads, a.device)
     srv = Server(a.svbench, a.server, None, a.out, envs="e2")
     try:
         write_teacher(a, srv.url)
@@ -342,7 +335,7 @@ def cmd_e2(a) -> None:
         # The warm start's episodes once, before the seeds read them.
         teacher_episodes(a.svbench, srv.url, "train", a.out, a.teacher_concurrency)
         print("svtrain e2: %d seeds in %d worker processes" % (len(a.seeds), min(a.jobs, len(a.seeds))), flush=True)
-        for _ in procs.in_workers(_seed_worker, [(a, seed, srv.url) for seed in a.seeds], a.jobs):
+        for _ in procs.in_workers(run_seed, [(a, seed, srv.url) for seed in a.seeds], a.jobs, a.threads, a.device):
             pass
     finally:
         srv.close()
